@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The softverbs ops table, the context's libibverbs-visible slots, and the
+ * exported entry points of object verbs that dispatch through the table.
+ *
+ * verbs.h reaches a context three ways, and each needs a different answer:
+ *  - exported functions (ibv_alloc_pd, ibv_create_cq ...): defined here,
+ *    dispatching to ctx->ops; a NULL op fails with EOPNOTSUPP;
+ *  - inline wrappers calling context->ops.<fn> directly (ibv_poll_cq,
+ *    ibv_post_send, ibv_req_notify_cq ...): those slots must never be NULL,
+ *    so they get stubs until the data path fills them;
+ *  - inline wrappers using verbs_get_ctx_op(ctx, fn) (ibv_query_port,
+ *    ibv_query_device_ex, ibv_create_cq_ex ...): they check the slot and
+ *    context->abi_compat/vctx->sz themselves, so a NULL slot is already a
+ *    clean EOPNOTSUPP (or the documented legacy fallback).
+ */
+#include <errno.h>
+#include <pthread.h>
+
+#include "ulib.h"
+
+#undef ibv_reg_mr
+#undef ibv_reg_mr_iova
+
+/* The object verbs are not implemented yet: every slot is NULL. */
+const struct sv_ops sv_softverbs_ops = {
+	.query_device_ex = sv_query_device_ex,
+	.query_port = sv_query_port,
+};
+
+static const struct sv_ops *ops_of(struct ibv_context *context)
+{
+	return to_sv_context(context)->ops;
+}
+
+static void *fail_null(int err)
+{
+	errno = err;
+	return NULL;
+}
+
+static int fail_int(int err)
+{
+	errno = err;
+	return err;
+}
+
+/* ------------------------------------------------------------------ */
+/* ibv_context_ops stubs for the inline data-path wrappers              */
+
+static int stub_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
+{
+	(void)cq, (void)n, (void)wc;
+	errno = EOPNOTSUPP;
+	return -1;	/* ibv_poll_cq reports failure as a negative count */
+}
+
+static int stub_req_notify_cq(struct ibv_cq *cq, int solicited_only)
+{
+	(void)cq, (void)solicited_only;
+	return fail_int(EOPNOTSUPP);
+}
+
+static int stub_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			  struct ibv_send_wr **bad_wr)
+{
+	(void)qp;
+	*bad_wr = wr;
+	return fail_int(EOPNOTSUPP);
+}
+
+static int stub_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			  struct ibv_recv_wr **bad_wr)
+{
+	(void)qp;
+	*bad_wr = wr;
+	return fail_int(EOPNOTSUPP);
+}
+
+static int stub_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			      struct ibv_recv_wr **bad_wr)
+{
+	(void)srq;
+	*bad_wr = wr;
+	return fail_int(EOPNOTSUPP);
+}
+
+static int stub_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+			struct ibv_mw_bind *bind)
+{
+	(void)qp, (void)mw, (void)bind;
+	return fail_int(EOPNOTSUPP);
+}
+
+static int stub_dealloc_mw(struct ibv_mw *mw)
+{
+	(void)mw;
+	return fail_int(EOPNOTSUPP);
+}
+
+void sv_context_init_ops(struct sv_context *ctx)
+{
+	struct ibv_context_ops *cops = &ctx->vctx.context.ops;
+	struct verbs_context *vctx = &ctx->vctx;
+
+	/* Binaries built against very old headers call these two directly. */
+	cops->_compat_query_device = ibv_query_device;
+	cops->_compat_query_port = ibv_query_port;
+
+	cops->poll_cq = stub_poll_cq;
+	cops->req_notify_cq = stub_req_notify_cq;
+	cops->post_send = stub_post_send;
+	cops->post_recv = stub_post_recv;
+	cops->post_srq_recv = stub_post_srq_recv;
+	cops->bind_mw = stub_bind_mw;
+	cops->dealloc_mw = stub_dealloc_mw;
+	cops->alloc_mw = NULL;	/* ibv_alloc_mw checks for NULL itself */
+
+	vctx->query_port = ctx->ops->query_port;
+	vctx->query_device_ex = ctx->ops->query_device_ex;
+}
+
+/* ------------------------------------------------------------------ */
+/* Protection domains and memory regions                               */
+
+SV_EXPORT struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
+{
+	struct ibv_pd *pd;
+
+	if (!ops_of(context)->alloc_pd)
+		return fail_null(EOPNOTSUPP);
+	pd = ops_of(context)->alloc_pd(context);
+	if (pd)
+		pd->context = context;
+	return pd;
+}
+
+SV_EXPORT int ibv_dealloc_pd(struct ibv_pd *pd)
+{
+	if (!ops_of(pd->context)->dealloc_pd)
+		return fail_int(EOPNOTSUPP);
+	return ops_of(pd->context)->dealloc_pd(pd);
+}
+
+SV_EXPORT struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr,
+					  size_t length, uint64_t iova,
+					  unsigned int access)
+{
+	struct ibv_mr *mr;
+
+	if (!ops_of(pd->context)->reg_mr)
+		return fail_null(EOPNOTSUPP);
+	mr = ops_of(pd->context)->reg_mr(pd, addr, length, iova, access);
+	if (mr) {
+		mr->context = pd->context;
+		mr->pd = pd;
+		mr->addr = addr;
+		mr->length = length;
+	}
+	return mr;
+}
+
+SV_EXPORT struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr,
+				    size_t length, int access)
+{
+	return ibv_reg_mr_iova2(pd, addr, length, (uintptr_t)addr,
+				(unsigned int)access);
+}
+
+SV_EXPORT struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr,
+					 size_t length, uint64_t iova,
+					 int access)
+{
+	return ibv_reg_mr_iova2(pd, addr, length, iova, (unsigned int)access);
+}
+
+SV_EXPORT struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
+					   size_t length, uint64_t iova, int fd,
+					   int access)
+{
+	struct ibv_mr *mr;
+
+	if (!ops_of(pd->context)->reg_dmabuf_mr)
+		return fail_null(EOPNOTSUPP);
+	mr = ops_of(pd->context)->reg_dmabuf_mr(pd, offset, length, iova, fd,
+						access);
+	if (mr) {
+		mr->context = pd->context;
+		mr->pd = pd;
+		mr->addr = (void *)(uintptr_t)offset;
+		mr->length = length;
+	}
+	return mr;
+}
+
+SV_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
+			   void *addr, size_t length, int access)
+{
+	if (!ops_of(mr->context)->rereg_mr) {
+		errno = EOPNOTSUPP;
+		return IBV_REREG_MR_ERR_INPUT;	/* the old MR is untouched */
+	}
+	return ops_of(mr->context)->rereg_mr(mr, flags, pd, addr, length,
+					     access);
+}
+
+SV_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
+{
+	if (!ops_of(mr->context)->dereg_mr)
+		return fail_int(EOPNOTSUPP);
+	return ops_of(mr->context)->dereg_mr(mr);
+}
+
+/* ------------------------------------------------------------------ */
+/* Completion channels and CQs                                         */
+
+SV_EXPORT struct ibv_comp_channel *
+ibv_create_comp_channel(struct ibv_context *context)
+{
+	if (!ops_of(context)->create_comp_channel)
+		return fail_null(EOPNOTSUPP);
+	return ops_of(context)->create_comp_channel(context);
+}
+
+SV_EXPORT int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
+{
+	if (!ops_of(channel->context)->destroy_comp_channel)
+		return fail_int(EOPNOTSUPP);
+	return ops_of(channel->context)->destroy_comp_channel(channel);
+}
+
+SV_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe,
+				       void *cq_context,
+				       struct ibv_comp_channel *channel,
+				       int comp_vector)
+{
+	struct ibv_cq *cq;
+
+	if (!ops_of(context)->create_cq)
+		return fail_null(EOPNOTSUPP);
+	cq = ops_of(context)->create_cq(context, cqe, channel, comp_vector);
+	if (cq) {
+		cq->context = context;
+		cq->channel = channel;
+		cq->cq_context = cq_context;
+		cq->comp_events_completed = 0;
+		cq->async_events_completed = 0;
+		pthread_mutex_init(&cq->mutex, NULL);
+		pthread_cond_init(&cq->cond, NULL);
+	}
+	return cq;
+}
+
+SV_EXPORT int ibv_resize_cq(struct ibv_cq *cq, int cqe)
+{
+	if (!ops_of(cq->context)->resize_cq)
+		return fail_int(EOPNOTSUPP);
+	return ops_of(cq->context)->resize_cq(cq, cqe);
+}
+
+SV_EXPORT int ibv_destroy_cq(struct ibv_cq *cq)
+{
+	if (!ops_of(cq->context)->destroy_cq)
+		return fail_int(EOPNOTSUPP);
+	return ops_of(cq->context)->destroy_cq(cq);
+}
+
+SV_EXPORT int ibv_get_cq_event(struct ibv_comp_channel *channel,
+			       struct ibv_cq **cq, void **cq_context)
+{
+	(void)channel, (void)cq, (void)cq_context;
+	/* No channel can exist while create_comp_channel is unimplemented. */
+	errno = EOPNOTSUPP;
+	return -1;
+}
+
+SV_EXPORT void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
+{
+	pthread_mutex_lock(&cq->mutex);
+	cq->comp_events_completed += nevents;
+	pthread_cond_signal(&cq->cond);
+	pthread_mutex_unlock(&cq->mutex);
+}
+
+/* ------------------------------------------------------------------ */
+/* SRQs, QPs, AHs, multicast                                           */
+
+SV_EXPORT struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
+					 struct ibv_srq_init_attr *attr)
+{
+	if (!ops_of(pd->context)->create_srq)
+		return fail_null(EOPNOTSUPP);
+	return ops_of(pd->context)->create_srq(pd, attr);
+}
+
+SV_EXPORT int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
+			     int mask)
+{
+	if (!ops_of(srq->context)->modify_srq)
+		return fail_int(EOPNOTSUPP);
+	return ops_of(srq->context)->modify_srq(srq, attr, mask);
+}
+
+SV_EXPORT int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
+{
+	if (!ops_of(srq->context)->query_srq)
+		return fail_int(EOPNOTSUPP);
+	return ops_of(srq->context)->query_srq(srq, attr);
+}
+
+SV_EXPORT int ibv_destroy_srq(struct ibv_srq *srq)
+{
+	if (!ops_of(srq->context)->destroy_srq)
+		return fail_int(EOPNOTSUPP);
+	return ops_of(srq->context)->destroy_srq(srq);
+}
+
+SV_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
+				       struct ibv_qp_init_attr *attr)
+{
+	if (!ops_of(pd->context)->create_qp)
+		return fail_null(EOPNOTSUPP);
+	return ops_of(pd->context)->create_qp(pd, attr);
+}
+
+SV_EXPORT int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			   int mask, struct ibv_qp_init_attr *init_attr)
+{
+	if (!ops_of(qp->context)->query_qp)
+		return fail_int(EOPNOTSUPP);
+	return ops_of(qp->context)->query_qp(qp, attr, mask, init_attr);
+}
+
+SV_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			    int mask)
+{
+	if (!ops_of(qp->context)->modify_qp)
+		return fail_int(EOPNOTSUPP);
+	return ops_of(qp->context)->modify_qp(qp, attr, mask);
+}
+
+SV_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
+{
+	if (!ops_of(qp->context)->destroy_qp)
+		return fail_int(EOPNOTSUPP);
+	return ops_of(qp->context)->destroy_qp(qp);
+}
+
+SV_EXPORT struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
+{
+	(void)qp;
+	return fail_null(EOPNOTSUPP);	/* no extended QPs yet */
+}
+
+SV_EXPORT int ibv_query_qp_data_in_order(struct ibv_qp *qp,
+					 enum ibv_wr_opcode op, uint32_t flags)
+{
+	(void)qp, (void)op, (void)flags;
+	return 0;	/* "not guaranteed" is always a correct answer */
+}
+
+SV_EXPORT int ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
+{
+	(void)qp, (void)ece;
+	return fail_int(EOPNOTSUPP);
+}
+
+SV_EXPORT int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
+{
+	(void)qp, (void)ece;
+	return fail_int(EOPNOTSUPP);
+}
+
+SV_EXPORT struct ibv_ah *ibv_create_ah(struct ibv_pd *pd,
+				       struct ibv_ah_attr *attr)
+{
+	struct ibv_ah *ah;
+
+	if (!ops_of(pd->context)->create_ah)
+		return fail_null(EOPNOTSUPP);
+	ah = ops_of(pd->context)->create_ah(pd, attr);
+	if (ah) {
+		ah->context = pd->context;
+		ah->pd = pd;
+	}
+	return ah;
+}
+
+SV_EXPORT int ibv_destroy_ah(struct ibv_ah *ah)
+{
+	if (!ops_of(ah->context)->destroy_ah)
+		return fail_int(EOPNOTSUPP);
+	return ops_of(ah->context)->destroy_ah(ah);
+}
+
+SV_EXPORT int ibv_init_ah_from_wc(struct ibv_context *context,
+				  uint8_t port_num, struct ibv_wc *wc,
+				  struct ibv_grh *grh,
+				  struct ibv_ah_attr *ah_attr)
+{
+	(void)context, (void)port_num, (void)wc, (void)grh, (void)ah_attr;
+	return fail_int(EOPNOTSUPP);
+}
+
+SV_EXPORT struct ibv_ah *ibv_create_ah_from_wc(struct ibv_pd *pd,
+					       struct ibv_wc *wc,
+					       struct ibv_grh *grh,
+					       uint8_t port_num)
+{
+	(void)pd, (void)wc, (void)grh, (void)port_num;
+	return fail_null(EOPNOTSUPP);
+}
+
+SV_EXPORT int ibv_resolve_eth_l2_from_gid(struct ibv_context *context,
+					  struct ibv_ah_attr *attr,
+					  uint8_t eth_mac[6], uint16_t *vid)
+{
+	(void)context, (void)attr, (void)eth_mac, (void)vid;
+	return fail_int(EOPNOTSUPP);
+}
+
+SV_EXPORT int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+			       uint16_t lid)
+{
+	if (!ops_of(qp->context)->attach_mcast)
+		return fail_int(EOPNOTSUPP);
+	return ops_of(qp->context)->attach_mcast(qp, gid, lid);
+}
+
+SV_EXPORT int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+			       uint16_t lid)
+{
+	if (!ops_of(qp->context)->detach_mcast)
+		return fail_int(EOPNOTSUPP);
+	return ops_of(qp->context)->detach_mcast(qp, gid, lid);
+}
+
+/* ------------------------------------------------------------------ */
+/* Import/export of objects between processes: not supported           */
+
+SV_EXPORT struct ibv_context *ibv_import_device(int cmd_fd)
+{
+	(void)cmd_fd;
+	return fail_null(EOPNOTSUPP);
+}
+
+SV_EXPORT struct ibv_pd *ibv_import_pd(struct ibv_context *context,
+				       uint32_t pd_handle)
+{
+	(void)context, (void)pd_handle;
+	return fail_null(EOPNOTSUPP);
+}
+
+SV_EXPORT void ibv_unimport_pd(struct ibv_pd *pd)
+{
+	(void)pd;
+}
+
+SV_EXPORT struct ibv_mr *ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
+{
+	(void)pd, (void)mr_handle;
+	return fail_null(EOPNOTSUPP);
+}
+
+SV_EXPORT void ibv_unimport_mr(struct ibv_mr *mr)
+{
+	(void)mr;
+}
+
+SV_EXPORT struct ibv_dm *ibv_import_dm(struct ibv_context *context,
+				       uint32_t dm_handle)
+{
+	(void)context, (void)dm_handle;
+	return fail_null(EOPNOTSUPP);
+}
+
+SV_EXPORT void ibv_unimport_dm(struct ibv_dm *dm)
+{
+	(void)dm;
+}
+
+/* ------------------------------------------------------------------ */
+/* fork()                                                              */
+
+/*
+ * softverbs pins user memory with FOLL_PIN | FOLL_LONGTERM on kernels that
+ * copy pinned anonymous pages at fork (5.13+; the kmod's supported range
+ * starts above that), so the parent's registered memory stays put without
+ * MADV_DONTFORK and these calls have nothing to do.
+ */
+SV_EXPORT int ibv_fork_init(void)
+{
+	return 0;
+}
+
+SV_EXPORT enum ibv_fork_status ibv_is_fork_initialized(void)
+{
+	return IBV_FORK_UNNEEDED;
+}
+
+SV_EXPORT int ibv_dontfork_range(void *base, size_t size)
+{
+	(void)base, (void)size;
+	return 0;
+}
+
+SV_EXPORT int ibv_dofork_range(void *base, size_t size)
+{
+	(void)base, (void)size;
+	return 0;
+}
