@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Device life cycle: creation by "rdma link add", removal by "rdma link
+ * delete", by the netdev going away and by module unload.
+ *
+ * Removal paths all end in ib_core's unregistration, which calls
+ * sv_dev_dealloc_driver() once; that is the only place device resources are
+ * released.  ib_core frees the ib_device itself afterwards (RCU-deferred),
+ * so RCU readers of sv_devices never see freed memory.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/if_arp.h>
+#include <linux/rtnetlink.h>
+#include <rdma/ib_verbs.h>
+
+#include "sv.h"
+#include "sv_eth.h"
+
+/*
+ * All softverbs devices.  Writers hold sv_devices_mutex; the receive path
+ * walks the list under RCU.  Lock order: RTNL, then sv_devices_mutex.
+ */
+static LIST_HEAD(sv_devices);
+static DEFINE_MUTEX(sv_devices_mutex);
+
+static void sv_dev_dealloc_driver(struct ib_device *ibdev)
+{
+	struct sv_dev *sv = to_sv_dev(ibdev);
+
+	mutex_lock(&sv_devices_mutex);
+	list_del_rcu(&sv->list);
+	mutex_unlock(&sv_devices_mutex);
+
+	WARN_ON(atomic_read(&sv->num_pd));
+	sv_net_sock_put(sv->net);
+	netdev_put(sv->ndev, &sv->ndev_tracker);
+}
+
+static const struct ib_device_ops sv_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_RXE,	/* what librxe matches, see compat.h */
+	.uverbs_abi_ver = SV_UVERBS_ABI_VERSION,
+
+	.dealloc_driver = sv_dev_dealloc_driver,
+	.device_group = &sv_port_dev_attr_group,
+
+	.alloc_ucontext = sv_ucontext_alloc,
+	.dealloc_ucontext = sv_ucontext_dealloc,
+
+	.query_device = sv_port_query_device,
+	.query_port = sv_port_query,
+	.query_pkey = sv_port_query_pkey,
+	.get_port_immutable = sv_port_immutable,
+	.get_link_layer = sv_port_link_layer,
+	.get_netdev = sv_port_get_netdev,
+	.get_dev_fw_str = sv_port_get_fw_str,
+
+	.alloc_pd = sv_pd_alloc,
+	.dealloc_pd = sv_pd_dealloc,
+
+	.create_cq = sv_cq_create,
+	.destroy_cq = sv_cq_destroy,
+	.poll_cq = sv_cq_poll,
+	.req_notify_cq = sv_cq_req_notify,
+
+	.create_qp = sv_qp_create,
+	.modify_qp = sv_qp_modify,
+	.destroy_qp = sv_qp_destroy,
+	.post_send = sv_qp_post_send,
+	.post_recv = sv_qp_post_recv,
+
+	.get_dma_mr = sv_mr_get_dma,
+	.reg_user_mr = sv_mr_reg_user,
+	.dereg_mr = sv_mr_dereg,
+
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, sv_ucontext, ibuc),
+	INIT_RDMA_OBJ_SIZE(ib_pd, sv_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_cq, sv_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_qp, sv_qp, ibqp),
+};
+
+static void sv_dev_unreg_work(struct work_struct *work)
+{
+	struct sv_dev *sv = container_of(work, struct sv_dev, unreg_work);
+
+	ib_unregister_device_and_put(&sv->ibdev);
+}
+
+/*
+ * Queue unregistration of @sv, e.g. because its netdev is going away.  It
+ * cannot be done inline: the netdev notifier runs under RTNL, which parts
+ * of ib_core's unregistration take.  The queued work owns a device
+ * reference; if the device is already being unregistered there is nothing
+ * to do.
+ */
+static void sv_dev_queue_unregister(struct sv_dev *sv)
+{
+	if (!ib_device_try_get(&sv->ibdev))
+		return;
+	if (!queue_work(sv_wq, &sv->unreg_work))
+		ib_device_put(&sv->ibdev);
+}
+
+/* Called under RCU or sv_devices_mutex. */
+struct sv_dev *sv_dev_find_rcu(const struct net_device *ndev)
+{
+	struct sv_dev *sv;
+
+	list_for_each_entry_rcu(sv, &sv_devices, list,
+				lockdep_is_held(&sv_devices_mutex))
+		if (sv->ndev == ndev)
+			return sv;
+	return NULL;
+}
+
+static int sv_dev_check_netdev(struct net_device *ndev)
+{
+	/*
+	 * RoCE needs Ethernet framing: loopback, tunnels and IPoIB are
+	 * refused.  VLAN devices are Ethernet and welcome.
+	 */
+	if (ndev->type != ARPHRD_ETHER || (ndev->flags & IFF_LOOPBACK)) {
+		pr_info("netdev %s is not an Ethernet device\n", ndev->name);
+		return -EINVAL;
+	}
+	if (!sv_eth_mtu_to_ib_mtu(ndev->max_mtu ? ndev->max_mtu : ndev->mtu)) {
+		pr_info("netdev %s cannot carry RoCE packets\n", ndev->name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The rdma_link_ops.newlink hook.  ib_core (nldev) holds a reference on
+ * @ndev for the duration of the call; the device takes its own.
+ */
+int sv_dev_newlink(const char *ibdev_name, struct net_device *ndev)
+{
+	struct ib_device *other;
+	struct sv_dev *sv;
+	int err;
+
+	err = sv_dev_check_netdev(ndev);
+	if (err)
+		return err;
+
+	other = ib_device_get_by_name(ibdev_name, RDMA_DRIVER_UNKNOWN);
+	if (other) {
+		ib_device_put(other);
+		pr_info("an RDMA device named %s already exists\n", ibdev_name);
+		return -EEXIST;
+	}
+
+	/*
+	 * One softverbs device per netdev.  Checked again under the mutex
+	 * right before the device is published, this early check only gives
+	 * the common case a cheap exit.
+	 */
+	rcu_read_lock();
+	err = sv_dev_find_rcu(ndev) ? -EEXIST : 0;
+	rcu_read_unlock();
+	if (err) {
+		pr_info("netdev %s already has a softverbs device\n",
+			ndev->name);
+		return err;
+	}
+
+	sv = ib_alloc_device(sv_dev, ibdev);
+	if (!sv)
+		return -ENOMEM;
+
+	sv->net = dev_net(ndev);
+	sv->ndev = ndev;
+	netdev_hold(ndev, &sv->ndev_tracker, GFP_KERNEL);
+	INIT_LIST_HEAD(&sv->list);
+	INIT_WORK(&sv->unreg_work, sv_dev_unreg_work);
+	atomic_set(&sv->num_pd, 0);
+	sv->port_state = IB_PORT_DOWN;
+	sv->active_mtu = sv_eth_mtu_to_ib_mtu(READ_ONCE(ndev->mtu)) ?:
+			 IB_MTU_256;
+
+	sv->sock = sv_net_sock_get(sv->net);
+	if (IS_ERR(sv->sock)) {
+		err = PTR_ERR(sv->sock);
+		goto err_put_netdev;
+	}
+
+	sv->ibdev.node_type = RDMA_NODE_IB_CA;
+	sv->ibdev.phys_port_cnt = 1;
+	sv->ibdev.num_comp_vectors = 1;
+	/* fixed at creation, like a NIC's burnt-in GUID */
+	sv->ibdev.node_guid = sv_eth_guid_from_mac(ndev->dev_addr);
+	strscpy(sv->ibdev.node_desc, "softverbs", sizeof(sv->ibdev.node_desc));
+	ib_set_device_ops(&sv->ibdev, &sv_dev_ops);
+
+	/*
+	 * No DMA device: ib_core then uses virtual DMA ops, and our "DMA
+	 * addresses" are kernel virtual addresses.
+	 */
+	err = ib_register_device(&sv->ibdev, ibdev_name, NULL);
+	if (err)
+		goto err_put_sock;
+
+	/*
+	 * Publish.  Under RTNL the netdev notifier cannot run, so the
+	 * device either sees its netdev registered (and then every later
+	 * event finds it in the list) or learns here that it is already
+	 * being unregistered and removes itself.
+	 */
+	rtnl_lock();
+	mutex_lock(&sv_devices_mutex);
+	if (sv_dev_find_rcu(ndev)) {
+		mutex_unlock(&sv_devices_mutex);
+		rtnl_unlock();
+		/* lost a race with a concurrent link add on the same netdev */
+		pr_info("netdev %s already has a softverbs device\n",
+			ndev->name);
+		ib_unregister_device(&sv->ibdev);
+		return -EEXIST;
+	}
+	list_add_tail_rcu(&sv->list, &sv_devices);
+	mutex_unlock(&sv_devices_mutex);
+	if (ndev->reg_state != NETREG_REGISTERED)
+		sv_dev_queue_unregister(sv);
+	else
+		sv_port_update(sv);
+	rtnl_unlock();
+
+	sv_dbg_dev(sv, "created on %s\n", ndev->name);
+	return 0;
+
+err_put_sock:
+	sv_net_sock_put(sv->net);
+err_put_netdev:
+	netdev_put(ndev, &sv->ndev_tracker);
+	ib_dealloc_device(&sv->ibdev);
+	return err;
+}
+
+/*
+ * Module unload: remove every device.  A device found here may be in the
+ * middle of its own unregistration (link delete or netdev removal); then
+ * ib_unregister_device() waits for that to finish, since both serialise on
+ * ib_core's per-device unregistration lock.  get_device() keeps the memory
+ * alive until we are done looking at it.
+ */
+void sv_dev_remove_all(void)
+{
+	struct sv_dev *sv;
+
+	/* pending netdev-removal work unregisters its devices itself */
+	flush_workqueue(sv_wq);
+
+	for (;;) {
+		mutex_lock(&sv_devices_mutex);
+		sv = list_first_entry_or_null(&sv_devices, struct sv_dev, list);
+		if (sv)
+			get_device(&sv->ibdev.dev);
+		mutex_unlock(&sv_devices_mutex);
+		if (!sv)
+			break;
+		ib_unregister_device(&sv->ibdev);
+		put_device(&sv->ibdev.dev);
+	}
+}
+
+static int sv_dev_netdev_event(struct notifier_block *nb, unsigned long event,
+			       void *ptr)
+{
+	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
+	struct sv_dev *sv;
+
+	ASSERT_RTNL();
+
+	mutex_lock(&sv_devices_mutex);
+	sv = sv_dev_find_rcu(ndev);
+	if (!sv)
+		goto out_unlock;
+
+	switch (event) {
+	case NETDEV_UNREGISTER:
+		/* also sent when the netdev moves to another namespace */
+		sv_dev_queue_unregister(sv);
+		break;
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+	case NETDEV_CHANGEMTU:
+		sv_port_update(sv);
+		break;
+	default:
+		break;
+	}
+out_unlock:
+	mutex_unlock(&sv_devices_mutex);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block sv_dev_netdev_nb = {
+	.notifier_call = sv_dev_netdev_event,
+};
+
+int sv_dev_notifier_register(void)
+{
+	return register_netdevice_notifier(&sv_dev_netdev_nb);
+}
+
+void sv_dev_notifier_unregister(void)
+{
+	unregister_netdevice_notifier(&sv_dev_netdev_nb);
+}

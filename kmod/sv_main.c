@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * softverbs: a software RDMA (RoCEv2) provider on any Ethernet netdev.
+ *
+ * Module init and exit.  Exit undoes init in exact reverse order.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <rdma/rdma_netlink.h>
+
+#include "sv.h"
+
+struct workqueue_struct *sv_wq;
+
+static struct rdma_link_ops sv_link_ops = {
+	.type = "softverbs",
+	.newlink = sv_dev_newlink,
+};
+
+static int __init sv_init(void)
+{
+	int err;
+
+	/* device unregistration on netdev removal; see sv_dev.c */
+	sv_wq = alloc_workqueue("softverbs", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!sv_wq)
+		return -ENOMEM;
+
+	err = sv_net_init();
+	if (err)
+		goto err_destroy_wq;
+
+	err = sv_dev_notifier_register();
+	if (err)
+		goto err_net_exit;
+
+	rdma_link_register(&sv_link_ops);
+	pr_info("loaded, version " SV_VERSION "\n");
+	return 0;
+
+err_net_exit:
+	sv_net_exit();
+err_destroy_wq:
+	destroy_workqueue(sv_wq);
+	return err;
+}
+
+static void __exit sv_exit(void)
+{
+	rdma_link_unregister(&sv_link_ops);
+	sv_dev_remove_all();
+	sv_dev_notifier_unregister();
+	sv_net_exit();
+	destroy_workqueue(sv_wq);
+	pr_info("unloaded\n");
+}
+
+module_init(sv_init);
+module_exit(sv_exit);
+
+MODULE_AUTHOR("softverbs developers");
+MODULE_DESCRIPTION("softverbs: software RDMA over Converged Ethernet (RoCEv2) provider");
+MODULE_LICENSE("GPL");
+MODULE_VERSION(SV_VERSION);
+MODULE_ALIAS_RDMA_LINK("softverbs");

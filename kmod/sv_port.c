@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Device and port attributes.  The single port is a RoCE port whose state
+ * and MTU follow the netdev; ib_core's RoCE GID management fills the GID
+ * table from the netdev's addresses (it finds the netdev through
+ * sv_port_get_netdev()).
+ */
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_verbs.h>
+
+#include "sv.h"
+#include "sv_eth.h"
+
+/* raw fw_ver as librxe decodes it: major << 32 | minor << 16 | sub-minor */
+#define SV_FW_VER	((0ULL << 32) | (1ULL << 16) | 0ULL)
+
+int sv_port_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
+			 struct ib_udata *udata)
+{
+	struct sv_dev *sv = to_sv_dev(ibdev);
+
+	/* no driver-specific query_device input or output is defined */
+	if (udata && (udata->inlen || udata->outlen))
+		return -EINVAL;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->fw_ver = SV_FW_VER;
+	attr->sys_image_guid = sv->ibdev.node_guid;
+	attr->vendor_id = SV_VENDOR_ID;
+	attr->vendor_part_id = SV_VENDOR_PART_ID;
+	attr->hw_ver = SV_HW_VERSION;
+	attr->page_size_cap = PAGE_SIZE;
+	attr->max_pd = SV_MAX_PD;
+	attr->max_pkeys = SV_PORT_PKEY_TBL_LEN;
+	/* "rdma link delete" may remove the device */
+	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	return 0;
+}
+
+static enum ib_port_phys_state sv_port_phys_state(struct sv_dev *sv,
+						  enum ib_port_state state)
+{
+	if (state == IB_PORT_ACTIVE)
+		return IB_PORT_PHYS_STATE_LINK_UP;
+	if (READ_ONCE(sv->ndev->flags) & IFF_UP)
+		return IB_PORT_PHYS_STATE_POLLING;
+	return IB_PORT_PHYS_STATE_DISABLED;
+}
+
+/* ib_core zeroes *attr before calling */
+int sv_port_query(struct ib_device *ibdev, u32 port_num,
+		  struct ib_port_attr *attr)
+{
+	struct sv_dev *sv = to_sv_dev(ibdev);
+
+	attr->state = READ_ONCE(sv->port_state);
+	attr->phys_state = sv_port_phys_state(sv, attr->state);
+	attr->max_mtu = IB_MTU_4096;
+	attr->active_mtu = READ_ONCE(sv->active_mtu);
+	attr->gid_tbl_len = SV_PORT_GID_TBL_LEN;
+	attr->pkey_tbl_len = SV_PORT_PKEY_TBL_LEN;
+	attr->port_cap_flags = IB_PORT_CM_SUP;	/* rdma_cm works over us */
+	attr->max_msg_sz = SV_PORT_MAX_MSG_SZ;
+	attr->max_vl_num = 1;
+
+	/* sleeps (takes RTNL): query_port is always called in process context */
+	return ib_get_eth_speed(ibdev, port_num, &attr->active_speed,
+				&attr->active_width);
+}
+
+int sv_port_immutable(struct ib_device *ibdev, u32 port_num,
+		      struct ib_port_immutable *immutable)
+{
+	/* RoCE v1 and v2 GIDs: the GID table carries both types */
+	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE |
+				    RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	immutable->gid_tbl_len = SV_PORT_GID_TBL_LEN;
+	immutable->pkey_tbl_len = SV_PORT_PKEY_TBL_LEN;
+	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
+	return 0;
+}
+
+int sv_port_query_pkey(struct ib_device *ibdev, u32 port_num, u16 index,
+		       u16 *pkey)
+{
+	if (index >= SV_PORT_PKEY_TBL_LEN)
+		return -EINVAL;
+	*pkey = SV_DEFAULT_PKEY;
+	return 0;
+}
+
+enum rdma_link_layer sv_port_link_layer(struct ib_device *ibdev, u32 port_num)
+{
+	return IB_LINK_LAYER_ETHERNET;
+}
+
+/* ib_core drops the reference we return */
+struct net_device *sv_port_get_netdev(struct ib_device *ibdev, u32 port_num)
+{
+	struct sv_dev *sv = to_sv_dev(ibdev);
+
+	dev_hold(sv->ndev);
+	return sv->ndev;
+}
+
+void sv_port_get_fw_str(struct ib_device *ibdev, char *str)
+{
+	snprintf(str, IB_FW_VERSION_NAME_MAX, "%llu.%llu.%llu",
+		 SV_FW_VER >> 32, (SV_FW_VER >> 16) & 0xffff,
+		 SV_FW_VER & 0xffff);
+}
+
+/*
+ * Recompute port state and MTU from the netdev and tell ib_core's
+ * consumers when the state changed.  A netdev whose MTU cannot carry a
+ * RoCE packet keeps the port down.
+ */
+void sv_port_update(struct sv_dev *sv)
+{
+	struct net_device *ndev = sv->ndev;
+	enum ib_port_state state = IB_PORT_DOWN;
+	enum ib_mtu mtu = sv_eth_mtu_to_ib_mtu(ndev->mtu);
+	struct ib_event event = {
+		.device = &sv->ibdev,
+		.element.port_num = SV_PORT_NUM,
+	};
+
+	ASSERT_RTNL();
+
+	if (mtu) {
+		WRITE_ONCE(sv->active_mtu, mtu);
+		if (netif_running(ndev) && netif_oper_up(ndev))
+			state = IB_PORT_ACTIVE;
+	}
+	if (state == sv->port_state)
+		return;
+	WRITE_ONCE(sv->port_state, state);
+
+	event.event = state == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :
+						IB_EVENT_PORT_ERR;
+	ib_dispatch_event(&event);
+	sv_dbg_dev(sv, "port %s\n", state == IB_PORT_ACTIVE ? "active" : "down");
+}
+
+static ssize_t parent_show(struct device *device,
+			   struct device_attribute *attr, char *buf)
+{
+	struct sv_dev *sv = rdma_device_to_drv_device(device, struct sv_dev,
+						      ibdev);
+
+	return sysfs_emit(buf, "%s\n", netdev_name(sv->ndev));
+}
+static DEVICE_ATTR_RO(parent);
+
+/* marks the device as softverbs for libsoftverbs (SV_SYSFS_VERSION_ATTR) */
+static ssize_t softverbs_version_show(struct device *device,
+				      struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", SV_VERSION);
+}
+static DEVICE_ATTR_RO(softverbs_version);
+
+static struct attribute *sv_port_dev_attrs[] = {
+	&dev_attr_parent.attr,
+	&dev_attr_softverbs_version.attr,
+	NULL,
+};
+
+const struct attribute_group sv_port_dev_attr_group = {
+	.attrs = sv_port_dev_attrs,
+};
