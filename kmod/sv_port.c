@@ -65,9 +65,17 @@ int sv_port_query(struct ib_device *ibdev, u32 port_num,
 	attr->max_msg_sz = SV_PORT_MAX_MSG_SZ;
 	attr->max_vl_num = 1;
 
-	/* sleeps (takes RTNL): query_port is always called in process context */
-	return ib_get_eth_speed(ibdev, port_num, &attr->active_speed,
-				&attr->active_width);
+	/*
+	 * Sleeps (takes RTNL): query_port is always called in process
+	 * context.  Fails while the netdev is being unregistered; the port
+	 * is going away then and a nominal speed will do.
+	 */
+	if (ib_get_eth_speed(ibdev, port_num, &attr->active_speed,
+			     &attr->active_width)) {
+		attr->active_speed = IB_SPEED_SDR;
+		attr->active_width = IB_WIDTH_1X;
+	}
+	return 0;
 }
 
 int sv_port_immutable(struct ib_device *ibdev, u32 port_num,
