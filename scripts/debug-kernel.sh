@@ -180,13 +180,14 @@ configure() {
 # Run make with output to the log and a progress line every minute.
 make_logged() {
 	local what=$1; shift
-	local start=$SECONDS rc=0 pid
+	local start=$SECONDS next=$((SECONDS + 60)) rc=0 pid
 	echo "=== make $* ===" >>"$BUILDLOG"
 	kmake "$@" >>"$BUILDLOG" 2>&1 &
 	pid=$!
 	while kill -0 "$pid" 2>/dev/null; do
-		sleep 5
-		if (( (SECONDS - start) % 60 < 5 )) && (( SECONDS - start >= 60 )); then
+		sleep 2
+		if [ $SECONDS -ge $next ]; then
+			next=$((next + 60))
 			log "$what: $(( (SECONDS - start) / 60 )) min, $(grep -c '^  CC' "$BUILDLOG" || true) objects compiled so far"
 		fi
 	done

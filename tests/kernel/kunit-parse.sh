@@ -9,7 +9,9 @@
 #   FILE        kunit-collect.sh output, possibly with other output around it
 #               (a serial log): the part between "# softverbs-kunit-begin"
 #               and "# softverbs-kunit-end" is used when the markers are
-#               there (the last such block), the whole file otherwise.
+#               there (the last such block), the whole file otherwise.  A
+#               prefix before the begin marker (guest-tests.sh prints the
+#               block as "# " TAP diagnostics) is stripped from the block.
 #               "-" reads standard input.
 #   -v          list every case, not only the failed ones
 #   --kunit-py  also run the kernel's tools/testing/kunit/kunit.py parse on
@@ -48,10 +50,24 @@ trap 'rm -rf "$tmp"' EXIT
 
 # Normalise: CRs from a serial console go, the last marked block is kept.
 cat -- "$input" | tr -d '\r' > "$tmp/raw"
-if grep -q '^# softverbs-kunit-begin$' "$tmp/raw"; then
-	awk '/^# softverbs-kunit-begin$/ { n = 0; delete buf; on = 1; next }
-	     /^# softverbs-kunit-end$/   { on = 0; next }
-	     on { buf[n++] = $0 }
+# The block may arrive nested with a prefix on every line, e.g. as TAP
+# diagnostics ("# ") of tests/vm/guest-tests.sh: whatever stands before the
+# begin marker is stripped from each line of the block.
+if grep -q '# softverbs-kunit-begin$' "$tmp/raw"; then
+	awk '/# softverbs-kunit-begin$/ {
+		n = 0; delete buf; on = 1
+		pfx = substr($0, 1, length($0) - length("# softverbs-kunit-begin"))
+		next
+	     }
+	     on && $0 == pfx "# softverbs-kunit-end" { on = 0; next }
+	     on {
+		line = $0
+		if (substr(line, 1, length(pfx)) == pfx)
+			line = substr(line, length(pfx) + 1)
+		else if (pfx ~ / $/ && line == substr(pfx, 1, length(pfx) - 1))
+			line = ""	# an empty line with its prefix trimmed
+		buf[n++] = line
+	     }
 	     END { for (i = 0; i < n; i++) print buf[i] }' "$tmp/raw" > "$tmp/ktap"
 else
 	cp "$tmp/raw" "$tmp/ktap"
