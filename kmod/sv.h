@@ -14,6 +14,7 @@
 #include "compat/compat.h"
 #include "sv_param.h"
 #include "softverbs-abi.h"
+#include "sv_queue.h"
 
 /*
  * One softverbs device: an ib_device with one RoCE port on top of an
@@ -42,8 +43,42 @@ struct sv_dev {
 	enum ib_port_state	port_state;
 	enum ib_mtu		active_mtu;
 
+	/*
+	 * Object tables: allocating xarrays (each with its own internal
+	 * lock) that map wire-visible numbers to objects.
+	 *   qp_xa:  QPN -> struct sv_qp (QPN 1 is the GSI QP, 0 is unused)
+	 *   mr_xa:  key index (lkey/rkey >> 8) -> struct sv_mr or sv_mw
+	 *   srq_xa: SRQ number -> struct sv_srq
+	 *   ah_xa:  AH number (librxe's ah_num) -> struct sv_ah
+	 */
+	struct xarray		qp_xa;
+	struct xarray		mr_xa;
+	struct xarray		srq_xa;
+	struct xarray		ah_xa;
+
+	/* live objects, checked against the limits in sv_param.h */
 	atomic_t		num_pd;
+	atomic_t		num_cq;
+	atomic_t		num_qp;
+	atomic_t		num_srq;
+	atomic_t		num_mr;
+	atomic_t		num_mw;
+	atomic_t		num_ah;
 };
+
+/*
+ * Take one of @count's @max slots; false when all are in use.  Creation
+ * verbs call this first and sv_dev_count_put() on failure or destroy.
+ */
+static inline bool sv_dev_count_get(atomic_t *count, unsigned int max)
+{
+	return atomic_add_unless(count, 1, max);
+}
+
+static inline void sv_dev_count_put(atomic_t *count)
+{
+	atomic_dec(count);
+}
 
 static inline struct sv_dev *to_sv_dev(struct ib_device *ibdev)
 {
@@ -102,6 +137,7 @@ static inline struct sv_ucontext *to_sv_uc(struct ib_ucontext *ibuc)
 
 int sv_ucontext_alloc(struct ib_ucontext *ibuc, struct ib_udata *udata);
 void sv_ucontext_dealloc(struct ib_ucontext *ibuc);
+void sv_ucontext_disassociate(struct ib_ucontext *ibuc);
 
 /* sv_pd.c */
 struct sv_pd {
@@ -120,6 +156,19 @@ int sv_pd_dealloc(struct ib_pd *ibpd, struct ib_udata *udata);
 struct sv_cq {
 	struct ib_cq		ibcq;
 };
+
+static inline struct sv_cq *to_sv_cq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct sv_cq, ibcq);
+}
+
+/*
+ * Append one completion (any context, also softirq).  @wc is in kernel
+ * form; for a user CQ it is converted to struct ib_uverbs_wc using
+ * wc->qp->qp_num.  Overrun reports IB_EVENT_CQ_ERR and returns -EOVERFLOW.
+ * @solicited: the completion is for a solicited event (IBTA 10.2.6.3).
+ */
+int sv_cq_post(struct sv_cq *cq, const struct ib_wc *wc, bool solicited);
 
 int sv_cq_create(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		 sv_create_cq_arg_t arg);

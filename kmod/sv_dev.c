@@ -32,7 +32,17 @@ static void sv_dev_dealloc_driver(struct ib_device *ibdev)
 	list_del_rcu(&sv->list);
 	mutex_unlock(&sv_devices_mutex);
 
-	WARN_ON(atomic_read(&sv->num_pd));
+	/* ib_core destroyed every object before unregistration finished */
+	WARN_ON(atomic_read(&sv->num_pd) || atomic_read(&sv->num_cq) ||
+		atomic_read(&sv->num_qp) || atomic_read(&sv->num_srq) ||
+		atomic_read(&sv->num_mr) || atomic_read(&sv->num_mw) ||
+		atomic_read(&sv->num_ah));
+	WARN_ON(!xa_empty(&sv->qp_xa) || !xa_empty(&sv->mr_xa) ||
+		!xa_empty(&sv->srq_xa) || !xa_empty(&sv->ah_xa));
+	xa_destroy(&sv->qp_xa);
+	xa_destroy(&sv->mr_xa);
+	xa_destroy(&sv->srq_xa);
+	xa_destroy(&sv->ah_xa);
 	sv_net_sock_put(sv->net);
 	netdev_put(sv->ndev, &sv->ndev_tracker);
 }
@@ -47,6 +57,9 @@ static const struct ib_device_ops sv_dev_ops = {
 
 	.alloc_ucontext = sv_ucontext_alloc,
 	.dealloc_ucontext = sv_ucontext_dealloc,
+	.disassociate_ucontext = sv_ucontext_disassociate,
+	.mmap = sv_queue_mmap,
+	.mmap_free = sv_queue_mmap_free,
 
 	.query_device = sv_port_query_device,
 	.query_port = sv_port_query,
@@ -175,7 +188,11 @@ int sv_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 	netdev_hold(ndev, &sv->ndev_tracker, GFP_KERNEL);
 	INIT_LIST_HEAD(&sv->list);
 	INIT_WORK(&sv->unreg_work, sv_dev_unreg_work);
-	atomic_set(&sv->num_pd, 0);
+	/* _BH: numbers are looked up from the receive path (softirq) */
+	xa_init_flags(&sv->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
+	xa_init_flags(&sv->mr_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
+	xa_init_flags(&sv->srq_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
+	xa_init_flags(&sv->ah_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 	sv->port_state = IB_PORT_DOWN;
 	sv->active_mtu = sv_eth_mtu_to_ib_mtu(READ_ONCE(ndev->mtu)) ?:
 			 IB_MTU_256;

@@ -10,8 +10,7 @@ int sv_pd_alloc(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct sv_dev *sv = to_sv_dev(ibpd->device);
 
-	if (atomic_inc_return(&sv->num_pd) > SV_MAX_PD) {
-		atomic_dec(&sv->num_pd);
+	if (!sv_dev_count_get(&sv->num_pd, SV_MAX_PD)) {
 		sv_dbg_dev(sv, "no more than %u PDs\n", SV_MAX_PD);
 		return -ENOMEM;
 	}
@@ -22,6 +21,6 @@ int sv_pd_dealloc(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct sv_dev *sv = to_sv_dev(ibpd->device);
 
-	atomic_dec(&sv->num_pd);
+	sv_dev_count_put(&sv->num_pd);
 	return 0;
 }

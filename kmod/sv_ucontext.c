@@ -14,3 +14,14 @@ int sv_ucontext_alloc(struct ib_ucontext *ibuc, struct ib_udata *udata)
 void sv_ucontext_dealloc(struct ib_ucontext *ibuc)
 {
 }
+
+/*
+ * The device is going away under a live process.  By now ib_core has
+ * destroyed every object of the context and zapped the mappings it
+ * tracks; our queue mappings hold their own page references (sv_queue.c),
+ * so nothing is left to revoke.  Providing this op is what lets device
+ * removal proceed without waiting for the process to exit.
+ */
+void sv_ucontext_disassociate(struct ib_ucontext *ibuc)
+{
+}

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shared rings: allocation and mapping into user space.
+ *
+ * A mapped ring is found by ib_core's mmap entries of the user context
+ * (the offset user space passes to mmap(2) is the entry's key).  The
+ * buffer is vmalloc_user() memory inserted page by page into the VMA, so
+ * each mapped page holds its own reference: a process that still maps a
+ * queue after the object was destroyed, or after the device was removed
+ * (disassociation), keeps harmless access to orphaned pages and never to
+ * freed memory.
+ */
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "sv.h"
+#include "sv_queue.h"
+
+struct sv_queue_mmap_entry {
+	struct rdma_user_mmap_entry	rdma_entry;
+	void				*buf;
+};
+
+static struct sv_queue_mmap_entry *
+to_sv_queue_mmap_entry(struct rdma_user_mmap_entry *entry)
+{
+	return container_of(entry, struct sv_queue_mmap_entry, rdma_entry);
+}
+
+/*
+ * A ring with room for at least @min_elems entries of @elem_size bytes.
+ * Slots are a power of two bytes and the slot count a power of two with
+ * one slot always free, as the uapi layout requires.
+ */
+struct sv_queue *sv_queue_create(u32 min_elems, u32 elem_size,
+				 enum sv_queue_kind kind)
+{
+	struct sv_queue *q;
+	u32 slots, log2_elem;
+	size_t data_size;
+
+	if (!min_elems || !elem_size || min_elems >= SV_QUEUE_MAX_SLOTS)
+		return ERR_PTR(-EINVAL);
+
+	slots = roundup_pow_of_two(min_elems + 1);
+	log2_elem = order_base_2(elem_size);
+	if (check_shl_overflow((size_t)slots, log2_elem, &data_size))
+		return ERR_PTR(-EINVAL);
+
+	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	if (!q)
+		return ERR_PTR(-ENOMEM);
+
+	q->buf_size = PAGE_ALIGN(sizeof(*q->buf) + data_size);
+	q->buf = vmalloc_user(q->buf_size);	/* zeroed */
+	if (!q->buf) {
+		kfree(q);
+		return ERR_PTR(-ENOMEM);
+	}
+	q->kind = kind;
+	q->log2_elem_size = log2_elem;
+	q->index_mask = slots - 1;
+	q->buf->log2_elem_size = log2_elem;
+	q->buf->index_mask = slots - 1;
+	return q;
+}
+
+/*
+ * Free the ring.  A mapped buffer is freed by sv_queue_mmap_free() once
+ * ib_core drops the last reference to its mmap entry.
+ */
+void sv_queue_destroy(struct sv_queue *q)
+{
+	if (!q)
+		return;
+	if (q->mmap_entry)
+		rdma_user_mmap_entry_remove(q->mmap_entry);
+	else
+		vfree(q->buf);
+	kfree(q);
+}
+
+/* Make @q mappable by @uc and tell user space where: *mi. */
+int sv_queue_map(struct sv_queue *q, struct ib_ucontext *uc,
+		 struct sv_mmap_info *mi)
+{
+	struct sv_queue_mmap_entry *entry;
+	int err;
+
+	if (WARN_ON(q->mmap_entry))
+		return -EINVAL;
+
+	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
+	if (!entry)
+		return -ENOMEM;
+	entry->buf = q->buf;
+
+	err = rdma_user_mmap_entry_insert(uc, &entry->rdma_entry, q->buf_size);
+	if (err) {
+		kfree(entry);
+		return err;
+	}
+	q->mmap_entry = &entry->rdma_entry;
+
+	mi->offset = rdma_user_mmap_get_offset(&entry->rdma_entry);
+	mi->size = q->buf_size;
+	mi->pad = 0;
+	return 0;
+}
+
+/* ib_device_ops.mmap */
+int sv_queue_mmap(struct ib_ucontext *uc, struct vm_area_struct *vma)
+{
+	struct rdma_user_mmap_entry *rdma_entry;
+	struct sv_queue_mmap_entry *entry;
+	int err;
+
+	/* checks VM_SHARED and that the length matches the entry */
+	rdma_entry = rdma_user_mmap_entry_get(uc, vma);
+	if (!rdma_entry)
+		return -EINVAL;
+	entry = to_sv_queue_mmap_entry(rdma_entry);
+
+	err = remap_vmalloc_range(vma, entry->buf, 0);
+	rdma_user_mmap_entry_put(rdma_entry);
+	return err;
+}
+
+/* ib_device_ops.mmap_free: the last reference to a queue mapping is gone */
+void sv_queue_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
+{
+	struct sv_queue_mmap_entry *entry = to_sv_queue_mmap_entry(rdma_entry);
+
+	vfree(entry->buf);
+	kfree(entry);
+}
