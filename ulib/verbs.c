@@ -497,15 +497,3 @@ SV_EXPORT enum ibv_fork_status ibv_is_fork_initialized(void)
 {
 	return IBV_FORK_UNNEEDED;
 }
-
-SV_EXPORT int ibv_dontfork_range(void *base, size_t size)
-{
-	(void)base, (void)size;
-	return 0;
-}
-
-SV_EXPORT int ibv_dofork_range(void *base, size_t size)
-{
-	(void)base, (void)size;
-	return 0;
-}

@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Test doubles for ulib: see fake.h. */
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fake.h"
+#include "harness.h"
+
+struct fake_kernel fk;
+
+static void mkdir_p(const char *path)
+{
+	char tmp[PATH_MAX], *p;
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		mkdir(tmp, 0755);
+		*p = '/';
+	}
+	mkdir(tmp, 0755);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	char dir[PATH_MAX], *slash;
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash) {
+		*slash = '\0';
+		mkdir_p(dir);
+	}
+	f = fopen(path, "w");
+	if (!f) {
+		perror(path);
+		abort();
+	}
+	fputs(text, f);
+	fclose(f);
+}
+
+void fake_tree_init(struct fake_tree *t)
+{
+	char path[PATH_MAX + 64];
+
+	snprintf(t->root, sizeof(t->root), "/tmp/svtest.XXXXXX");
+	if (!mkdtemp(t->root)) {
+		perror("mkdtemp");
+		abort();
+	}
+	snprintf(t->sys, sizeof(t->sys), "%s/sys", t->root);
+	snprintf(t->dev, sizeof(t->dev), "%s/dev", t->root);
+	snprintf(path, sizeof(path), "%s/class/infiniband", t->sys);
+	mkdir_p(path);
+	snprintf(path, sizeof(path), "%s/infiniband", t->dev);
+	mkdir_p(path);
+	fake_sys_write(t, "class/infiniband_verbs/abi_version", "6\n");
+	setenv("SOFTVERBS_SYSFS_ROOT", t->sys, 1);
+	setenv("SOFTVERBS_DEV_ROOT", t->dev, 1);
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+void fake_tree_destroy(struct fake_tree *t)
+{
+	nftw(t->root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+void fake_sys_write(struct fake_tree *t, const char *rel, const char *fmt, ...)
+{
+	char path[PATH_MAX * 2], text[512];
+	va_list ap;
+
+	snprintf(path, sizeof(path), "%s/%s", t->sys, rel);
+	if (!fmt) {
+		unlink(path);
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	write_file(path, text);
+}
+
+void fake_add_device(struct fake_tree *t, unsigned int n, const char *ibdev,
+		     int abi, bool softverbs)
+{
+	char rel[PATH_MAX], path[PATH_MAX * 2];
+
+	snprintf(rel, sizeof(rel), "class/infiniband_verbs/uverbs%u/ibdev", n);
+	fake_sys_write(t, rel, "%s\n", ibdev);
+	snprintf(rel, sizeof(rel), "class/infiniband_verbs/uverbs%u/abi_version", n);
+	fake_sys_write(t, rel, "%d\n", abi);
+	snprintf(rel, sizeof(rel), "class/infiniband_verbs/uverbs%u/dev", n);
+	fake_sys_write(t, rel, "231:%u\n", 192 + n);
+	snprintf(rel, sizeof(rel), "class/infiniband/%s/node_type", ibdev);
+	fake_sys_write(t, rel, "1: CA\n");
+	snprintf(rel, sizeof(rel), "class/infiniband/%s/node_guid", ibdev);
+	fake_sys_write(t, rel, "0002:c9ff:fe00:00%02x\n", n);
+	if (softverbs) {
+		snprintf(rel, sizeof(rel), "class/infiniband/%s/softverbs_version",
+			 ibdev);
+		fake_sys_write(t, rel, "0.1.0\n");
+	}
+	snprintf(path, sizeof(path), "%s/infiniband/uverbs%u", t->dev, n);
+	write_file(path, "");
+}
+
+void fake_add_port(struct fake_tree *t, const char *ibdev, unsigned int port)
+{
+	static const char *const gids[4] = {
+		"fe80:0000:0000:0000:0202:c9ff:fe00:0001",
+		"fe80:0000:0000:0000:0202:c9ff:fe00:0001",
+		"0000:0000:0000:0000:0000:0000:0000:0000",
+		"0000:0000:0000:0000:0000:ffff:c0a8:0a01",
+	};
+	static const char *const types[4] = {
+		"IB/RoCE v1", "RoCE v2", NULL, "RoCE v2",
+	};
+	char rel[PATH_MAX];
+	unsigned int i;
+
+	for (i = 0; i < 4; i++) {
+		snprintf(rel, sizeof(rel), "class/infiniband/%s/ports/%u/gids/%u",
+			 ibdev, port, i);
+		fake_sys_write(t, rel, "%s\n", gids[i]);
+		if (!types[i])
+			continue;	/* empty slot: the kernel fails the read */
+		snprintf(rel, sizeof(rel),
+			 "class/infiniband/%s/ports/%u/gid_attrs/types/%u",
+			 ibdev, port, i);
+		fake_sys_write(t, rel, "%s\n", types[i]);
+		snprintf(rel, sizeof(rel),
+			 "class/infiniband/%s/ports/%u/gid_attrs/ndevs/%u",
+			 ibdev, port, i);
+		fake_sys_write(t, rel, "lo\n");
+	}
+	snprintf(rel, sizeof(rel), "class/infiniband/%s/ports/%u/pkeys/0", ibdev, port);
+	fake_sys_write(t, rel, "0xffff\n");
+	snprintf(rel, sizeof(rel), "class/infiniband/%s/ports/%u/pkeys/1", ibdev, port);
+	fake_sys_write(t, rel, "0x8001\n");
+}
+
+void fake_standard_setup(struct fake_tree *t)
+{
+	fake_tree_init(t);
+	fake_add_device(t, 0, "sv0", 2, true);
+	fake_add_port(t, "sv0", 1);
+	fake_kernel_install();
+}
+
+/* ------------------------------------------------------------------ */
+/* The fake kernel                                                     */
+
+static int fk_open(const char *path)
+{
+	snprintf(fk.opened, sizeof(fk.opened), "%s", path);
+	return open(path, O_RDWR | O_CLOEXEC);
+}
+
+static int respond(uint64_t ptr, size_t room, const void *resp, size_t len)
+{
+	if (!ptr)
+		return EFAULT;
+	memcpy((void *)(uintptr_t)ptr, resp, len < room ? len : room);
+	if (room > len)
+		memset((char *)(uintptr_t)ptr + len, 0, room - len);
+	return 0;
+}
+
+static int legacy(const struct ib_uverbs_cmd_hdr *hdr, const uint8_t *req,
+		  size_t in_len, size_t out_len)
+{
+	uint32_t cmd = hdr->command;
+	uint64_t ptr;
+
+	if (in_len < sizeof(ptr))
+		return ENOSPC;
+	memcpy(&ptr, req, sizeof(ptr));
+	if (cmd < 64)
+		fk.count[cmd]++;
+	if (!fk.have_context && cmd != IB_USER_VERBS_CMD_GET_CONTEXT)
+		return EINVAL;
+
+	switch (cmd) {
+	case IB_USER_VERBS_CMD_GET_CONTEXT: {
+		struct ib_uverbs_get_context_resp r = {};
+		int p[2];
+
+		if (fk.have_context)
+			return EINVAL;
+		if (out_len < sizeof(r))
+			return ENOSPC;
+		if (fk.get_context_err)
+			return fk.get_context_err;
+		if (pipe2(p, O_CLOEXEC))
+			return errno;
+		fk.async_rd = p[0];
+		fk.async_wr = p[1];
+		r.async_fd = p[0];
+		r.num_comp_vectors = fk.num_comp_vectors;
+		fk.have_context = true;
+		return respond(ptr, out_len, &r, sizeof(r));
+	}
+	case IB_USER_VERBS_CMD_QUERY_DEVICE:
+		if (in_len != sizeof(struct ib_uverbs_query_device))
+			return EINVAL;
+		if (out_len < sizeof(fk.dev.base))
+			return ENOSPC;
+		return respond(ptr, out_len, &fk.dev.base, sizeof(fk.dev.base));
+	case IB_USER_VERBS_CMD_QUERY_PORT: {
+		struct ib_uverbs_query_port q;
+
+		if (in_len != sizeof(q))
+			return EINVAL;
+		memcpy(&q, req, sizeof(q));
+		if (out_len < sizeof(fk.port))
+			return ENOSPC;
+		if (q.port_num < 1 || q.port_num > fk.nports)
+			return EINVAL;
+		return respond(ptr, out_len, &fk.port, sizeof(fk.port));
+	}
+	default:
+		return EOPNOTSUPP;
+	}
+}
+
+static int extended(const struct ib_uverbs_cmd_hdr *hdr, const uint8_t *buf,
+		    size_t len)
+{
+	struct ib_uverbs_ex_cmd_hdr ex;
+	uint32_t cmd = hdr->command & IB_USER_VERBS_CMD_COMMAND_MASK;
+	struct ib_uverbs_ex_query_device q;
+	struct ib_uverbs_ex_query_device_resp r;
+
+	if (hdr->command & ~(IB_USER_VERBS_CMD_FLAG_EXTENDED |
+			     IB_USER_VERBS_CMD_COMMAND_MASK))
+		return EINVAL;
+	if (len < sizeof(*hdr) + sizeof(ex))
+		return EINVAL;
+	memcpy(&ex, buf + sizeof(*hdr), sizeof(ex));
+	if ((hdr->in_words + ex.provider_in_words) * 8 !=
+	    len - sizeof(*hdr) - sizeof(ex))
+		return EINVAL;
+	if (ex.cmd_hdr_reserved)
+		return EINVAL;
+	if (!ex.response && (hdr->out_words || ex.provider_out_words))
+		return EINVAL;
+	if (cmd < 64)
+		fk.ex_count[cmd]++;
+	if (!fk.have_context)
+		return EINVAL;
+	if (cmd != IB_USER_VERBS_EX_CMD_QUERY_DEVICE)
+		return EOPNOTSUPP;
+	if (fk.ex_query_err)
+		return fk.ex_query_err;
+	if (hdr->in_words * 8 < sizeof(q))
+		return ENOSPC;
+	if (hdr->out_words * 8 <
+	    offsetof(struct ib_uverbs_ex_query_device_resp, response_length) + 4)
+		return ENOSPC;
+	memcpy(&q, buf + sizeof(*hdr) + sizeof(ex), sizeof(q));
+	if (q.comp_mask || q.reserved)
+		return EINVAL;
+	r = fk.dev;
+	r.response_length = fk.ex_resp_len ? fk.ex_resp_len : sizeof(r);
+	if (r.response_length > hdr->out_words * 8u)
+		r.response_length = hdr->out_words * 8u;
+	/* The kernel only writes what response_length covers. */
+	return respond(ex.response, hdr->out_words * 8u, &r, r.response_length);
+}
+
+static ssize_t fk_write(int fd, const void *buf, size_t len)
+{
+	struct ib_uverbs_cmd_hdr hdr;
+	int err;
+
+	(void)fd;
+	if (fk.ncmds < FAKE_MAX_CMDS && len <= sizeof(fk.cmds[0].bytes)) {
+		memcpy(fk.cmds[fk.ncmds].bytes, buf, len);
+		fk.cmds[fk.ncmds].len = len;
+	}
+	fk.ncmds++;
+	if (fk.eintr_count > 0) {
+		fk.eintr_count--;
+		errno = EINTR;
+		return -1;
+	}
+	if (fk.write_err) {
+		errno = fk.write_err;
+		return -1;
+	}
+	if (len < sizeof(hdr)) {
+		errno = EINVAL;
+		return -1;
+	}
+	memcpy(&hdr, buf, sizeof(hdr));
+	if (hdr.command & IB_USER_VERBS_CMD_FLAG_EXTENDED) {
+		err = extended(&hdr, buf, len);
+	} else if (hdr.in_words * 4u != len) {
+		err = EINVAL;
+	} else {
+		err = legacy(&hdr, (const uint8_t *)buf + sizeof(hdr),
+			     len - sizeof(hdr), hdr.out_words * 4u);
+	}
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return fk.short_write ? (ssize_t)len - 1 : (ssize_t)len;
+}
+
+static const struct sv_transport fake_transport = {
+	.open = fk_open,
+	.write = fk_write,
+};
+
+void fake_kernel_install(void)
+{
+	struct ib_uverbs_query_device_resp *b = &fk.dev.base;
+
+	memset(&fk, 0, sizeof(fk));
+	fk.async_rd = fk.async_wr = -1;
+	fk.nports = 1;
+	fk.num_comp_vectors = 3;
+
+	b->fw_ver = (1ULL << 32) | (2ULL << 16) | 3;
+	b->node_guid = htobe64(0x0002c9fffe000001ULL);
+	b->sys_image_guid = htobe64(0x0002c9fffe000001ULL);
+	b->max_mr_size = ~0ULL;
+	b->page_size_cap = 0xfffff000;
+	b->vendor_id = 0x5356;
+	b->vendor_part_id = 0;
+	b->hw_ver = 0;
+	b->max_qp = 1 << 16;
+	b->max_qp_wr = 1 << 14;
+	b->device_cap_flags = 0x00217c76;
+	b->max_sge = 32;
+	b->max_sge_rd = 32;
+	b->max_cq = 1 << 14;
+	b->max_cqe = (1 << 15) - 1;
+	b->max_mr = 1 << 18;
+	b->max_pd = 1 << 16;
+	b->max_qp_rd_atom = 128;
+	b->max_res_rd_atom = 258048;
+	b->max_qp_init_rd_atom = 128;
+	b->atomic_cap = IBV_ATOMIC_HCA;
+	b->max_mw = 1 << 16;
+	b->max_mcast_grp = 8192;
+	b->max_mcast_qp_attach = 56;
+	b->max_total_mcast_qp_attach = 458752;
+	b->max_ah = 1 << 15;
+	b->max_srq = 960;
+	b->max_srq_wr = 1 << 14;
+	b->max_srq_sge = 27;
+	b->max_pkeys = 64;
+	b->local_ca_ack_delay = 15;
+	b->phys_port_cnt = 1;
+	fk.dev.device_cap_flags_ex = 0x1000217c76ULL;
+	fk.dev.odp_caps.general_caps = 1;
+	fk.dev.odp_caps.per_transport_caps.rc_odp_caps = 0x3f;
+	fk.dev.max_wq_type_rq = 7;
+	fk.dev.max_dm_size = 4096;
+	fk.dev.xrc_odp_caps = 5;
+
+	fk.port.state = IBV_PORT_ACTIVE;
+	fk.port.max_mtu = IBV_MTU_4096;
+	fk.port.active_mtu = IBV_MTU_1024;
+	fk.port.gid_tbl_len = 4;
+	fk.port.port_cap_flags = 0x00890000;
+	fk.port.max_msg_sz = 0x800000;
+	fk.port.bad_pkey_cntr = 1;
+	fk.port.qkey_viol_cntr = 2;
+	fk.port.pkey_tbl_len = 2;
+	fk.port.lid = 0;
+	fk.port.sm_lid = 0;
+	fk.port.lmc = 0;
+	fk.port.max_vl_num = 1;
+	fk.port.sm_sl = 0;
+	fk.port.subnet_timeout = 0;
+	fk.port.init_type_reply = 0;
+	fk.port.active_width = 1;
+	fk.port.active_speed = 1;
+	fk.port.phys_state = 5;
+	fk.port.link_layer = IBV_LINK_LAYER_ETHERNET;
+	fk.port.flags = 1;	/* IB_UVERBS_QPF_GRH_REQUIRED */
+
+	sv_transport = &fake_transport;
+}

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The built shared library, as programs see it: exported symbols and their
+ * versions, and example programs linked with -lsoftverbs.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fake.h"
+#include "harness.h"
+
+#define LIBIBVERBS "/usr/lib/x86_64-linux-gnu/libibverbs.so.1"
+
+/* Run cmd, collect its stdout; returns the exit status or -1. */
+static int run(const char *cmd, char *out, size_t len)
+{
+	size_t n = 0;
+	FILE *p;
+	int st;
+
+	out[0] = '\0';
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	while (n + 1 < len && fgets(out + n, len - n, p))
+		n += strlen(out + n);
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static bool exported_name_ok(const char *name)
+{
+	static const char *const extra[] = {
+		"mult_to_ibv_rate", "mbps_to_ibv_rate",
+		"_ibv_query_gid_ex", "_ibv_query_gid_table",
+	};
+	size_t i;
+
+	if (!strncmp(name, "ibv_", 4))
+		return true;
+	for (i = 0; i < sizeof(extra) / sizeof(extra[0]); i++)
+		if (!strcmp(name, extra[i]))
+			return true;
+	return false;
+}
+
+TEST(exports_only_ibv_symbols_all_versioned)
+{
+	static char out[1 << 16];
+	char cmd[PATH_MAX + 128], *line, *save = NULL;
+	int nfuncs = 0;
+
+	snprintf(cmd, sizeof(cmd),
+		 "nm -D --defined-only --with-symbol-versions %s/libsoftverbs.so.1",
+		 sv_test_ulib_dir());
+	CHECK_INT(run(cmd, out, sizeof(out)), 0);
+	for (line = strtok_r(out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char addr[32], type[4], sym[256], *at;
+
+		if (sscanf(line, "%31s %3s %255s", addr, type, sym) != 3) {
+			sv_test_fail(__FILE__, __LINE__, "odd nm line: %s", line);
+			continue;
+		}
+		if (!strcmp(type, "A")) {	/* a version node */
+			if (strncmp(sym, "IBVERBS_1.", 10))
+				sv_test_fail(__FILE__, __LINE__,
+					     "version node %s", sym);
+			continue;
+		}
+		at = strstr(sym, "@@IBVERBS_1.");
+		if (!at) {
+			sv_test_fail(__FILE__, __LINE__,
+				     "%s: no default IBVERBS_1.x version", sym);
+			continue;
+		}
+		*at = '\0';
+		if (!exported_name_ok(sym))
+			sv_test_fail(__FILE__, __LINE__, "exported: %s", sym);
+		if (strcmp(type, "T"))
+			sv_test_fail(__FILE__, __LINE__, "%s has type %s", sym,
+				     type);
+		nfuncs++;
+	}
+	/* The foundation set alone is 24 functions; all of them are there. */
+	CHECK(nfuncs >= 24);
+}
+
+/* Each name@@VERSION we export is exported by libibverbs the same way. */
+TEST(export_versions_match_libibverbs)
+{
+	static char ours[1 << 16], theirs[1 << 17];
+	char cmd[PATH_MAX + 128], *line, *save = NULL;
+	int checked = 0;
+
+	if (access(LIBIBVERBS, R_OK))
+		sv_test_skip(LIBIBVERBS " not installed");
+	snprintf(cmd, sizeof(cmd),
+		 "nm -D --defined-only --with-symbol-versions %s/libsoftverbs.so.1"
+		 " | awk '$2 == \"T\" {print $3}'", sv_test_ulib_dir());
+	CHECK_INT(run(cmd, ours, sizeof(ours)), 0);
+	CHECK_INT(run("nm -D --defined-only --with-symbol-versions " LIBIBVERBS
+		      " | awk '{print \"|\" $3 \"|\"}'", theirs, sizeof(theirs)), 0);
+	for (line = strtok_r(ours, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char key[300];
+
+		snprintf(key, sizeof(key), "|%s|", line);
+		if (!strstr(theirs, key))
+			sv_test_fail(__FILE__, __LINE__,
+				     "%s: not exported like this by libibverbs",
+				     line);
+		checked++;
+	}
+	CHECK(checked >= 24);
+}
+
+TEST(devinfo_links_softverbs_not_libibverbs)
+{
+	char cmd[PATH_MAX + 64], out[4096];
+
+	snprintf(cmd, sizeof(cmd), "readelf -d %s/examples/devinfo",
+		 sv_test_ulib_dir());
+	CHECK_INT(run(cmd, out, sizeof(out)), 0);
+	CHECK(strstr(out, "[libsoftverbs.so.1]") != NULL);
+	CHECK(strstr(out, "libibverbs") == NULL);
+}
+
+TEST(devinfo_lists_fake_devices)
+{
+	char cmd[PATH_MAX * 2], out[4096];
+	struct fake_tree t;
+
+	fake_tree_init(&t);
+	fake_add_device(&t, 3, "sv3", 2, true);
+	fake_add_device(&t, 1, "rxe1", 2, false);
+	fake_add_device(&t, 0, "sv0", 2, true);
+	snprintf(cmd, sizeof(cmd), "%s/examples/devinfo -l", sv_test_ulib_dir());
+	CHECK_INT(run(cmd, out, sizeof(out)), 0);
+	CHECK_STR(out, "hca_id: sv0\nnode_guid: 0002:c9ff:fe00:0000\n"
+		       "hca_id: sv3\nnode_guid: 0002:c9ff:fe00:0003\n");
+
+	snprintf(cmd, sizeof(cmd), "%s/examples/devinfo -l -d rxe1 2>&1",
+		 sv_test_ulib_dir());
+	CHECK_INT(run(cmd, out, sizeof(out)), 1);
+	CHECK_STR(out, "device rxe1 not found\n");
+
+	/* Opening needs a real char device: a clean error, no crash. */
+	snprintf(cmd, sizeof(cmd), "%s/examples/devinfo -d sv3 2>&1",
+		 sv_test_ulib_dir());
+	CHECK_INT(run(cmd, out, sizeof(out)), 1);
+	CHECK(strstr(out, "ibv_open_device: No such device") != NULL);
+	fake_tree_destroy(&t);
+}
+
+/* A program referencing the whole exported API links and runs. */
+TEST(linkcheck_program_runs)
+{
+	char cmd[PATH_MAX + 64], out[4096];
+
+	snprintf(cmd, sizeof(cmd), "%s/linkcheck", getenv("TESTBIN") ?
+		 getenv("TESTBIN") : "bin");
+	CHECK_INT(run(cmd, out, sizeof(out)), 0);
+	CHECK_STR(out, "linkcheck: ok\n");
+}
