@@ -104,6 +104,11 @@ sv_load_module() {
 	_sv_module_loaded && return 0
 	if [ -n "$SV_MODULE" ]; then
 		[ -f "$SV_MODULE" ] || sv_fail "SV_MODULE=$SV_MODULE does not exist"
+		# insmod resolves no dependencies: load them first
+		local dep
+		for dep in $(modinfo -F depends "$SV_MODULE" | tr , ' '); do
+			modprobe "$dep"
+		done
 		insmod "$SV_MODULE" "$@"
 	else
 		modprobe softverbs "$@"
