@@ -7,7 +7,8 @@
 #   --kver KVER     a stock kernel: /boot/vmlinuz-KVER + /lib/modules/KVER (default: uname -r)
 #   --kernel IMAGE  a custom kernel (bzImage or ELF vmlinux) with virtio-pci, 9p and
 #                   overlayfs built in; --modules DIR is its modules tree (the directory
-#                   that holds modules.dep), bind-mounted at /lib/modules/$(uname -r)
+#                   that holds modules.dep, or a modules_install staging dir),
+#                   bind-mounted at /lib/modules/$(uname -r) in the guest
 #   --log FILE      kernel console (ttyS0); default: a temp file, shown on failure
 #   --results FILE  the command's stdout+stderr (ttyS1), also streamed to our stdout
 #   --timeout SEC   kill the VM after SEC seconds (default 600)
@@ -87,6 +88,16 @@ vmlinux_for() {
 	fi
 }
 
+# --modules may also be a staging dir (make INSTALL_MOD_PATH=DIR modules_install):
+# then use its one lib/modules/<kver>.
+if [ -n "$modules" ] && [ ! -f "$modules/modules.dep" ]; then
+	trees=("$modules"/lib/modules/*/modules.dep)
+	if [ ${#trees[@]} -ne 1 ] || [ ! -f "${trees[0]}" ]; then
+		echo "run.sh: --modules $modules: no modules.dep, nor one lib/modules/*/modules.dep" >&2
+		exit 2
+	fi
+	modules=$(dirname "${trees[0]}")
+fi
 if [ -n "$kernel" ]; then
 	image=$(vmlinux_for "$kernel" "custom-$(echo "$kernel" | sha1sum | cut -c1-8)")
 	initrd=$("$here/mkinitramfs.sh" --builtin)
