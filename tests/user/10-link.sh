@@ -1,0 +1,64 @@
+#!/bin/bash
+# rdma link add/delete for type softverbs, and every bad input to it.
+#
+#   init_net
+#   +---------------------------------------------+
+#   | sv_l0 (softverbs) on vA 10.10.0.1/24        |
+#   |                      vA ===== veth ===== vB |
+#   +---------------------------------------------+
+#
+# A device appears in "rdma link"/"rdma dev" with its netdev, link type
+# Ethernet, its port ACTIVE; it goes away with "rdma link delete".  Unknown
+# netdev, duplicate name, non-Ethernet netdevs and a second link on the
+# same netdev each fail with a clear error and leave nothing behind.
+. "$(dirname "$0")/lib.sh"
+
+sv_need ip rdma
+sv_load_module
+sv_on_exit sv_unload_module
+
+sv_veth_pair vA vB
+ip addr add 10.10.0.1/24 dev vA
+
+rdma link add sv_l0 type softverbs netdev vA
+sv_on_exit 'rdma link delete sv_l0 2>/dev/null'
+
+out=$(rdma link show sv_l0/1)
+echo "$out"
+case $out in *"netdev vA"*) ;; *) sv_fail "rdma link does not show netdev vA: $out" ;; esac
+sv_wait_for '[[ "$(rdma link show sv_l0/1)" == *"state ACTIVE"* ]]' 10 ||
+	sv_fail "port not ACTIVE: $(rdma link show sv_l0/1)"
+out=$(rdma dev show sv_l0)
+case $out in *"node_type ca"*) ;; *) sv_fail "rdma dev: $out" ;; esac
+sv_assert_eq vA "$(cat /sys/class/infiniband/sv_l0/parent)" "parent attribute"
+sv_assert_eq Ethernet "$(cat /sys/class/infiniband/sv_l0/ports/1/link_layer)" "link layer"
+[ -e /dev/infiniband/uverbs0 ] || ls /dev/infiniband/uverbs* >/dev/null ||
+	sv_fail "no uverbs char device"
+
+# bad input: each must fail and must not create anything
+before=$(rdma dev show | wc -l)
+sv_expect_fail rdma link add sv_l1 type softverbs netdev nosuchdev
+sv_expect_fail rdma link add sv_l0 type softverbs netdev vB	# duplicate name
+sv_expect_fail rdma link add sv_l1 type softverbs netdev vA	# netdev taken
+sv_expect_fail rdma link add sv_l1 type softverbs netdev lo	# loopback
+if ip link add sv_ipip0 type ipip local 10.10.0.1 remote 10.10.0.2 2>/dev/null; then
+	sv_on_exit 'ip link del sv_ipip0 2>/dev/null'
+	sv_expect_fail rdma link add sv_l1 type softverbs netdev sv_ipip0
+fi
+sv_assert_eq "$before" "$(rdma dev show | wc -l)" "devices after bad link adds"
+dmesg | grep -q 'softverbs: netdev lo is not an Ethernet device' ||
+	sv_fail "no error message for the loopback netdev"
+
+# delete, and the name and the netdev are free again
+rdma link delete sv_l0
+[ ! -e /sys/class/infiniband/sv_l0 ] || sv_fail "sv_l0 still exists after delete"
+sv_expect_fail rdma link delete sv_l0
+rdma link add sv_l0 type softverbs netdev vA
+rdma link delete sv_l0
+
+# a VLAN netdev is Ethernet too
+ip link add link vA name vA.7 type vlan id 7
+sv_on_exit 'ip link del vA.7 2>/dev/null'
+rdma link add sv_l2 type softverbs netdev vA.7
+rdma link delete sv_l2
+echo "link add/delete and bad input: all as expected"

@@ -1,0 +1,85 @@
+#!/bin/bash
+# The device as seen by distro rdma-core (librxe) and by libsoftverbs.
+#
+#   init_net:  sv_i0 (softverbs) on vA 10.11.0.1/24, vA ===== veth ===== vB
+#
+# ibv_devices/ibv_devinfo (rdma-core's Soft-RoCE provider drives softverbs
+# unmodified) and ulib/examples/devinfo (libsoftverbs, no rdma-core) must
+# report the same attributes; node GUID is the EUI-64 of vA's MAC; only
+# softverbs devices are listed by libsoftverbs.
+. "$(dirname "$0")/lib.sh"
+
+sv_need ip rdma ibv_devices ibv_devinfo
+devinfo=$SV_TOOLS/ulib/examples/devinfo
+[ -x "$devinfo" ] || sv_fail "$devinfo is not built"
+
+sv_load_module
+sv_on_exit sv_unload_module
+sv_veth_pair vA vB
+ip addr add 10.11.0.1/24 dev vA
+rdma link add sv_i0 type softverbs netdev vA
+sv_on_exit 'rdma link delete sv_i0 2>/dev/null'
+sv_wait_for '[[ "$(rdma link show sv_i0/1)" == *"state ACTIVE"* ]]' 10 ||
+	sv_fail "port not ACTIVE"
+sv_wait_for '[ -e /sys/class/infiniband/sv_i0/ports/1/gids/3 ] && [ "$(cat /sys/class/infiniband/sv_i0/ports/1/gids/3)" != 0000:0000:0000:0000:0000:0000:0000:0000 ]' 10 ||
+	sv_fail "GIDs did not appear"
+
+ibv_devices | grep -qw sv_i0 || sv_fail "ibv_devices does not list sv_i0"
+
+# EUI-64 from the MAC: flip the U/L bit, ff:fe in the middle
+mac=$(cat /sys/class/net/vA/address)
+IFS=: read -r m0 m1 m2 m3 m4 m5 <<<"$mac"
+guid=$(printf '%02x%s:%sff:fe%s:%s%s' $((0x$m0 ^ 2)) "$m1" "$m2" "$m3" "$m4" "$m5")
+
+theirs=$(ibv_devinfo -v -d sv_i0 | sed 's/^[[:space:]]*//; s/:[[:space:]]\+/: /')
+ours=$("$devinfo" -d sv_i0)
+echo "$ours"
+
+# every key both print must agree (the tools print different key sets)
+mismatch=0
+while IFS= read -r line; do
+	key=${line%%: *}
+	case $key in GID*) continue ;; esac
+	t=$(grep -m1 "^$key: " <<<"$theirs" || true)
+	[ -n "$t" ] || continue
+	if [ "$t" != "$line" ]; then
+		echo "differs: libsoftverbs '$line' vs rdma-core '$t'"
+		mismatch=1
+	fi
+done <<<"$ours"
+[ $mismatch -eq 0 ] || sv_fail "libsoftverbs and rdma-core disagree"
+
+for key in node_guid sys_image_guid; do
+	sv_assert_eq "$key: $guid" "$(grep -m1 "^$key: " <<<"$ours")" "$key"
+done
+grep -q '^link_layer: Ethernet$' <<<"$ours" || sv_fail "link layer"
+grep -q '^state: PORT_ACTIVE (4)$' <<<"$ours" || sv_fail "port state"
+grep -q '^active_mtu: 1024 (3)$' <<<"$ours" || sv_fail "active MTU for a 1500-byte netdev"
+
+# GIDs: both tools list the same table
+diff <(grep '^GID' <<<"$ours" | sed 's/[[:space:]]\+/ /g') \
+     <(grep '^GID' <<<"$theirs" | sed 's/[[:space:]]\+/ /g') ||
+	sv_fail "GID tables differ"
+
+# libsoftverbs lists softverbs devices only
+if modinfo rdma_rxe >/dev/null 2>&1 && [ ! -d /sys/module/rdma_rxe ]; then
+	sv_netns_add sv-devinfo
+	sv_veth_pair vC vD sv-devinfo
+	# rdma_rxe binds UDP 4791 in init_net: move softverbs out first
+	rdma link delete sv_i0
+	modprobe rdma_rxe
+	sv_on_exit 'modprobe -r rdma_rxe 2>/dev/null'
+	rdma link add rxe_i0 type rxe netdev vC
+	sv_on_exit 'rdma link delete rxe_i0 2>/dev/null'
+	ip -n sv-devinfo link add vE type veth peer name vF
+	ip -n sv-devinfo link set vE up
+	ip -n sv-devinfo link set vF up
+	ip netns exec sv-devinfo rdma link add sv_i1 type softverbs netdev vE
+	sv_on_exit 'ip netns exec sv-devinfo rdma link delete sv_i1 2>/dev/null'
+	list=$("$devinfo" -l)
+	echo "libsoftverbs lists: $list"
+	grep -qw sv_i1 <<<"$list" || sv_fail "libsoftverbs does not list sv_i1"
+	! grep -qw rxe_i0 <<<"$list" || sv_fail "libsoftverbs lists the Soft-RoCE device"
+	ibv_devices | grep -qw rxe_i0 || sv_fail "rdma-core does not list rxe_i0"
+fi
+echo "rdma-core and libsoftverbs agree"

@@ -1,0 +1,49 @@
+#!/bin/bash
+# The RoCE GID table follows the netdev's IP addresses.
+#
+#   init_net:  sv_g0 (softverbs) on vA, vA ===== veth ===== vB
+#
+# Adding an IPv4 or IPv6 address to vA adds a RoCE v1 and a RoCE v2 GID for
+# it (IPv4 as an IPv4-mapped GID); removing the address removes both.
+. "$(dirname "$0")/lib.sh"
+
+sv_need ip rdma
+sv_load_module
+sv_on_exit sv_unload_module
+sv_veth_pair vA vB
+rdma link add sv_g0 type softverbs netdev vA
+sv_on_exit 'rdma link delete sv_g0 2>/dev/null'
+
+port=/sys/class/infiniband/sv_g0/ports/1
+# gid_types GID: the types of every table entry equal to GID, sorted
+gid_types() {
+	local i g
+	for i in $(seq 0 15); do
+		g=$(cat "$port/gids/$i" 2>/dev/null) || continue
+		[ "$g" = "$1" ] && cat "$port/gid_attrs/types/$i"
+	done | sort | tr '\n' ,
+}
+expect_types() {
+	sv_wait_for "[ \"\$(gid_types $1)\" = '$2' ]" 10 ||
+		sv_fail "GID $1: expected types '$2', got '$(gid_types "$1")'"
+}
+
+v4=0000:0000:0000:0000:0000:ffff:0a0c:0001	# ::ffff:10.12.0.1
+v6=fd00:0000:0000:0000:0000:0000:0000:0012
+
+ip addr add 10.12.0.1/24 dev vA
+expect_types $v4 'IB/RoCE v1,RoCE v2,'
+ip -6 addr add fd00::12/64 dev vA nodad
+expect_types $v6 'IB/RoCE v1,RoCE v2,'
+
+ip addr del 10.12.0.1/24 dev vA
+expect_types $v4 ''
+expect_types $v6 'IB/RoCE v1,RoCE v2,'
+ip -6 addr del fd00::12/64 dev vA
+expect_types $v6 ''
+
+# the GID table also answers through the verbs API (rdma-core)
+ip addr add 10.12.0.9/24 dev vA
+sv_wait_for 'ibv_devinfo -v -d sv_g0 | grep -q "::ffff:10.12.0.9, RoCE v2"' 10 ||
+	sv_fail "ibv_devinfo does not show the IPv4 RoCE v2 GID"
+echo "GIDs follow addresses"

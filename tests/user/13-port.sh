@@ -1,0 +1,76 @@
+#!/bin/bash
+# Port state and active MTU follow the netdev; state changes are delivered
+# as asynchronous events (to libsoftverbs and to rdma-core programs).
+#
+#   init_net:  sv_p0 (softverbs) on vA, vA ===== veth ===== vB
+#
+# vA's carrier depends on vB: "ip link set vB down" takes the port DOWN
+# (PORT_ERR event), "up" brings it back ACTIVE (PORT_ACTIVE event).  MTU
+# 9000 gives an active MTU of 4096, 1500 gives 1024, 600 gives 256, and an
+# MTU too small for any RoCE packet keeps the port down.
+. "$(dirname "$0")/lib.sh"
+
+sv_need ip rdma ibv_devinfo
+watch=$SV_TOOLS/ulib/examples/asyncwatch
+[ -x "$watch" ] || sv_fail "$watch is not built"
+
+sv_load_module
+sv_on_exit sv_unload_module
+sv_veth_pair vA vB
+rdma link add sv_p0 type softverbs netdev vA
+sv_on_exit 'rdma link delete sv_p0 2>/dev/null'
+
+state() { ibv_devinfo -d sv_p0 | sed -n 's/^[[:space:]]*state:[[:space:]]*//p'; }
+mtu() { ibv_devinfo -d sv_p0 | sed -n 's/^[[:space:]]*active_mtu:[[:space:]]*//p'; }
+expect_state() {
+	sv_wait_for "[ \"\$(state)\" = '$1' ]" 10 || sv_fail "expected state '$1', got '$(state)'"
+}
+expect_state 'PORT_ACTIVE (4)'
+
+tmp=$(mktemp -d)
+sv_on_exit "rm -rf $tmp"
+"$watch" sv_p0 8 >"$tmp/ours" 2>&1 &
+ours=$!
+if command -v ibv_asyncwatch >/dev/null; then
+	timeout 8 ibv_asyncwatch -d sv_p0 >"$tmp/theirs" 2>&1 &
+	theirs=$!
+fi
+sv_wait_for "grep -q watching $tmp/ours" 5 || sv_fail "asyncwatch did not start: $(cat "$tmp/ours")"
+sleep 1
+
+ip link set vB down
+expect_state 'PORT_DOWN (1)'
+ip link set vB up
+expect_state 'PORT_ACTIVE (4)'
+
+wait $ours || sv_fail "asyncwatch failed: $(cat "$tmp/ours")"
+cat "$tmp/ours"
+diff <(printf 'watching sv_p0\nPORT_ERR port 1\nPORT_ACTIVE port 1\n') "$tmp/ours" ||
+	sv_fail "libsoftverbs saw the wrong events"
+if [ -n "${theirs:-}" ]; then
+	wait $theirs || true
+	cat "$tmp/theirs"
+	grep -q 'IBV_EVENT_PORT_ERR' "$tmp/theirs" || sv_fail "rdma-core saw no PORT_ERR"
+	grep -q 'IBV_EVENT_PORT_ACTIVE' "$tmp/theirs" || sv_fail "rdma-core saw no PORT_ACTIVE"
+fi
+
+# MTU
+for m in "9000 4096 (5)" "1500 1024 (3)" "600 256 (1)"; do
+	set -- $m
+	ip link set vA mtu "$1"
+	ip link set vB mtu "$1"
+	sv_wait_for "[ \"\$(mtu)\" = '$2 $3' ]" 10 || sv_fail "netdev MTU $1: active_mtu $(mtu)"
+done
+expect_state 'PORT_ACTIVE (4)'
+ip link set vA mtu 300
+expect_state 'PORT_DOWN (1)'
+ip link set vA mtu 1500
+expect_state 'PORT_ACTIVE (4)'
+
+# down/up of the device's own netdev
+ip link set vA down
+expect_state 'PORT_DOWN (1)'
+ibv_devinfo -d sv_p0 | grep -q 'phys_state:.*DISABLED' || sv_fail "phys_state not DISABLED for an admin-down netdev"
+ip link set vA up
+expect_state 'PORT_ACTIVE (4)'
+echo "port state, MTU and events follow the netdev"
