@@ -292,21 +292,37 @@ static int read_gid(struct ibv_context *context, uint32_t port,
 {
 	char buf[64];
 
+	/* No file: no such port or index. */
 	if (sv_sysfs_read(context->device->ibdev_path, buf, sizeof(buf),
 			  "ports/%u/gids/%u", port, index) < 0)
-		return errno ? errno : EINVAL;
+		return errno == ENOENT || !errno ? EINVAL : errno;
 	return sv_parse_gid(buf, gid);
+}
+
+static int port_link_layer(struct ibv_context *context, uint32_t port,
+			   struct ibv_port_attr *attr)
+{
+	struct sv_context *ctx = to_sv_context(context);
+
+	if (port > UINT8_MAX)
+		return EINVAL;
+	if (!ctx->ops->query_port)
+		return EOPNOTSUPP;
+	return ctx->ops->query_port(context, port, attr, sizeof(*attr));
 }
 
 /*
  * GID type text as the kernel prints it.  An unpopulated slot fails the
  * read with EINVAL; a populated slot without the attribute (an IB port) is
- * v1.  "IB/RoCE v1" means IB on an IB port and RoCE v1 on Ethernet.
+ * v1.  "IB/RoCE v1" means IB on an IB port and RoCE v1 on Ethernet, so only
+ * then is the link layer needed: link_layer < 0 means "ask the port".
  */
 static int read_gid_type(struct ibv_context *context, uint32_t port,
 			 uint32_t index, int link_layer, uint32_t *type)
 {
+	struct ibv_port_attr pattr;
 	char buf[32];
+	int err;
 
 	if (sv_sysfs_read(context->device->ibdev_path, buf, sizeof(buf),
 			  "ports/%u/gid_attrs/types/%u", port, index) < 0) {
@@ -316,11 +332,18 @@ static int read_gid_type(struct ibv_context *context, uint32_t port,
 	}
 	if (!strcmp(buf, "RoCE v2"))
 		*type = IBV_GID_TYPE_ROCE_V2;
-	else if (!strcmp(buf, "IB/RoCE v1"))
+	else if (strcmp(buf, "IB/RoCE v1"))
+		return EINVAL;
+	else {
+		if (link_layer < 0) {
+			err = port_link_layer(context, port, &pattr);
+			if (err)
+				return err;
+			link_layer = pattr.link_layer;
+		}
 		*type = link_layer == IBV_LINK_LAYER_ETHERNET ?
 			IBV_GID_TYPE_ROCE_V1 : IBV_GID_TYPE_IB;
-	else
-		return EINVAL;
+	}
 	return 0;
 }
 
@@ -362,18 +385,6 @@ static int query_gid_entry(struct ibv_context *context, uint32_t port,
 	return 0;
 }
 
-static int port_link_layer(struct ibv_context *context, uint32_t port,
-			   struct ibv_port_attr *attr)
-{
-	struct sv_context *ctx = to_sv_context(context);
-
-	if (port > UINT8_MAX)
-		return EINVAL;
-	if (!ctx->ops->query_port)
-		return EOPNOTSUPP;
-	return ctx->ops->query_port(context, port, attr, sizeof(*attr));
-}
-
 SV_EXPORT int ibv_query_gid(struct ibv_context *context, uint8_t port_num,
 			    int index, union ibv_gid *gid)
 {
@@ -398,18 +409,11 @@ SV_EXPORT int _ibv_query_gid_ex(struct ibv_context *context,
 				size_t entry_size)
 {
 	struct ibv_gid_entry tmp;
-	struct ibv_port_attr pattr;
 	int err;
 
 	if (flags || entry_size < sizeof(tmp))
 		return EINVAL;
-	err = port_link_layer(context, port_num, &pattr);
-	if (err)
-		return err;
-	if (gid_index >= (uint32_t)pattr.gid_tbl_len)
-		return EINVAL;
-	err = query_gid_entry(context, port_num, gid_index, pattr.link_layer,
-			      &tmp);
+	err = query_gid_entry(context, port_num, gid_index, -1, &tmp);
 	if (err)
 		return err;
 	memset(entry, 0, entry_size);

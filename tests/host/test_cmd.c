@@ -505,6 +505,7 @@ TEST(query_gid_ex_types_and_errors)
 	struct ibv_gid_entry e;
 	struct ibv_context *ctx;
 	struct fake_tree t;
+	unsigned int n;
 
 	ctx = open_first(&t);
 	if (!ctx)
@@ -514,9 +515,12 @@ TEST(query_gid_ex_types_and_errors)
 	CHECK_INT(e.gid_index, 0);
 	CHECK_INT(e.port_num, 1);
 	CHECK_INT(e.ndev_ifindex, if_nametoindex("lo"));
+	/* Only "IB/RoCE v1" needs the port's link layer (a command). */
+	n = fk.count[IB_USER_VERBS_CMD_QUERY_PORT];
 	CHECK_INT(ibv_query_gid_ex(ctx, 1, 1, &e, 0), 0);
 	CHECK_INT(e.gid_type, IBV_GID_TYPE_ROCE_V2);
 	CHECK_INT(e.gid_index, 1);
+	CHECK_INT(fk.count[IB_USER_VERBS_CMD_QUERY_PORT], n);
 	CHECK_INT(ibv_query_gid_ex(ctx, 1, 3, &e, 0), 0);
 	CHECK_INT(e.gid.raw[10], 0xff);
 	CHECK_INT(e.gid.raw[15], 0x01);
