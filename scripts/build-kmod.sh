@@ -63,8 +63,10 @@ log="$out/build.log"
 echo "build-kmod.sh: make ${make_args[*]} modules" >&2
 # pipefail makes a make failure fail the pipeline; the log keeps the output
 # for the warning scan below and for check.sh's report.
+# A failed build must not leave the previous run's .ko behind for the tests.
 if ! make "${make_args[@]}" modules 2>&1 | tee "$log"; then
 	echo "build-kmod.sh: build failed for $kdir (log: $log)" >&2
+	find "$out" -name '*.ko' -delete
 	exit 1
 fi
 

@@ -124,14 +124,16 @@ fi
 # run_test NAME [--show] CMD...: one test, from a cleared kernel log, with a
 # timeout; --show prints its output even when it passes.
 run_test() {
-	local name=$1 out=$tmp/out rc taint show=
+	local name=$1 out=$tmp/out rc taint show= t0
 	shift
 	[ "$1" != --show ] || { show=always; shift; }
 	[ -z "$filter" ] || [[ $name =~ $filter ]] || return 0
 	dmesg -C
 	taint=$(cat /proc/sys/kernel/tainted)
+	t0=$(date +%s%N)
 	timeout -k 10 "$timeout_s" "$@" </dev/null >"$out" 2>&1
 	rc=$?
+	echo "--- $name: exit $rc after $((($(date +%s%N) - t0) / 1000000)) ms" >>"$out"
 	[ $rc -eq 124 ] && echo "--- timed out after ${timeout_s}s" >>"$out"
 	if ! kernel_check "$out" "$taint" && [ $rc -eq 0 -o $rc -eq 4 ]; then
 		rc=1

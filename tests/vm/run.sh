@@ -14,6 +14,8 @@
 #   --timeout SEC   kill the VM after SEC seconds (default 600)
 #   --mem MB        guest memory (default 1024); --smp N: vCPUs (default 2)
 #   --append STR    extra kernel command line (e.g. kmemleak=on)
+# Env: SV_CACHE (default /var/tmp/softverbs-cache) holds the extracted vmlinux and
+# the initramfs; SV_VM_BZIMAGE=1 boots the compressed image instead.
 #
 # The guest sees the host's / read-only with a tmpfs overlay (tests/vm/init), so
 # COMMAND uses host paths; it runs as root with cwd = the repo root. One
@@ -71,6 +73,8 @@ mkdir -p "$cache"
 # type XEN_ELFNOTE_PHYS32_ENTRY = 0x12, CONFIG_PVH); without it use the bzImage.
 vmlinux_for() {
 	local img=$1 key=$2 elf
+	# SV_VM_BZIMAGE=1 boots the image as given (to compare, or to rule out extraction).
+	[ "${SV_VM_BZIMAGE:-0}" = 0 ] || { echo "$img"; return; }
 	elf=$cache/vmlinux-$key-$(stat -c '%s-%Y' "$img")
 	if [ ! -f "$elf" ]; then
 		if [ "$(od -An -t x1 -N 4 "$img" | tr -d ' ')" = 7f454c46 ]; then
@@ -155,6 +159,8 @@ wait "$tail_pid" 2>/dev/null || true
 elapsed=$(echo "$(date +%s.%N) - $start" | bc)
 
 rc=$(sed 's/\r$//' "$results" | sed -n 's/.*SV-VM-EXIT \([0-9]*\)$/\1/p' | tail -1)
+# The marker has served its purpose; leave a clean TAP/log file behind.
+sed -i '/^SV-VM-EXIT [0-9]*\r\{0,1\}$/d' "$results"
 if [ "$qrc" -eq 124 ]; then
 	echo "run.sh: timeout after ${timeout}s, VM killed" >&2
 	rc=124
