@@ -128,7 +128,7 @@ test_kernel() {
 	set +e
 	tests/vm/run.sh "$@" --timeout "$timeout" --log "$dir/console.log" --results "$dir/tap.txt" \
 		-- tests/vm/guest-tests.sh -m "$root/$out/kmod/softverbs.ko" ${SV_TESTS:+"$SV_TESTS"} \
-		2>"$dir/run.err" | grep --line-buffered -E '^(not )?ok [0-9]+ ' | sed -u "s/^/    [$label] /"
+		2>"$dir/run.err" | grep --line-buffered -E '^(not )?ok [0-9]+ |^# time: ' | sed -u "s/^/    [$label] /"
 	rc=${PIPESTATUS[0]}
 	set -e
 	timings+=("vm-$kver|$(secs "$vt0")")

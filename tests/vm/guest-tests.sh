@@ -15,7 +15,8 @@
 # ...) or set a new taint bit fails too. Then, if the kernel has kmemleak, a
 # "kmemleak" test scans for leaks, and a "taint" test checks the final taint
 # mask. Output: "ok N - name", "not ok N - name", "ok N - name # SKIP why",
-# a failing test's output as "# " diagnostic lines, the plan "1..N" last.
+# a failing test's output as "# " diagnostic lines, "# time: NAME MS ms" after
+# each test, the plan "1..N" last.
 # KUnit output is always printed as diagnostics, so the host can feed it to
 # tests/kernel/kunit-parse.sh after stripping the "# ".
 # Exported to the tests: SV_ROOT, SV_MODULE, SV_TOOLS, SV_KVER.
@@ -133,12 +134,13 @@ run_test() {
 	t0=$(date +%s%N)
 	timeout -k 10 "$timeout_s" "$@" </dev/null >"$out" 2>&1
 	rc=$?
-	echo "--- $name: exit $rc after $((($(date +%s%N) - t0) / 1000000)) ms" >>"$out"
+	t0=$((($(date +%s%N) - t0) / 1000000))
 	[ $rc -eq 124 ] && echo "--- timed out after ${timeout_s}s" >>"$out"
 	if ! kernel_check "$out" "$taint" && [ $rc -eq 0 -o $rc -eq 4 ]; then
 		rc=1
 	fi
 	result "$name" $rc "$out" $show
+	echo "# time: $name ${t0} ms"
 }
 
 if [ -n "$SV_KUNIT_MODULE" ] && [ -x tests/kernel/kunit-collect.sh ]; then
