@@ -17,7 +17,7 @@ KDIR ?= $(shell \
 		ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n 1; \
 	fi)
 
-.PHONY: all kmod ulib tools check demo clean install dkms-install
+.PHONY: all kmod ulib tools check demo clean install dkms-install dkms-remove
 
 all: kmod ulib tools
 
@@ -46,3 +46,26 @@ clean:
 	$(MAKE) -C ulib clean
 	@if [ -f tools/Makefile ]; then $(MAKE) -C tools clean; fi
 	rm -rf build results
+
+# DKMS: install the module source as /usr/src/softverbs-VERSION and build and
+# install it for every installed kernel with headers (root only).
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+DKMS_SRC := /usr/src/softverbs-$(VERSION)
+
+dkms-install:
+	-dkms remove softverbs/$(VERSION) --all 2>/dev/null
+	rm -rf $(DKMS_SRC)
+	mkdir -p $(DKMS_SRC)/tests
+	cp -r dkms.conf Kbuild kmod uapi $(DKMS_SRC)/
+	cp -r tests/kunit $(DKMS_SRC)/tests/
+	find $(DKMS_SRC) \( -name '*.o' -o -name '*.ko' -o -name '.*.cmd' -o -name '*.mod*' -o -name config.h \) -delete
+	dkms add softverbs/$(VERSION)
+	for k in $$(ls /lib/modules); do \
+		[ -d /lib/modules/$$k/build ] || continue; \
+		dkms build softverbs/$(VERSION) -k $$k && \
+		dkms install softverbs/$(VERSION) -k $$k || exit 1; \
+	done
+
+dkms-remove:
+	-dkms remove softverbs/$(VERSION) --all
+	rm -rf $(DKMS_SRC)

@@ -9,7 +9,6 @@
 
 #include <rdma/ib_verbs.h>
 
-#define SV_VERSION		"0.1.0"
 
 /* ibv_devinfo vendor_id: no IEEE OUI of our own, so the "unassigned" one */
 #define SV_VENDOR_ID		0xffffff
@@ -27,6 +26,92 @@ enum sv_port_params {
 enum sv_dev_params {
 	SV_MAX_PD		= 1 << 16,
 };
+
+/*
+ * Completion queues (sv_cq.c).  A ring of 2^n slots holds 2^n - 1 entries
+ * (one slot stays free), so SV_MAX_CQE is of that form and every accepted
+ * size reports a capacity no larger than it.  The bound also caps what one
+ * CQ costs: 2^18 slots of 64 bytes (user CQ) or 128 bytes (kernel CQ), and
+ * what resize_cq may copy with the CQ lock held.
+ */
+enum sv_cq_params {
+	SV_MAX_CQ		= 1 << 16,
+	SV_MAX_CQE		= (1 << 18) - 1,
+};
+
+/*
+ * Shared receive queues (sv_srq.c).  A WQE slot is struct sv_recv_wqe plus
+ * max_sge struct sv_sge, rounded up to a power of two: 32 SGEs take
+ * 1 KiB slots, so the largest SRQ ring is 32 MiB.
+ */
+enum sv_srq_params {
+	SV_MAX_SRQ		= 1 << 16,
+	SV_MAX_SRQ_WR		= (1 << 15) - 1,
+	SV_MAX_SRQ_SGE		= 32,
+};
+
+/*
+ * Queue pairs (sv_qp.c).  An SQ slot is struct sv_send_wqe plus the larger
+ * of max_send_sge SGEs and max_inline_data bytes (they share the room), an
+ * RQ slot struct sv_recv_wqe plus max_recv_sge SGEs, both rounded up to a
+ * power of two: the largest SQ ring (32 SGEs, 1 KiB slots) is 32 MiB.
+ * ib_device_attr has no inline limit; create_qp enforces
+ * SV_MAX_INLINE_DATA and reports what a QP really takes in its caps.
+ * RDMA Read/Atomic responder resources belong to each QP (no device-wide
+ * pool), so the device total is what all QPs may hold at once.
+ */
+enum sv_qp_params {
+	SV_MAX_QP		= 1 << 16,
+	SV_MAX_QP_WR		= (1 << 15) - 1,
+	SV_MAX_QP_SGE		= 32,
+	SV_MAX_SGE_RD		= SV_MAX_QP_SGE,
+	SV_MAX_INLINE_DATA	= SV_MAX_QP_SGE * 16,	/* the SGEs' room */
+	SV_MAX_QP_RD_ATOM	= 128,	/* responder: max_dest_rd_atomic */
+	SV_MAX_QP_INIT_RD_ATOM	= 128,	/* requester: max_rd_atomic */
+	SV_MAX_RES_RD_ATOM	= SV_MAX_QP * SV_MAX_QP_RD_ATOM,
+	/*
+	 * 4.096 us * 2^15 = 134 ms (IBTA encoding): the responder is
+	 * software and may be descheduled before it acknowledges.
+	 */
+	SV_LOCAL_CA_ACK_DELAY	= 15,
+};
+
+/* Address handles (sv_av.c): AH numbers 1..SV_MAX_AH, 0 means "none" */
+enum sv_ah_params {
+	SV_MAX_AH		= 1 << 16,
+};
+
+/* Multicast groups of UD QPs (sv_mcast.c), per device */
+enum sv_mcast_params {
+	SV_MAX_MCAST_GRP		= 8192,
+	SV_MAX_MCAST_QP_ATTACH		= 56,
+	SV_MAX_TOTAL_MCAST_QP_ATTACH	= SV_MAX_MCAST_GRP *
+					  SV_MAX_MCAST_QP_ATTACH,
+};
+
+/*
+ * Memory regions and windows (sv_mr.c, sv_mw.c).  Both take their keys from
+ * one space of SV_MKEY_INDEX_MAX indices (key = index << 8 | variant),
+ * large enough for every MR and MW at once.  Freed indices keep a tombstone
+ * in sv_dev.mr_xa until the device has no MR or MW left, so the space's
+ * size also bounds that memory: about 9 bytes per index ever used, under
+ * 5 MiB.  A user MR costs a page pointer per pinned page, so
+ * SV_MAX_MR_SIZE keeps that table under 1 GiB.  A fast-reg MR holds two
+ * page lists of max_num_sg entries (the one in use, the one being staged).
+ */
+enum sv_mr_params {
+	SV_MAX_MR		= 1 << 18,
+	SV_MAX_MW		= 1 << 16,
+	SV_MKEY_INDEX_MAX	= (1 << 19) - 1,
+	SV_MAX_FAST_REG_PAGES	= 1024,
+};
+
+#define SV_MAX_MR_SIZE		(1ULL << 39)
+/* page sizes map_mr_sg() accepts, 4 KiB .. 2 GiB; user MRs use PAGE_SIZE */
+#define SV_PAGE_SIZE_CAP	GENMASK_ULL(31, 12)
+
+static_assert(SV_MAX_MR + SV_MAX_MW < SV_MKEY_INDEX_MAX);
+static_assert(SV_MKEY_INDEX_MAX < (1 << 24));
 
 /* RoCE carries only the default partition (IBTA Annex A16.4.3) */
 #define SV_DEFAULT_PKEY		0xffff
