@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -72,17 +73,22 @@ int sv_cmd_write(int fd, uint32_t command, void *cmd, size_t cmd_len,
 	uint64_t response = (uintptr_t)resp;
 
 	if (cmd_len % 4 || resp_len % 4 ||
-	    cmd_len < sizeof(*hdr) + sizeof(response) ||
+	    cmd_len < sizeof(*hdr) + (resp_len ? sizeof(response) : 4) ||
 	    cmd_len / 4 > UINT16_MAX || resp_len / 4 > UINT16_MAX)
 		return EINVAL;
 
 	hdr->command = command;
 	hdr->in_words = cmd_len / 4;
 	hdr->out_words = resp_len / 4;
-	/* Every request that has a response starts with the u64 pointer. */
-	memcpy(hdr + 1, &response, sizeof(response));
-	if (resp_len)
+	/*
+	 * Every request that has a response starts with the u64 pointer;
+	 * those without one (dealloc, dereg, modify, notify, mcast ...) start
+	 * with a handle, which must stay as the caller wrote it.
+	 */
+	if (resp_len) {
+		memcpy(hdr + 1, &response, sizeof(response));
 		memset(resp, 0, resp_len);
+	}
 
 	return submit(fd, cmd, cmd_len);
 }
@@ -116,4 +122,91 @@ int sv_cmd_get_context(int fd, struct sv_resp_get_context *resp)
 	struct sv_cmd_get_context cmd = {};
 
 	return SV_CMD(fd, GET_CONTEXT, &cmd, resp);
+}
+
+/* ------------------------------------------------------------------ */
+/* Driver data placement and queue mapping                             */
+
+/*
+ * ib_uverbs finds a legacy command's driver request at the end of the
+ * core request and writes the driver response right after the core
+ * response (at the core struct's size); our structs must agree.
+ */
+#define SV_DRV_RIGHT_AFTER(type, core_t)				\
+	_Static_assert(offsetof(struct type, drv) == sizeof(struct core_t), \
+		       #type ": driver part not right after the core part")
+SV_DRV_RIGHT_AFTER(sv_resp_create_cq, ib_uverbs_create_cq_resp);
+SV_DRV_RIGHT_AFTER(sv_resp_resize_cq, ib_uverbs_resize_cq_resp);
+SV_DRV_RIGHT_AFTER(sv_resp_create_srq, ib_uverbs_create_srq_resp);
+SV_DRV_RIGHT_AFTER(sv_resp_create_qp, ib_uverbs_create_qp_resp);
+SV_DRV_RIGHT_AFTER(sv_resp_create_ah, ib_uverbs_create_ah_resp);
+_Static_assert(offsetof(struct sv_cmd_modify_srq, drv) ==
+	       sizeof(struct ib_uverbs_cmd_hdr) +
+	       sizeof(struct ib_uverbs_modify_srq),
+	       "modify_srq driver request not right after the core request");
+
+int sv_ring_init(struct sv_ring *r, void *buf, size_t map_size)
+{
+	const struct sv_queue_buf *q = buf;
+	uint32_t mask, log2;
+	size_t slots_bytes;
+
+	if (map_size < sizeof(*q))
+		return EINVAL;
+	mask = q->index_mask;
+	log2 = q->log2_elem_size;
+	/* 2^n slots, n >= 1 (one slot always stays free) */
+	if (!mask || (mask & (mask + 1)) || mask == UINT32_MAX)
+		return EINVAL;
+	if (log2 < 3 || log2 > 20)	/* slots of 8 bytes .. 1 MiB */
+		return EINVAL;
+	slots_bytes = (size_t)(mask + 1) << log2;
+	if (slots_bytes / (mask + 1) != (size_t)1 << log2 ||
+	    slots_bytes > map_size - sizeof(*q))
+		return EINVAL;
+
+	r->buf = buf;
+	r->map_size = map_size;
+	r->mask = mask;
+	r->log2_elem = log2;
+	return 0;
+}
+
+int sv_ring_map(struct sv_ring *r, int cmd_fd, const struct sv_mmap_info *mi)
+{
+	void *buf;
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	if (!mi->size)
+		return EINVAL;
+	if (sv_transport->mmap) {
+		buf = sv_transport->mmap(cmd_fd, mi->size, mi->offset);
+	} else {
+		buf = mmap(NULL, mi->size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			   cmd_fd, (off_t)mi->offset);
+	}
+	if (buf == MAP_FAILED)
+		return errno ? errno : ENOMEM;
+
+	err = sv_ring_init(r, buf, mi->size);
+	if (err) {
+		if (sv_transport->munmap)
+			sv_transport->munmap(buf, mi->size);
+		else
+			munmap(buf, mi->size);
+		memset(r, 0, sizeof(*r));
+	}
+	return err;
+}
+
+void sv_ring_unmap(struct sv_ring *r)
+{
+	if (!r->buf)
+		return;
+	if (sv_transport->munmap)
+		sv_transport->munmap(r->buf, r->map_size);
+	else
+		munmap(r->buf, r->map_size);
+	memset(r, 0, sizeof(*r));
 }

@@ -89,6 +89,32 @@ static int copy_str(char *dst, size_t len, const char *fmt, ...)
 }
 
 /*
+ * Test-only override: SOFTVERBS_ALLOW_RXE=1 also lists Soft-RoCE devices.
+ * Their kernel ABI is the one softverbs implements, so the whole library
+ * can be tested end to end against rdma_rxe (tests/user/30-ulib-*.sh)
+ * while softverbs objects are still being written.  Read with
+ * secure_getenv, like the other SOFTVERBS_* variables.
+ */
+static bool allow_rxe(void)
+{
+	const char *v = secure_getenv("SOFTVERBS_ALLOW_RXE");
+
+	return v && !strcmp(v, "1");
+}
+
+/*
+ * A Soft-RoCE ib_device: driver ABI 2 (checked by the caller) and rxe's
+ * own "parent" attribute naming the netdev it is bound to.  Other drivers
+ * with ABI 2 lack that attribute.
+ */
+static bool is_rxe(const char *ibdev_path)
+{
+	char buf[64];
+
+	return sv_sysfs_read(ibdev_path, buf, sizeof(buf), "parent") > 0;
+}
+
+/*
  * Build the device for class/infiniband_verbs/<name>, or return NULL when it
  * is not a usable softverbs device.  Reasons are silent: a host may have any
  * number of other RDMA devices, and listing is not an error path.
@@ -129,7 +155,8 @@ static struct sv_device *probe_one(const char *class_dir, const char *name,
 
 	/* The marker: only softverbs ib_devices carry this attribute. */
 	if (sv_sysfs_read(dev->ibdev.ibdev_path, buf, sizeof(buf),
-			  "softverbs_version") <= 0)
+			  "softverbs_version") <= 0 &&
+	    !(allow_rxe() && is_rxe(dev->ibdev.ibdev_path)))
 		goto skip;
 
 	dev->ibdev.node_type = read_node_type(dev->ibdev.ibdev_path);

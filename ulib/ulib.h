@@ -24,8 +24,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <pthread.h>
+
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_verbs.h>
+
+#include "queue.h"
 
 #define SV_EXPORT __attribute__((visibility("default")))
 
@@ -88,26 +92,39 @@ struct sv_ops {
 	int (*rereg_mr)(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 			void *addr, size_t length, int access);
 	int (*dereg_mr)(struct ibv_mr *mr);
+	struct ibv_mw *(*alloc_mw)(struct ibv_pd *pd, enum ibv_mw_type type);
+	int (*dealloc_mw)(struct ibv_mw *mw);
+	int (*bind_mw)(struct ibv_qp *qp, struct ibv_mw *mw,
+		       struct ibv_mw_bind *bind);
 	struct ibv_comp_channel *(*create_comp_channel)(struct ibv_context *ctx);
 	int (*destroy_comp_channel)(struct ibv_comp_channel *channel);
 	struct ibv_cq *(*create_cq)(struct ibv_context *ctx, int cqe,
 				    struct ibv_comp_channel *channel,
 				    int comp_vector);
+	struct ibv_cq_ex *(*create_cq_ex)(struct ibv_context *ctx,
+					  struct ibv_cq_init_attr_ex *attr);
 	int (*resize_cq)(struct ibv_cq *cq, int cqe);
 	int (*destroy_cq)(struct ibv_cq *cq);
-	void (*cq_event)(struct ibv_cq *cq);
+	int (*poll_cq)(struct ibv_cq *cq, int n, struct ibv_wc *wc);
+	int (*req_notify_cq)(struct ibv_cq *cq, int solicited_only);
 	struct ibv_srq *(*create_srq)(struct ibv_pd *pd,
 				      struct ibv_srq_init_attr *attr);
 	int (*modify_srq)(struct ibv_srq *srq, struct ibv_srq_attr *attr,
 			  int mask);
 	int (*query_srq)(struct ibv_srq *srq, struct ibv_srq_attr *attr);
 	int (*destroy_srq)(struct ibv_srq *srq);
+	int (*post_srq_recv)(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			     struct ibv_recv_wr **bad_wr);
 	struct ibv_qp *(*create_qp)(struct ibv_pd *pd,
 				    struct ibv_qp_init_attr *attr);
 	int (*query_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
 			struct ibv_qp_init_attr *init_attr);
 	int (*modify_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask);
 	int (*destroy_qp)(struct ibv_qp *qp);
+	int (*post_send)(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			 struct ibv_send_wr **bad_wr);
+	int (*post_recv)(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			 struct ibv_recv_wr **bad_wr);
 	struct ibv_ah *(*create_ah)(struct ibv_pd *pd, struct ibv_ah_attr *attr);
 	int (*destroy_ah)(struct ibv_ah *ah);
 	int (*attach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
@@ -171,6 +188,9 @@ void sv_device_put(struct sv_device *dev);
 struct sv_transport {
 	int (*open)(const char *path);
 	ssize_t (*write)(int fd, const void *buf, size_t len);
+	/* Optional (NULL = mmap(2)/munmap(2)): map a queue the kernel made. */
+	void *(*mmap)(int fd, size_t len, uint64_t offset);
+	int (*munmap)(void *addr, size_t len);
 };
 extern const struct sv_transport *sv_transport;
 
@@ -234,6 +254,85 @@ int sv_cmd_write_ex(int fd, uint32_t command, void *cmd, size_t core_in,
 
 int sv_cmd_get_context(int fd, struct sv_resp_get_context *resp);
 
+/*
+ * Map the queue the kernel described in mi (struct sv_mmap_info of a
+ * create/resize response) shared read-write, and validate its header.
+ * 0 or a positive errno; sv_ring_unmap undoes it (no-op when unmapped).
+ */
+int sv_ring_map(struct sv_ring *r, int cmd_fd, const struct sv_mmap_info *mi);
+void sv_ring_unmap(struct sv_ring *r);
+
+/*
+ * Commands of the object verbs.  Each is the header, the core request of
+ * <rdma/ib_user_verbs.h> and, where the rxe ABI has one, the driver request
+ * of uapi/softverbs-abi.h; responses likewise.  The kernel finds driver
+ * data right after the core part (legacy commands: at the core struct's
+ * size), which the static asserts in cmd.c pin down.  Commands whose core
+ * request has no response pointer are issued with resp NULL.
+ */
+#define SV_DEFINE_CMD(name, core_t)					\
+	struct sv_cmd_##name {						\
+		struct ib_uverbs_cmd_hdr hdr;				\
+		struct core_t core;					\
+	}
+
+SV_DEFINE_CMD(alloc_pd, ib_uverbs_alloc_pd);
+SV_DEFINE_CMD(dealloc_pd, ib_uverbs_dealloc_pd);
+SV_DEFINE_CMD(reg_mr, ib_uverbs_reg_mr);
+SV_DEFINE_CMD(rereg_mr, ib_uverbs_rereg_mr);
+SV_DEFINE_CMD(dereg_mr, ib_uverbs_dereg_mr);
+SV_DEFINE_CMD(alloc_mw, ib_uverbs_alloc_mw);
+SV_DEFINE_CMD(dealloc_mw, ib_uverbs_dealloc_mw);
+SV_DEFINE_CMD(create_comp_channel, ib_uverbs_create_comp_channel);
+SV_DEFINE_CMD(create_cq, ib_uverbs_create_cq);
+SV_DEFINE_CMD(resize_cq, ib_uverbs_resize_cq);
+SV_DEFINE_CMD(destroy_cq, ib_uverbs_destroy_cq);
+SV_DEFINE_CMD(req_notify_cq, ib_uverbs_req_notify_cq);
+SV_DEFINE_CMD(create_srq, ib_uverbs_create_srq);
+SV_DEFINE_CMD(query_srq, ib_uverbs_query_srq);
+SV_DEFINE_CMD(destroy_srq, ib_uverbs_destroy_srq);
+SV_DEFINE_CMD(create_qp, ib_uverbs_create_qp);
+SV_DEFINE_CMD(modify_qp, ib_uverbs_modify_qp);
+SV_DEFINE_CMD(query_qp, ib_uverbs_query_qp);
+SV_DEFINE_CMD(destroy_qp, ib_uverbs_destroy_qp);
+SV_DEFINE_CMD(post_send, ib_uverbs_post_send);
+SV_DEFINE_CMD(create_ah, ib_uverbs_create_ah);
+SV_DEFINE_CMD(destroy_ah, ib_uverbs_destroy_ah);
+SV_DEFINE_CMD(attach_mcast, ib_uverbs_attach_mcast);
+SV_DEFINE_CMD(detach_mcast, ib_uverbs_detach_mcast);
+
+/* modify_srq carries the rxe driver request: where to put the new mmap info */
+struct sv_cmd_modify_srq {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_modify_srq core;
+	struct sv_modify_srq_cmd drv;
+};
+
+struct sv_resp_create_cq {
+	struct ib_uverbs_create_cq_resp core;
+	struct sv_create_cq_resp drv;
+};
+
+struct sv_resp_resize_cq {
+	struct ib_uverbs_resize_cq_resp core;
+	struct sv_resize_cq_resp drv;
+};
+
+struct sv_resp_create_srq {
+	struct ib_uverbs_create_srq_resp core;
+	struct sv_create_srq_resp drv;
+};
+
+struct sv_resp_create_qp {
+	struct ib_uverbs_create_qp_resp core;
+	struct sv_create_qp_resp drv;
+};
+
+struct sv_resp_create_ah {
+	struct ib_uverbs_create_ah_resp core;
+	struct sv_create_ah_resp drv;
+};
+
 /* ------------------------------------------------------------------ */
 /* query.c — device, port, GID and P_Key queries                       */
 
@@ -247,6 +346,179 @@ void sv_port_attr_from_resp(struct ibv_port_attr *attr,
 			    const struct ib_uverbs_query_port_resp *resp);
 /* Format the raw fw_ver u64 as librxe does: major.minor.sub_minor. */
 void sv_format_fw_ver(char *buf, size_t len, uint64_t raw);
+
+/* ------------------------------------------------------------------ */
+/* Objects of the data path                                            */
+
+/*
+ * A queue we produce into: an SQ, RQ or SRQ.  Locking: lock serialises the
+ * posters of this queue (and, for an SRQ, a modify_srq remap against them);
+ * it protects ring and the limits below.  The limits are what the kernel
+ * granted at creation and bound every WQE we write.
+ */
+struct sv_wq {
+	pthread_spinlock_t lock;
+	struct sv_ring ring;
+	uint32_t max_sge;
+	uint32_t max_inline;		/* SQ only */
+};
+
+/*
+ * A CQ.  ibv_cq_ex begins with the fields of ibv_cq (verbs.h casts between
+ * them), so one union serves both creation paths.  Locking: lock serialises
+ * pollers, protects ring, cur and cqe, and is held by resize_cq across the
+ * command and the remap (the kernel copies the ring meanwhile).
+ */
+struct sv_cq {
+	union {
+		struct ibv_cq ibcq;
+		struct ibv_cq_ex ibcq_ex;
+	};
+	pthread_spinlock_t lock;
+	struct sv_ring ring;
+	bool is_ex;
+	/* ibv_cq_ex polling: held between start_poll and end_poll */
+	uint32_t cur;			/* consumer index of cqe */
+	const struct ib_uverbs_wc *cqe;	/* the entry read_*() report on */
+};
+
+/* A QP; sq.lock also protects ssn. */
+struct sv_qp {
+	struct ibv_qp ibqp;
+	struct sv_wq sq;
+	struct sv_wq rq;		/* unmapped when the QP uses an SRQ */
+	uint32_t ssn;			/* send sequence number of the next WQE */
+};
+
+struct sv_srq {
+	struct ibv_srq ibsrq;
+	struct sv_wq rq;
+	uint32_t srq_num;
+};
+
+/* An address handle: the kernel's AH index goes into every UD send WQE. */
+struct sv_ah {
+	struct ibv_ah ibah;
+	uint32_t ah_num;
+};
+
+static inline struct sv_cq *to_sv_cq(struct ibv_cq *cq)
+{
+	return sv_container_of(cq, struct sv_cq, ibcq);
+}
+
+static inline struct sv_qp *to_sv_qp(struct ibv_qp *qp)
+{
+	return sv_container_of(qp, struct sv_qp, ibqp);
+}
+
+static inline struct sv_srq *to_sv_srq(struct ibv_srq *srq)
+{
+	return sv_container_of(srq, struct sv_srq, ibsrq);
+}
+
+static inline struct sv_ah *to_sv_ah(struct ibv_ah *ah)
+{
+	return sv_container_of(ah, struct sv_ah, ibah);
+}
+
+/* ------------------------------------------------------------------ */
+/* wqe.c — WQE encoding and CQE decoding (pure; no locks, no syscalls)  */
+
+/* What a send WQE must fit: the QP type and the kernel-granted limits. */
+struct sv_sq_limits {
+	enum ibv_qp_type qp_type;
+	uint32_t max_sge;
+	uint32_t max_inline;
+	size_t slot_size;		/* bytes of one SQ slot */
+};
+
+/*
+ * Validate wr against lim and write it as a struct sv_send_wqe into slot
+ * (which has lim->slot_size bytes).  0 or a positive errno (EINVAL for a
+ * malformed request); the slot may be partly written on error, which is
+ * harmless as long as the producer index is not advanced past it.
+ */
+int sv_wqe_encode_send(void *slot, const struct sv_sq_limits *lim,
+		       const struct ibv_send_wr *wr, uint32_t ssn);
+/* Same for a receive WQE (struct sv_recv_wqe) of an RQ or SRQ. */
+int sv_wqe_encode_recv(void *slot, size_t slot_size, uint32_t max_sge,
+		       const struct ibv_recv_wr *wr);
+/* Kernel completion flags (IB_WC_*) -> verbs.h completion flags (IBV_WC_*). */
+unsigned int sv_wc_flags_from_kernel(uint32_t flags);
+/* Decode one CQE of the ring into a work completion. */
+void sv_cqe_decode(struct ibv_wc *wc, const struct ib_uverbs_wc *cqe);
+
+/* ------------------------------------------------------------------ */
+/* ah.c — address handles, GRH parsing, multicast                      */
+
+/* The addressing information a received GRH area carries. */
+struct sv_grh_info {
+	int ip_version;			/* 4 (RoCEv2 over IPv4) or 6 */
+	union ibv_gid sgid;		/* sender (IPv4 as ::ffff:a.b.c.d) */
+	union ibv_gid dgid;		/* receiver, i.e. our GID */
+	uint32_t flow_label;
+	uint8_t hop_limit;
+	uint8_t traffic_class;
+	enum ibv_gid_type gid_type;	/* IBV_GID_TYPE_IB or _ROCE_V2 */
+};
+
+/*
+ * Parse the 40-byte GRH area a UD receive starts with: an IPv6/IB GRH, or
+ * (RoCEv2 over IPv4) an IPv4 header in its last 20 bytes.  0, or EINVAL /
+ * EPROTONOSUPPORT when it is neither.
+ */
+int sv_grh_parse(const struct ibv_grh *grh, struct sv_grh_info *info);
+
+/* ------------------------------------------------------------------ */
+/* pd.c, cq.c, srq.c, qp.c — the ops of each object family             */
+
+struct ibv_pd *sv_pd_alloc(struct ibv_context *ctx);
+int sv_pd_dealloc(struct ibv_pd *pd);
+struct ibv_mr *sv_mr_reg(struct ibv_pd *pd, void *addr, size_t length,
+			 uint64_t iova, unsigned int access);
+int sv_mr_rereg(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
+		size_t length, int access);
+int sv_mr_dereg(struct ibv_mr *mr);
+struct ibv_mw *sv_mw_alloc(struct ibv_pd *pd, enum ibv_mw_type type);
+int sv_mw_dealloc(struct ibv_mw *mw);
+int sv_mw_bind(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *bind);
+
+struct ibv_comp_channel *sv_comp_channel_create(struct ibv_context *ctx);
+int sv_comp_channel_destroy(struct ibv_comp_channel *channel);
+struct ibv_cq *sv_cq_create(struct ibv_context *ctx, int cqe,
+			    struct ibv_comp_channel *channel, int comp_vector);
+struct ibv_cq_ex *sv_cq_create_ex(struct ibv_context *ctx,
+				  struct ibv_cq_init_attr_ex *attr);
+int sv_cq_resize(struct ibv_cq *cq, int cqe);
+int sv_cq_destroy(struct ibv_cq *cq);
+int sv_cq_poll(struct ibv_cq *cq, int n, struct ibv_wc *wc);
+int sv_cq_req_notify(struct ibv_cq *cq, int solicited_only);
+
+struct ibv_srq *sv_srq_create(struct ibv_pd *pd, struct ibv_srq_init_attr *attr);
+int sv_srq_modify(struct ibv_srq *srq, struct ibv_srq_attr *attr, int mask);
+int sv_srq_query(struct ibv_srq *srq, struct ibv_srq_attr *attr);
+int sv_srq_destroy(struct ibv_srq *srq);
+int sv_srq_post_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+		     struct ibv_recv_wr **bad_wr);
+
+struct ibv_qp *sv_qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+int sv_qp_query(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
+		struct ibv_qp_init_attr *init_attr);
+int sv_qp_modify(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask);
+int sv_qp_destroy(struct ibv_qp *qp);
+int sv_qp_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		    struct ibv_send_wr **bad_wr);
+int sv_qp_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+		    struct ibv_recv_wr **bad_wr);
+/* Post n receive WRs into wq (caller holds nothing); shared by RQ and SRQ. */
+int sv_wq_post_recv(struct sv_wq *wq, struct ibv_recv_wr *wr,
+		    struct ibv_recv_wr **bad_wr);
+
+struct ibv_ah *sv_ah_create(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+int sv_ah_destroy(struct ibv_ah *ah);
+int sv_mcast_attach(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid);
+int sv_mcast_detach(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid);
 
 /* ------------------------------------------------------------------ */
 /* verbs.c — dispatch of the object verbs, ops tables                  */

@@ -7,8 +7,9 @@
  *  - exported functions (ibv_alloc_pd, ibv_create_cq ...): defined here,
  *    dispatching to ctx->ops; a NULL op fails with EOPNOTSUPP;
  *  - inline wrappers calling context->ops.<fn> directly (ibv_poll_cq,
- *    ibv_post_send, ibv_req_notify_cq ...): those slots must never be NULL,
- *    so they get stubs until the data path fills them;
+ *    ibv_post_send, ibv_req_notify_cq, ibv_alloc_mw ...): filled from the
+ *    same table; they must never be NULL except alloc_mw, which the
+ *    header checks;
  *  - inline wrappers using verbs_get_ctx_op(ctx, fn) (ibv_query_port,
  *    ibv_query_device_ex, ibv_create_cq_ex ...): they check the slot and
  *    context->abi_compat/vctx->sz themselves, so a NULL slot is already a
@@ -22,10 +23,40 @@
 #undef ibv_reg_mr
 #undef ibv_reg_mr_iova
 
-/* The object verbs are not implemented yet: every slot is NULL. */
 const struct sv_ops sv_softverbs_ops = {
 	.query_device_ex = sv_query_device_ex,
 	.query_port = sv_query_port,
+	.alloc_pd = sv_pd_alloc,
+	.dealloc_pd = sv_pd_dealloc,
+	.reg_mr = sv_mr_reg,
+	.rereg_mr = sv_mr_rereg,
+	.dereg_mr = sv_mr_dereg,
+	.alloc_mw = sv_mw_alloc,
+	.dealloc_mw = sv_mw_dealloc,
+	.bind_mw = sv_mw_bind,
+	.create_comp_channel = sv_comp_channel_create,
+	.destroy_comp_channel = sv_comp_channel_destroy,
+	.create_cq = sv_cq_create,
+	.create_cq_ex = sv_cq_create_ex,
+	.resize_cq = sv_cq_resize,
+	.destroy_cq = sv_cq_destroy,
+	.poll_cq = sv_cq_poll,
+	.req_notify_cq = sv_cq_req_notify,
+	.create_srq = sv_srq_create,
+	.modify_srq = sv_srq_modify,
+	.query_srq = sv_srq_query,
+	.destroy_srq = sv_srq_destroy,
+	.post_srq_recv = sv_srq_post_recv,
+	.create_qp = sv_qp_create,
+	.query_qp = sv_qp_query,
+	.modify_qp = sv_qp_modify,
+	.destroy_qp = sv_qp_destroy,
+	.post_send = sv_qp_post_send,
+	.post_recv = sv_qp_post_recv,
+	.create_ah = sv_ah_create,
+	.destroy_ah = sv_ah_destroy,
+	.attach_mcast = sv_mcast_attach,
+	.detach_mcast = sv_mcast_detach,
 };
 
 static const struct sv_ops *ops_of(struct ibv_context *context)
@@ -46,7 +77,7 @@ static int fail_int(int err)
 }
 
 /* ------------------------------------------------------------------ */
-/* ibv_context_ops stubs for the inline data-path wrappers              */
+/* ibv_context_ops slots the inline data-path wrappers call directly    */
 
 static int stub_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 {
@@ -58,7 +89,7 @@ static int stub_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 static int stub_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 {
 	(void)cq, (void)solicited_only;
-	return fail_int(EOPNOTSUPP);
+	return EOPNOTSUPP;
 }
 
 static int stub_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
@@ -66,7 +97,7 @@ static int stub_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 {
 	(void)qp;
 	*bad_wr = wr;
-	return fail_int(EOPNOTSUPP);
+	return EOPNOTSUPP;
 }
 
 static int stub_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
@@ -74,7 +105,7 @@ static int stub_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 {
 	(void)qp;
 	*bad_wr = wr;
-	return fail_int(EOPNOTSUPP);
+	return EOPNOTSUPP;
 }
 
 static int stub_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
@@ -82,21 +113,24 @@ static int stub_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 {
 	(void)srq;
 	*bad_wr = wr;
-	return fail_int(EOPNOTSUPP);
+	return EOPNOTSUPP;
 }
 
 static int stub_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
 			struct ibv_mw_bind *bind)
 {
 	(void)qp, (void)mw, (void)bind;
-	return fail_int(EOPNOTSUPP);
+	return EOPNOTSUPP;
 }
 
 static int stub_dealloc_mw(struct ibv_mw *mw)
 {
 	(void)mw;
-	return fail_int(EOPNOTSUPP);
+	return EOPNOTSUPP;
 }
+
+/* An ops table may leave a data-path verb NULL; the slot must not be. */
+#define SLOT(ops_fn, stub) ((ops_fn) ? (ops_fn) : (stub))
 
 void sv_context_init_ops(struct sv_context *ctx)
 {
@@ -107,17 +141,18 @@ void sv_context_init_ops(struct sv_context *ctx)
 	cops->_compat_query_device = ibv_query_device;
 	cops->_compat_query_port = ibv_query_port;
 
-	cops->poll_cq = stub_poll_cq;
-	cops->req_notify_cq = stub_req_notify_cq;
-	cops->post_send = stub_post_send;
-	cops->post_recv = stub_post_recv;
-	cops->post_srq_recv = stub_post_srq_recv;
-	cops->bind_mw = stub_bind_mw;
-	cops->dealloc_mw = stub_dealloc_mw;
-	cops->alloc_mw = NULL;	/* ibv_alloc_mw checks for NULL itself */
+	cops->poll_cq = SLOT(ctx->ops->poll_cq, stub_poll_cq);
+	cops->req_notify_cq = SLOT(ctx->ops->req_notify_cq, stub_req_notify_cq);
+	cops->post_send = SLOT(ctx->ops->post_send, stub_post_send);
+	cops->post_recv = SLOT(ctx->ops->post_recv, stub_post_recv);
+	cops->post_srq_recv = SLOT(ctx->ops->post_srq_recv, stub_post_srq_recv);
+	cops->bind_mw = SLOT(ctx->ops->bind_mw, stub_bind_mw);
+	cops->dealloc_mw = SLOT(ctx->ops->dealloc_mw, stub_dealloc_mw);
+	cops->alloc_mw = ctx->ops->alloc_mw;	/* ibv_alloc_mw checks NULL */
 
 	vctx->query_port = ctx->ops->query_port;
 	vctx->query_device_ex = ctx->ops->query_device_ex;
+	vctx->create_cq_ex = ctx->ops->create_cq_ex;
 }
 
 /* ------------------------------------------------------------------ */
@@ -193,15 +228,42 @@ SV_EXPORT struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
 	return mr;
 }
 
+/*
+ * The rereg_mr conventions of libibverbs: IBV_REREG_MR_ERR_INPUT (errno
+ * EINVAL) for an inconsistent request, IBV_REREG_MR_ERR_CMD (errno from
+ * the kernel) when the kernel refused, and the old MR stays valid in both
+ * cases.  No fork bookkeeping is needed (see ibv_fork_init), so the
+ * *_FORK_* results never occur.
+ */
 SV_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 			   void *addr, size_t length, int access)
 {
+	int err;
+
+	if ((flags & ~IBV_REREG_MR_FLAGS_SUPPORTED) ||
+	    ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) && (!addr || !length)) ||
+	    (access && !(flags & IBV_REREG_MR_CHANGE_ACCESS)) ||
+	    ((flags & IBV_REREG_MR_CHANGE_PD) && !pd)) {
+		errno = EINVAL;
+		return IBV_REREG_MR_ERR_INPUT;
+	}
 	if (!ops_of(mr->context)->rereg_mr) {
 		errno = EOPNOTSUPP;
-		return IBV_REREG_MR_ERR_INPUT;	/* the old MR is untouched */
+		return IBV_REREG_MR_ERR_CMD;
 	}
-	return ops_of(mr->context)->rereg_mr(mr, flags, pd, addr, length,
-					     access);
+	err = ops_of(mr->context)->rereg_mr(mr, flags, pd, addr, length,
+					    access);
+	if (err) {
+		errno = err;
+		return IBV_REREG_MR_ERR_CMD;
+	}
+	if (flags & IBV_REREG_MR_CHANGE_PD)
+		mr->pd = pd;
+	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
+		mr->addr = addr;
+		mr->length = length;
+	}
+	return 0;
 }
 
 SV_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
@@ -239,15 +301,8 @@ SV_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe,
 	if (!ops_of(context)->create_cq)
 		return fail_null(EOPNOTSUPP);
 	cq = ops_of(context)->create_cq(context, cqe, channel, comp_vector);
-	if (cq) {
-		cq->context = context;
-		cq->channel = channel;
+	if (cq)
 		cq->cq_context = cq_context;
-		cq->comp_events_completed = 0;
-		cq->async_events_completed = 0;
-		pthread_mutex_init(&cq->mutex, NULL);
-		pthread_cond_init(&cq->cond, NULL);
-	}
 	return cq;
 }
 
@@ -263,23 +318,6 @@ SV_EXPORT int ibv_destroy_cq(struct ibv_cq *cq)
 	if (!ops_of(cq->context)->destroy_cq)
 		return fail_int(EOPNOTSUPP);
 	return ops_of(cq->context)->destroy_cq(cq);
-}
-
-SV_EXPORT int ibv_get_cq_event(struct ibv_comp_channel *channel,
-			       struct ibv_cq **cq, void **cq_context)
-{
-	(void)channel, (void)cq, (void)cq_context;
-	/* No channel can exist while create_comp_channel is unimplemented. */
-	errno = EOPNOTSUPP;
-	return -1;
-}
-
-SV_EXPORT void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
-{
-	pthread_mutex_lock(&cq->mutex);
-	cq->comp_events_completed += nevents;
-	pthread_cond_signal(&cq->cond);
-	pthread_mutex_unlock(&cq->mutex);
 }
 
 /* ------------------------------------------------------------------ */
@@ -391,24 +429,6 @@ SV_EXPORT int ibv_destroy_ah(struct ibv_ah *ah)
 	if (!ops_of(ah->context)->destroy_ah)
 		return fail_int(EOPNOTSUPP);
 	return ops_of(ah->context)->destroy_ah(ah);
-}
-
-SV_EXPORT int ibv_init_ah_from_wc(struct ibv_context *context,
-				  uint8_t port_num, struct ibv_wc *wc,
-				  struct ibv_grh *grh,
-				  struct ibv_ah_attr *ah_attr)
-{
-	(void)context, (void)port_num, (void)wc, (void)grh, (void)ah_attr;
-	return fail_int(EOPNOTSUPP);
-}
-
-SV_EXPORT struct ibv_ah *ibv_create_ah_from_wc(struct ibv_pd *pd,
-					       struct ibv_wc *wc,
-					       struct ibv_grh *grh,
-					       uint8_t port_num)
-{
-	(void)pd, (void)wc, (void)grh, (void)port_num;
-	return fail_null(EOPNOTSUPP);
 }
 
 SV_EXPORT int ibv_resolve_eth_l2_from_gid(struct ibv_context *context,

@@ -191,9 +191,10 @@ static int legacy(const struct ib_uverbs_cmd_hdr *hdr, const uint8_t *req,
 	uint32_t cmd = hdr->command;
 	uint64_t ptr;
 
-	if (in_len < sizeof(ptr))
-		return ENOSPC;
-	memcpy(&ptr, req, sizeof(ptr));
+	/* Requests without a response start with a handle, not a pointer. */
+	ptr = 0;
+	if (in_len >= sizeof(ptr))
+		memcpy(&ptr, req, sizeof(ptr));
 	if (cmd < 64)
 		fk.count[cmd]++;
 	if (!fk.have_context && cmd != IB_USER_VERBS_CMD_GET_CONTEXT)

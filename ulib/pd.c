@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Protection domains, memory regions and memory windows: pure uverbs
+ * commands, no driver data in either direction (the rxe ABI has none).
+ *
+ * Every constructor issues the command and fills the object from the
+ * response; if anything fails after the kernel object exists, the kernel
+ * object is destroyed before the memory is freed.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "ulib.h"
+
+static int cmd_fd(struct ibv_context *ctx)
+{
+	return ctx->cmd_fd;
+}
+
+/* ------------------------------------------------------------------ */
+/* PD                                                                  */
+
+struct ibv_pd *sv_pd_alloc(struct ibv_context *ctx)
+{
+	struct sv_cmd_alloc_pd cmd = {};
+	struct ib_uverbs_alloc_pd_resp resp;
+	struct ibv_pd *pd;
+	int err;
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = SV_CMD(cmd_fd(ctx), ALLOC_PD, &cmd, &resp);
+	if (err) {
+		free(pd);
+		errno = err;
+		return NULL;
+	}
+	pd->context = ctx;
+	pd->handle = resp.pd_handle;
+	return pd;
+}
+
+int sv_pd_dealloc(struct ibv_pd *pd)
+{
+	struct sv_cmd_dealloc_pd cmd = { .core.pd_handle = pd->handle };
+	int err;
+
+	err = sv_cmd_write(cmd_fd(pd->context), IB_USER_VERBS_CMD_DEALLOC_PD,
+			   &cmd, sizeof(cmd), NULL, 0);
+	if (err)
+		return err;	/* still in use (EBUSY): the PD stays valid */
+	free(pd);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* MR                                                                  */
+
+struct ibv_mr *sv_mr_reg(struct ibv_pd *pd, void *addr, size_t length,
+			 uint64_t iova, unsigned int access)
+{
+	struct sv_cmd_reg_mr cmd = {
+		.core.start = (uintptr_t)addr,
+		.core.length = length,
+		.core.hca_va = iova,
+		.core.pd_handle = pd->handle,
+		.core.access_flags = access,
+	};
+	struct ib_uverbs_reg_mr_resp resp;
+	struct ibv_mr *mr;
+	int err;
+
+	mr = calloc(1, sizeof(*mr));
+	if (!mr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = SV_CMD(cmd_fd(pd->context), REG_MR, &cmd, &resp);
+	if (err) {
+		free(mr);
+		errno = err;
+		return NULL;
+	}
+	mr->context = pd->context;
+	mr->pd = pd;
+	mr->addr = addr;
+	mr->length = length;
+	mr->handle = resp.mr_handle;
+	mr->lkey = resp.lkey;
+	mr->rkey = resp.rkey;
+	return mr;
+}
+
+/*
+ * Returns 0 or a positive errno; ibv_rereg_mr (verbs.c) turns that into the
+ * IBV_REREG_MR_ERR_* convention and updates addr/length/pd on success.
+ */
+int sv_mr_rereg(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
+		size_t length, int access)
+{
+	struct sv_cmd_rereg_mr cmd = {
+		.core.mr_handle = mr->handle,
+		.core.flags = (uint32_t)flags,
+		.core.start = (uintptr_t)addr,
+		.core.length = length,
+		.core.hca_va = (uintptr_t)addr,
+		.core.pd_handle = (flags & IBV_REREG_MR_CHANGE_PD) ?
+				  pd->handle : 0,
+		.core.access_flags = (uint32_t)access,
+	};
+	struct ib_uverbs_rereg_mr_resp resp;
+	int err;
+
+	err = SV_CMD(cmd_fd(mr->context), REREG_MR, &cmd, &resp);
+	if (err)
+		return err;
+	mr->lkey = resp.lkey;
+	mr->rkey = resp.rkey;
+	return 0;
+}
+
+int sv_mr_dereg(struct ibv_mr *mr)
+{
+	struct sv_cmd_dereg_mr cmd = { .core.mr_handle = mr->handle };
+	int err;
+
+	err = sv_cmd_write(cmd_fd(mr->context), IB_USER_VERBS_CMD_DEREG_MR,
+			   &cmd, sizeof(cmd), NULL, 0);
+	if (err)
+		return err;
+	free(mr);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* MW                                                                  */
+
+struct ibv_mw *sv_mw_alloc(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct sv_cmd_alloc_mw cmd = {
+		.core.pd_handle = pd->handle,
+		.core.mw_type = (uint8_t)type,
+	};
+	struct ib_uverbs_alloc_mw_resp resp;
+	struct ibv_mw *mw;
+	int err;
+
+	if (type != IBV_MW_TYPE_1 && type != IBV_MW_TYPE_2) {
+		errno = EINVAL;
+		return NULL;
+	}
+	mw = calloc(1, sizeof(*mw));
+	if (!mw) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = SV_CMD(cmd_fd(pd->context), ALLOC_MW, &cmd, &resp);
+	if (err) {
+		free(mw);
+		errno = err;
+		return NULL;
+	}
+	mw->context = pd->context;
+	mw->pd = pd;
+	mw->rkey = resp.rkey;
+	mw->handle = resp.mw_handle;
+	mw->type = type;
+	return mw;
+}
+
+int sv_mw_dealloc(struct ibv_mw *mw)
+{
+	struct sv_cmd_dealloc_mw cmd = { .core.mw_handle = mw->handle };
+	int err;
+
+	err = sv_cmd_write(cmd_fd(mw->context), IB_USER_VERBS_CMD_DEALLOC_MW,
+			   &cmd, sizeof(cmd), NULL, 0);
+	if (err) {
+		errno = err;
+		return err;
+	}
+	free(mw);
+	return 0;
+}
+
+/*
+ * The variable part of an rkey is its low byte (IBTA 10.6.7.2.3: the
+ * consumer owns the key portion); each bind moves to the next key so a
+ * stale rkey of the previous binding no longer matches.
+ */
+static uint32_t next_rkey(uint32_t rkey)
+{
+	return (rkey & 0xffffff00u) | ((rkey + 1) & 0xffu);
+}
+
+/*
+ * ibv_bind_mw (type 1 windows): the verbs.h inline has checked the type
+ * and the MR's PD; the bind is an ordinary BIND_MW send WR on the QP,
+ * completed like any other WR (IBTA 10.6.7.2).  The window's rkey is
+ * updated when the WR is posted; if it completes in error the caller must
+ * restore it (as the verbs API documents).
+ */
+int sv_mw_bind(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *bind)
+{
+	struct ibv_send_wr wr = {}, *bad;
+	int err;
+
+	/* A type 1 window is addressed by VA (IBTA 10.6.7.2.2). */
+	if (bind->bind_info.mw_access_flags & IBV_ACCESS_ZERO_BASED) {
+		errno = EINVAL;
+		return EINVAL;
+	}
+	wr.wr_id = bind->wr_id;
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.send_flags = bind->send_flags;
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = next_rkey(mw->rkey);
+	wr.bind_mw.bind_info = bind->bind_info;
+
+	err = qp->context->ops.post_send(qp, &wr, &bad);
+	if (err) {
+		errno = err;
+		return err;
+	}
+	mw->rkey = wr.bind_mw.rkey;
+	return 0;
+}
