@@ -28,7 +28,7 @@ root=$(realpath "$(dirname "$0")/..")
 # anything .gitignore'd. That keeps build products and generated headers from
 # an in-tree build (kmod/compat/config.h probed for some other kernel) out of OUTDIR.
 list_sources() {
-	local dirs=(Kbuild kmod uapi)
+	local dirs=(Kbuild dkms.conf kmod uapi)
 	[ -d "$root/tests/kunit" ] && dirs+=(tests/kunit)
 	if git -C "$root" rev-parse --git-dir >/dev/null 2>&1; then
 		git -C "$root" ls-files --cached --others --exclude-standard -- "${dirs[@]}"
