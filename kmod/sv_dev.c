@@ -85,12 +85,19 @@ static const struct ib_device_ops sv_dev_ops = {
 
 	.get_dma_mr = sv_mr_get_dma,
 	.reg_user_mr = sv_mr_reg_user,
+	.rereg_user_mr = sv_mr_rereg_user,
 	.dereg_mr = sv_mr_dereg,
+	.alloc_mr = sv_mr_alloc_fast,
+	.map_mr_sg = sv_mr_map_sg,
+
+	.alloc_mw = sv_mw_alloc,
+	.dealloc_mw = sv_mw_dealloc,
 
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sv_ucontext, ibuc),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sv_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_cq, sv_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_qp, sv_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_mw, sv_mw_obj, ibmw),
 };
 
 static void sv_dev_unreg_work(struct work_struct *work)

@@ -31,8 +31,17 @@ int sv_port_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->vendor_id = SV_VENDOR_ID;
 	attr->vendor_part_id = SV_VENDOR_PART_ID;
 	attr->hw_ver = SV_HW_VERSION;
-	attr->page_size_cap = PAGE_SIZE;
+	attr->page_size_cap = SV_PAGE_SIZE_CAP;
 	attr->max_pd = SV_MAX_PD;
+	/*
+	 * MRs and MWs.  IB_DEVICE_MEM_MGT_EXTENSIONS (REG_MR, LOCAL_INV) and
+	 * IB_DEVICE_MEM_WINDOW(_TYPE_2B) follow once the transport executes
+	 * those work requests (sv_mr_fast_reg, sv_mr_invalidate, sv_mw_bind).
+	 */
+	attr->max_mr = SV_MAX_MR;
+	attr->max_mr_size = SV_MAX_MR_SIZE;
+	attr->max_mw = SV_MAX_MW;
+	attr->max_fast_reg_page_list_len = SV_MAX_FAST_REG_PAGES;
 	attr->max_pkeys = SV_PORT_PKEY_TBL_LEN;
 	/* "rdma link delete" may remove the device */
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;

@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Memory windows (IBTA 10.6.7): remote access to a part of an MR under an
+ * R_Key of its own, from the key space of sv_mr.c.
+ *
+ * Both types are bound by a work request the transport executes through
+ * sv_mw_bind(): a type 2 window by the consumer's BIND_MW work request, a
+ * type 1 window by ibv_bind_mw(), which librxe also turns into a BIND_MW
+ * work request on the QP.  A type 1 window is unbound by binding it with
+ * length 0; a type 2 window by LOCAL_INV or SEND with Invalidate
+ * (sv_mw_invalidate(), reached through sv_mr_invalidate()).
+ *
+ * States (IBTA 10.6.7.1): Free after allocation and after an unbind or
+ * invalidate, Valid while bound, Invalid once deallocation began.  A bound
+ * window holds a reference on its MR and counts in the MR's num_mw, which
+ * keeps the MR from being deregistered, re-registered or invalidated
+ * (IBTA 10.6.7.2.1).
+ */
+#include <linux/slab.h>
+
+#include "sv.h"
+
+/*
+ * Rights a bind may grant.  IB_ACCESS_LOCAL_WRITE means nothing for a
+ * window (it is reached only remotely) but consumers pass it (rdma-core's
+ * own tests do), so it is accepted and ignored; IB_ACCESS_MW_BIND likewise.
+ */
+#define SV_MW_ACCESS_REMOTE	(IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE | \
+				 IB_ACCESS_REMOTE_ATOMIC)
+#define SV_MW_ACCESS		(SV_MW_ACCESS_REMOTE | IB_ZERO_BASED | \
+				 IB_ACCESS_LOCAL_WRITE | IB_ACCESS_MW_BIND)
+
+/* drop the binding of @mw; returns the MR to detach (outside the lock) */
+static struct sv_mr *sv_mw_unbind_locked(struct sv_mw *mw)
+{
+	struct sv_mr *mr = mw->mr;
+
+	lockdep_assert_held(&mw->lock);
+	mw->mr = NULL;
+	mw->addr = 0;
+	mw->length = 0;
+	mw->access = 0;
+	mw->qpn = 0;
+	return mr;
+}
+
+int sv_mw_alloc(struct ib_mw *ibmw, struct ib_udata *udata)
+{
+	struct sv_mw_obj *obj = container_of(ibmw, struct sv_mw_obj, ibmw);
+	struct sv_dev *sv = to_sv_dev(ibmw->device);
+	struct sv_mw *mw;
+	int err;
+
+	/* no driver-specific input or output in the rxe ABI */
+	if (udata && (udata->inlen || udata->outlen))
+		return -EINVAL;
+	if (ibmw->type != IB_MW_TYPE_1 && ibmw->type != IB_MW_TYPE_2)
+		return -EINVAL;
+	if (!sv_dev_count_get(&sv->num_mw, SV_MAX_MW)) {
+		sv_dbg_dev(sv, "no more than %u MWs\n", SV_MAX_MW);
+		return -ENOMEM;
+	}
+
+	mw = kzalloc(sizeof(*mw), GFP_KERNEL);
+	if (!mw) {
+		err = -ENOMEM;
+		goto err_put_count;
+	}
+	sv_mkey_init(&mw->mkey, SV_MKEY_MW);
+	spin_lock_init(&mw->lock);
+	mw->sv = sv;
+	mw->type = ibmw->type;
+	mw->pd = ibmw->pd;
+	mw->state = SV_MW_FREE;
+
+	err = sv_mkey_publish(sv, &mw->mkey);
+	if (err)
+		goto err_free_mw;
+	obj->mw = mw;
+	ibmw->rkey = mw->mkey.key;
+	return 0;
+
+err_free_mw:
+	kfree(mw);
+err_put_count:
+	sv_mkey_count_put(sv, &sv->num_mw);
+	return err;
+}
+
+/*
+ * ib_core frees struct sv_mw_obj right after this returns; struct sv_mw,
+ * which lookups may still be reading under RCU, is freed after a grace
+ * period.
+ */
+int sv_mw_dealloc(struct ib_mw *ibmw)
+{
+	struct sv_mw *mw = to_sv_mw(ibmw);
+	struct sv_dev *sv = mw->sv;
+	struct sv_mr *mr;
+
+	sv_mkey_unpublish(sv, &mw->mkey);
+
+	spin_lock_bh(&mw->lock);
+	mw->state = SV_MW_INVALID;
+	mr = sv_mw_unbind_locked(mw);
+	spin_unlock_bh(&mw->lock);
+	if (mr)
+		sv_mr_mw_detach(mr);
+
+	sv_mkey_put(&mw->mkey);
+	sv_mkey_wait(sv, &mw->mkey);
+	kfree_rcu(mw, mkey.rcu);
+	sv_mkey_count_put(sv, &sv->num_mw);
+	return 0;
+}
+
+int sv_mw_bind(struct sv_dev *sv, struct ib_pd *pd, u32 qpn,
+	       const struct sv_mw_bind_args *args)
+{
+	struct sv_mkey *mw_mk, *mr_mk = NULL;
+	struct sv_mr *mr = NULL, *old;
+	struct sv_mw *mw;
+	int err;
+
+	mw_mk = sv_mkey_get(sv, args->mw_rkey);
+	if (!mw_mk)
+		return -EINVAL;
+	if (mw_mk->type != SV_MKEY_MW) {
+		err = -EINVAL;
+		goto out_put_mw;
+	}
+	mw = container_of(mw_mk, struct sv_mw, mkey);
+
+	/* the new R_Key keeps the index, the consumer picks the variant */
+	if ((args->new_rkey ^ args->mw_rkey) & ~SV_MKEY_VARIANT_MASK) {
+		err = -EINVAL;
+		goto out_put_mw;
+	}
+	if (args->access & ~SV_MW_ACCESS) {
+		err = -EINVAL;
+		goto out_put_mw;
+	}
+	if (mw->type == IB_MW_TYPE_1 && (args->access & IB_ZERO_BASED)) {
+		/* o10-36.2.2: type 1 windows are virtually addressed */
+		err = -EINVAL;
+		goto out_put_mw;
+	}
+	if (mw->type == IB_MW_TYPE_2 && !args->length) {
+		/* o10-37.2.40: a type 2 window is unbound by invalidation */
+		err = -EINVAL;
+		goto out_put_mw;
+	}
+	if (mw->pd != pd) {
+		/* C10-72: the QP that binds and the window share a PD */
+		err = -EACCES;
+		goto out_put_mw;
+	}
+	if (args->length) {
+		mr_mk = sv_mkey_get(sv, args->mr_lkey);
+		if (!mr_mk || mr_mk->type != SV_MKEY_MR) {
+			err = -EINVAL;
+			goto out_put_mr;
+		}
+		mr = container_of(mr_mk, struct sv_mr, mkey);
+	}
+
+	/* lock order: window, then MR */
+	spin_lock_bh(&mw->lock);
+	if (mw->mkey.key != args->mw_rkey || mw->state == SV_MW_INVALID) {
+		err = -EINVAL;
+		goto out_unlock;
+	}
+	if (mw->type == IB_MW_TYPE_2 && mw->state != SV_MW_FREE) {
+		/* o10-37.2.30: a bound type 2 window must be invalidated first */
+		err = -EINVAL;
+		goto out_unlock;
+	}
+	if (mr) {
+		/* the MR's state, PD, rights and range (C10-73..75) */
+		err = sv_mr_mw_attach(mr, args->mr_lkey, pd, args->addr,
+				      args->length, args->access);
+		if (err)
+			goto out_unlock;
+	}
+	old = sv_mw_unbind_locked(mw);
+	if (mr) {
+		/* our lookup reference becomes the binding's */
+		mw->mr = mr;
+		mr_mk = NULL;
+		mw->addr = args->addr;
+		mw->length = args->length;
+		mw->access = args->access & (SV_MW_ACCESS_REMOTE | IB_ZERO_BASED);
+		if (mw->type == IB_MW_TYPE_2)
+			mw->qpn = qpn;
+		mw->state = SV_MW_VALID;
+	} else {
+		mw->state = SV_MW_FREE;		/* type 1, length 0: unbind */
+	}
+	WRITE_ONCE(mw->mkey.key, args->new_rkey);
+	spin_unlock_bh(&mw->lock);
+	if (old)
+		sv_mr_mw_detach(old);
+	err = 0;
+	goto out_put_mr;
+
+out_unlock:
+	spin_unlock_bh(&mw->lock);
+out_put_mr:
+	if (mr_mk)
+		sv_mkey_put(mr_mk);
+out_put_mw:
+	sv_mkey_put(mw_mk);
+	return err;
+}
+
+int sv_mw_invalidate(struct sv_mw *mw, u32 rkey, struct ib_pd *pd, u32 qpn,
+		     bool remote)
+{
+	struct sv_mr *mr = NULL;
+	int err = 0;
+
+	spin_lock_bh(&mw->lock);
+	if (mw->mkey.key != rkey || mw->state != SV_MW_VALID)
+		err = -EINVAL;
+	else if (mw->type == IB_MW_TYPE_1)
+		/* o10-37.2.26: type 1 windows are unbound by a bind only */
+		err = -EINVAL;
+	else if (mw->pd != pd || (remote && mw->qpn != qpn))
+		/* a SEND with Invalidate must arrive on the window's QP */
+		err = -EACCES;
+	if (!err) {
+		mr = sv_mw_unbind_locked(mw);
+		mw->state = SV_MW_FREE;
+	}
+	spin_unlock_bh(&mw->lock);
+	if (mr)
+		sv_mr_mw_detach(mr);
+	return err;
+}
+
+struct sv_mr *sv_mw_resolve(struct sv_mw *mw, u32 rkey, struct ib_pd *pd,
+			    u32 qpn, int access, u64 *iova, u64 length)
+{
+	struct sv_mr *mr = NULL;
+	u64 base;
+	int err = 0;
+
+	spin_lock_bh(&mw->lock);
+	base = mw->access & IB_ZERO_BASED ? 0 : mw->addr;
+	if (mw->mkey.key != rkey || mw->state != SV_MW_VALID)
+		err = -EINVAL;
+	else if (mw->pd != pd ||
+		 (mw->type == IB_MW_TYPE_2 && mw->qpn != qpn) ||
+		 (access & ~mw->access & SV_MW_ACCESS_REMOTE))
+		err = -EACCES;
+	else if (!sv_mr_range_ok(base, mw->length, *iova, length))
+		err = -ERANGE;
+	if (!err) {
+		/* the binding holds the MR: the count cannot be zero */
+		mr = mw->mr;
+		refcount_inc(&mr->mkey.ref);
+		*iova = mw->addr + (*iova - base);
+	}
+	spin_unlock_bh(&mw->lock);
+	return err ? ERR_PTR(err) : mr;
+}
+
+void sv_mw_invalidate_qp(struct sv_dev *sv, u32 qpn)
+{
+	unsigned long idx;
+	struct sv_mkey *mk;
+	struct sv_mw *mw;
+	struct sv_mr *mr;
+
+	/* type 2 windows answer to one QP only: without it they are useless */
+	rcu_read_lock();
+	xa_for_each(&sv->mr_xa, idx, mk) {
+		if (xa_is_value(mk) || mk->type != SV_MKEY_MW ||
+		    !refcount_inc_not_zero(&mk->ref))
+			continue;
+		mw = container_of(mk, struct sv_mw, mkey);
+		mr = NULL;
+		spin_lock_bh(&mw->lock);
+		if (mw->type == IB_MW_TYPE_2 && mw->state == SV_MW_VALID &&
+		    mw->qpn == qpn) {
+			mr = sv_mw_unbind_locked(mw);
+			mw->state = SV_MW_FREE;
+		}
+		spin_unlock_bh(&mw->lock);
+		if (mr)
+			sv_mr_mw_detach(mr);
+		sv_mkey_put(mk);
+	}
+	rcu_read_unlock();
+}
