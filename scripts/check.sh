@@ -21,11 +21,19 @@
 #   SV_DEBUG_KERNEL=0     skip the debug kernel (its first build takes ~13 min)
 #   SV_TESTS=REGEX        only tests/user tests whose name matches
 #   SV_VM_TIMEOUT=SEC     per-VM timeout (default 900; x3 for the debug kernel)
+#   SV_HOST_TIMEOUT=SEC   timeout of the host unit tests (default 600)
 #   CC                    e.g. "ccache gcc-12", passed to the module build
 set -euo pipefail
 
 root=$(realpath "$(dirname "$0")/..")
 cd "$root"
+# Two checks at once would clobber each other's build/ and results/: queue up.
+mkdir -p build
+exec 9>build/.check.lock
+if ! flock -n 9; then
+	echo "[check] another check.sh is running in $root; waiting for it" >&2
+	flock 9
+fi
 results=$root/results
 rm -rf "$results"
 mkdir -p "$results"
@@ -88,7 +96,8 @@ done
 
 if [ -f ulib/Makefile ] && grep -q '^test:' ulib/Makefile; then
 	rc=0
-	stage host-tests make -C ulib test || rc=$?
+	# A hung host test must not hang the whole check.
+	stage host-tests timeout -k 10 "${SV_HOST_TIMEOUT:-600}" make -C ulib test || rc=$?
 	log=$results/host-tests.log
 	# The suite's closing "N passed, N failed" line if it prints one, else TAP.
 	counts=$(sed -n 's/^.*\b\([0-9]\+\) passed, \([0-9]\+\) failed\(, \([0-9]\+\) skipped\)\?.*$/\1 \2 \4/p' "$log" | tail -n 1)
@@ -170,6 +179,18 @@ test_kernel() {
 	joined=$(printf '%s; ' "${note[@]}")
 	row "$label" $p $f $s "$(secs "$t0")" "${joined%; }"
 }
+
+# DKMS: as root (CI, a test machine) install the module through DKMS for every
+# installed kernel; tests/user/16-dkms.sh then checks that a plain "modprobe
+# softverbs" in the VM loads it. Removed again when check.sh exits.
+if [ "$(id -u)" = 0 ] && [ "${SV_DKMS:-1}" != 0 ]; then
+	trap 'make -s dkms-remove >/dev/null 2>&1 || true' EXIT
+	if stage dkms make dkms-install; then
+		row "host: dkms install" 1 0 0 "$stage_secs"
+	else
+		row "host: dkms install" 0 1 0 "$stage_secs" "see results/dkms.log"
+	fi
+fi
 
 kernels=${SV_KERNELS:-}
 if [ -z "$kernels" ]; then
