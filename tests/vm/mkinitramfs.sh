@@ -44,6 +44,7 @@ key=$( (cat "$here/init" "$0" "$busybox"; for ko in "${kos[@]}"; do stat -c '%n 
 name=initramfs-${kver:-builtin}
 out=$cache/$name-$key.cpio
 if [ -f "$out" ]; then
+	touch "$out"	# mtime = last use, for the clean-up below
 	echo "$out"
 	exit 0
 fi
@@ -76,6 +77,7 @@ done
 (cd "$stage" && find . -print0 | LC_ALL=C sort -z |
 	cpio --null -o -H newc --owner=0:0 --quiet) >"$out.tmp.$$"
 mv "$out.tmp.$$" "$out"
-# Older versions for the same kernel are dead weight now.
-find "$cache" -maxdepth 1 -name "$name-*.cpio" ! -name "$(basename "$out")" -delete
+# Older versions for the same kernel are dead weight, but a run from another
+# checkout may be booting one right now: only remove those unused for a day.
+find "$cache" -maxdepth 1 -name "$name-*.cpio" ! -name "$(basename "$out")" -mmin +1440 -delete
 echo "$out"
