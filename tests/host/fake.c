@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -185,6 +186,192 @@ static int respond(uint64_t ptr, size_t room, const void *resp, size_t len)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* Rings and object commands                                           */
+
+static unsigned int order_for(uint32_t entries)
+{
+	unsigned int log2 = 1;
+
+	while ((1u << log2) < entries + 1)	/* one slot stays free */
+		log2++;
+	return log2;
+}
+
+/* A new ring of >= entries usable slots; fills mi for the response. */
+static struct sv_queue_buf *new_ring(uint32_t entries, unsigned int log2_elem,
+				     struct sv_mmap_info *mi)
+{
+	struct fake_ring *r;
+	unsigned int log2 = order_for(entries);
+
+	if (fk.nrings == sizeof(fk.rings) / sizeof(fk.rings[0]))
+		abort();
+	r = &fk.rings[fk.nrings];
+	r->size = sizeof(struct sv_queue_buf) + ((size_t)1 << (log2 + log2_elem));
+	r->buf = calloc(1, r->size);
+	if (!r->buf)
+		abort();
+	r->buf->index_mask = (1u << log2) - 1;
+	r->buf->log2_elem_size = log2_elem;
+	r->offset = 0x10000ull * (fk.nrings + 1);
+	mi->offset = r->offset;
+	mi->size = (uint32_t)r->size;
+	fk.nrings++;
+	return r->buf;
+}
+
+struct fake_ring *fake_ring_of(const void *addr)
+{
+	unsigned int i;
+
+	for (i = 0; i < fk.nrings; i++)
+		if (fk.rings[i].buf == addr)
+			return &fk.rings[i];
+	return NULL;
+}
+
+static void *fk_mmap(int fd, size_t len, uint64_t offset)
+{
+	unsigned int i;
+
+	(void)fd;
+	for (i = 0; i < fk.nrings; i++) {
+		if (fk.rings[i].offset == offset && fk.rings[i].size == len) {
+			fk.rings[i].maps++;
+			return fk.rings[i].buf;
+		}
+	}
+	errno = EINVAL;
+	return MAP_FAILED;
+}
+
+static int fk_munmap(void *addr, size_t len)
+{
+	struct fake_ring *r = fake_ring_of(addr);
+
+	if (!r || r->size != len) {
+		sv_test_fail(__FILE__, __LINE__, "munmap of an unknown ring");
+		return -1;
+	}
+	r->maps--;
+	return 0;
+}
+
+/* Driver data follows the core request/response at the core's size. */
+static int object_cmd(uint32_t cmd, const uint8_t *req, size_t in_len,
+		      uint64_t ptr, size_t out_len)
+{
+#define REQ(type, var)							\
+	struct type var;						\
+	if (in_len < sizeof(var))					\
+		return EINVAL;						\
+	memcpy(&var, req, sizeof(var))
+
+	switch (cmd) {
+	case IB_USER_VERBS_CMD_ALLOC_PD: {
+		struct ib_uverbs_alloc_pd_resp r = { .pd_handle = fk.next_handle++ };
+
+		return respond(ptr, out_len, &r, sizeof(r));
+	}
+	case IB_USER_VERBS_CMD_DEALLOC_PD:
+	case IB_USER_VERBS_CMD_DESTROY_AH:
+	case IB_USER_VERBS_CMD_DEREG_MR:
+		return in_len == 4 ? 0 : EINVAL;
+	case IB_USER_VERBS_CMD_REQ_NOTIFY_CQ:
+		return in_len == sizeof(struct ib_uverbs_req_notify_cq) ?
+		       0 : EINVAL;
+	case IB_USER_VERBS_CMD_CREATE_CQ: {
+		REQ(ib_uverbs_create_cq, c);
+		struct sv_resp_create_cq r = {};
+
+		if (out_len < sizeof(r) || !c.cqe)
+			return EINVAL;
+		r.core.cq_handle = fk.next_handle++;
+		r.core.cqe = c.cqe;
+		fk.last_cq = new_ring(c.cqe, 6, &r.drv.mi);
+		return respond(ptr, out_len, &r, sizeof(r));
+	}
+	case IB_USER_VERBS_CMD_RESIZE_CQ: {
+		REQ(ib_uverbs_resize_cq, c);
+		struct sv_resp_resize_cq r = {};
+		struct sv_queue_buf *old = fk.last_cq, *q;
+		uint32_t n = 0, cons, prod;
+
+		if (out_len < sizeof(r))
+			return EINVAL;
+		q = new_ring(c.cqe, 6, &r.drv.mi);
+		/* move the pending entries, as the kernel does */
+		cons = old->consumer_index;
+		prod = old->producer_index;
+		while (((prod - cons - n) & old->index_mask)) {
+			memcpy(q->data + ((size_t)n << 6),
+			       old->data + ((size_t)((cons + n) &
+						     old->index_mask) << 6), 64);
+			n++;
+		}
+		q->producer_index = n;
+		fk.last_cq = q;
+		r.core.cqe = c.cqe;
+		return respond(ptr, out_len, &r, sizeof(r));
+	}
+	case IB_USER_VERBS_CMD_DESTROY_CQ: {
+		struct ib_uverbs_destroy_cq_resp r = {};
+
+		if (in_len != sizeof(struct ib_uverbs_destroy_cq))
+			return EINVAL;
+		return respond(ptr, out_len, &r, sizeof(r));
+	}
+	case IB_USER_VERBS_CMD_CREATE_QP: {
+		REQ(ib_uverbs_create_qp, c);
+		struct sv_resp_create_qp r = {};
+
+		if (out_len < sizeof(r))
+			return EINVAL;
+		r.core.qp_handle = fk.next_handle++;
+		r.core.qpn = 0x100 + r.core.qp_handle;
+		r.core.max_send_wr = c.max_send_wr;
+		r.core.max_recv_wr = c.max_recv_wr;
+		r.core.max_send_sge = c.max_send_sge;
+		r.core.max_recv_sge = c.max_recv_sge;
+		/* what a 512-byte slot holds after the fixed part */
+		r.core.max_inline_data = 512 - offsetof(struct sv_send_wqe,
+							dma.inline_data);
+		fk.last_sq = new_ring(c.max_send_wr, 9, &r.drv.sq_mi);
+		fk.last_rq = c.is_srq ? NULL :
+			     new_ring(c.max_recv_wr, 7, &r.drv.rq_mi);
+		fk.last_qp_handle = r.core.qp_handle;
+		return respond(ptr, out_len, &r, sizeof(r));
+	}
+	case IB_USER_VERBS_CMD_MODIFY_QP: {
+		REQ(ib_uverbs_modify_qp, c);
+
+		fk.last_modify_state = c.qp_state;
+		return 0;
+	}
+	case IB_USER_VERBS_CMD_DESTROY_QP: {
+		struct ib_uverbs_destroy_qp_resp r = {};
+
+		if (in_len != sizeof(struct ib_uverbs_destroy_qp))
+			return EINVAL;
+		return respond(ptr, out_len, &r, sizeof(r));
+	}
+	case IB_USER_VERBS_CMD_POST_SEND: {
+		REQ(ib_uverbs_post_send, c);
+		struct ib_uverbs_post_send_resp r = {};
+
+		/* uverbs checks the WR size even when there are none */
+		if (c.wqe_size < sizeof(struct ib_uverbs_send_wr))
+			return EINVAL;
+		fk.last_post_send = c;
+		return respond(ptr, out_len, &r, sizeof(r));
+	}
+	default:
+		return EOPNOTSUPP;
+	}
+#undef REQ
+}
+
 static int legacy(const struct ib_uverbs_cmd_hdr *hdr, const uint8_t *req,
 		  size_t in_len, size_t out_len)
 {
@@ -239,7 +426,9 @@ static int legacy(const struct ib_uverbs_cmd_hdr *hdr, const uint8_t *req,
 		return respond(ptr, out_len, &fk.port, sizeof(fk.port));
 	}
 	default:
-		return EOPNOTSUPP;
+		if (!fk.objects)
+			return EOPNOTSUPP;
+		return object_cmd(cmd, req, in_len, ptr, out_len);
 	}
 }
 
@@ -331,6 +520,8 @@ static ssize_t fk_write(int fd, const void *buf, size_t len)
 static const struct sv_transport fake_transport = {
 	.open = fk_open,
 	.write = fk_write,
+	.mmap = fk_mmap,
+	.munmap = fk_munmap,
 };
 
 void fake_kernel_install(void)
@@ -339,6 +530,7 @@ void fake_kernel_install(void)
 
 	memset(&fk, 0, sizeof(fk));
 	fk.async_rd = fk.async_wr = -1;
+	fk.next_handle = 1;
 	fk.nports = 1;
 	fk.num_comp_vectors = 3;
 

@@ -62,10 +62,29 @@ struct fake_kernel {
 	int write_err;			/* fail every write with this errno */
 	bool short_write;		/* return one byte less than asked */
 	int eintr_count;		/* fail this many writes with EINTR */
+	bool objects;			/* answer PD/CQ/QP commands */
 	unsigned int nports;
 	struct ib_uverbs_ex_query_device_resp dev;
 	struct ib_uverbs_query_port_resp port;
 	uint32_t num_comp_vectors;
+
+	/*
+	 * Object commands: handles count up from 1; every queue is a ring in
+	 * plain memory handed out through the transport's mmap hook by its
+	 * offset.  CQ slots are 64 bytes, SQ slots 512, RQ/SRQ slots 128.
+	 */
+	uint32_t next_handle;
+	unsigned int nrings;
+	struct fake_ring {
+		struct sv_queue_buf *buf;
+		size_t size;
+		uint64_t offset;
+		int maps;		/* mmaps minus munmaps */
+	} rings[16];
+	struct sv_queue_buf *last_cq, *last_sq, *last_rq;
+	uint32_t last_qp_handle;
+	struct ib_uverbs_post_send last_post_send;
+	uint32_t last_modify_state;
 
 	/* State and log. */
 	bool have_context;
@@ -79,6 +98,9 @@ struct fake_kernel {
 };
 
 extern struct fake_kernel fk;
+
+/* The ring mapped at this address, or NULL. */
+struct fake_ring *fake_ring_of(const void *addr);
 
 /* Reset fk to a plausible softverbs device and install it as transport. */
 void fake_kernel_install(void);
