@@ -11,7 +11,8 @@
  *      B the SRQ): ping-pong of SENDs with data checks over enough
  *      iterations to wrap every ring many times, inline sends, SEND with
  *      immediate, RDMA WRITE/READ, atomics, a type 1 MW bind used as an
- *      rkey, a CQ resize with completions pending, completion events;
+ *      rkey, a CQ resize with completions pending, completion events,
+ *      two threads posting to one SQ while a third polls the CQ;
  *   3. UD: a send through an AH, the reply through ibv_create_ah_from_wc.
  *
  *   loopback [-d DEV] [-g GID_INDEX] [-n ITERS] [-v]
@@ -24,6 +25,8 @@
 #include <endian.h>
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -641,6 +644,88 @@ static void rc_events(struct ctx *c)
 	printf("completion channel: ok\n");
 }
 
+/*
+ * Threads sharing queues: two threads post RDMA WRITEs to the same SQ
+ * while a third polls the shared CQ.  Every WR must complete exactly once;
+ * a full SQ (ENOMEM) is retried.
+ */
+#define MT_PER_THREAD	400
+
+struct mt {
+	struct ctx *c;
+	int id;
+	unsigned char seen[2 * MT_PER_THREAD];
+	int polled;
+};
+
+static void *mt_sender(void *arg)
+{
+	struct mt *m = arg;
+	struct ctx *c = m->c;
+	struct ibv_sge s = { (uintptr_t)c->abuf, 64, c->amr->lkey };
+	struct ibv_send_wr w = { .sg_list = &s, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { (uintptr_t)c->bbuf, c->bmr->rkey } }, *bad;
+	int i, err;
+
+	for (i = 0; i < MT_PER_THREAD; i++) {
+		w.wr_id = (uint64_t)(m->id * MT_PER_THREAD + i);
+		while ((err = ibv_post_send(c->a, &w, &bad)) == ENOMEM)
+			sched_yield();
+		if (err)
+			die(1, "threaded post_send: %s", strerror(err));
+	}
+	return NULL;
+}
+
+static void *mt_poller(void *arg)
+{
+	struct mt *m = arg;
+	long long deadline = now_ms() + 4 * TIMEOUT_MS;
+	struct ibv_wc wc[8];
+	int k, i;
+
+	while (m->polled < 2 * MT_PER_THREAD) {
+		k = ibv_poll_cq(m->c->scq, 8, wc);
+		if (k < 0)
+			die(1, "threaded poll_cq: %d", k);
+		for (i = 0; i < k; i++) {
+			if (wc[i].status != IBV_WC_SUCCESS ||
+			    wc[i].wr_id >= 2 * MT_PER_THREAD ||
+			    m->seen[wc[i].wr_id]++)
+				die(1, "threaded completion wr_id %llu: %s",
+				    (unsigned long long)wc[i].wr_id,
+				    ibv_wc_status_str(wc[i].status));
+		}
+		m->polled += k;
+		if (!k && now_ms() > deadline)
+			die(1, "threaded: %d of %d completions", m->polled,
+			    2 * MT_PER_THREAD);
+	}
+	return NULL;
+}
+
+static void rc_threads(struct ctx *c)
+{
+	struct mt s0, s1, p;
+	pthread_t t0, t1, tp;
+
+	step = "threads";
+	memset(&p, 0, sizeof(p));
+	p.c = c;
+	s0 = (struct mt){ .c = c, .id = 0 };
+	s1 = (struct mt){ .c = c, .id = 1 };
+	if (pthread_create(&tp, NULL, mt_poller, &p) ||
+	    pthread_create(&t0, NULL, mt_sender, &s0) ||
+	    pthread_create(&t1, NULL, mt_sender, &s1))
+		die(1, "pthread_create");
+	pthread_join(t0, NULL);
+	pthread_join(t1, NULL);
+	pthread_join(tp, NULL);
+	printf("threads: %d WRs from 2 posters, 1 poller: ok\n",
+	       2 * MT_PER_THREAD);
+}
+
 /* ------------------------------------------------------------------ */
 /* 3. UD                                                               */
 
@@ -784,6 +869,7 @@ int main(int argc, char **argv)
 	rc_rdma(&c);
 	rc_mw(&c);
 	rc_events(&c);
+	rc_threads(&c);
 	ud(&c);
 	teardown(&c);
 	printf("loopback: all ok\n");
