@@ -41,15 +41,16 @@ static const char *phys_state_str(unsigned int s)
 	return s < ARRAY_SIZE(names) ? names[s] : "UNKNOWN";
 }
 
-/* One port (a PORT_GET reply); with_dev: led by the device's identity */
-static struct jv *port_json(struct svctl *sv, const struct sv_dev *dev,
-			    struct nlattr **tb, bool with_dev)
+/*
+ * One port from its PORT_GET reply; with_dev: led by the device's identity.
+ * Only what the reply and sysfs say: this runs inside the dump.
+ */
+static struct jv *port_json(const struct sv_dev *dev, struct nlattr **tb,
+			    bool with_dev)
 {
 	struct jv *o = jv_obj();
 	uint32_t port = mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]);
 	char parent[SV_NETDEV_NAME_MAX + 1];
-	unsigned int mtu;
-	int gids;
 
 	if (with_dev) {
 		jv_set(o, "ifindex", jv_u64(dev->index));
@@ -76,16 +77,10 @@ static struct jv *port_json(struct svctl *sv, const struct sv_dev *dev,
 		jv_set(o, "netdev", jv_str(parent));
 		jv_set(o, "netdev_netns", jv_str("other"));
 	}
-	jv_set(o, "active_mtu",
-	       uverbs_active_mtu(sv, dev->index, port, &mtu) ? jv_null() :
-							       jv_u64(mtu));
-	gids = sysfs_gid_count(dev->name, port);
-	jv_set(o, "gids", gids < 0 ? jv_null() : jv_u64(gids));
 	return o;
 }
 
 struct ports_ctx {
-	struct svctl *sv;
 	const struct sv_dev *dev;
 	uint32_t only;		/* 0: every port */
 	bool with_dev;
@@ -103,16 +98,32 @@ static int ports_cb(const struct nlmsghdr *nlh, void *data)
 		return MNL_CB_OK;
 	if (p->only && mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]) != p->only)
 		return MNL_CB_OK;
-	jv_push(p->arr, port_json(p->sv, p->dev, tb, p->with_dev));
+	jv_push(p->arr, port_json(p->dev, tb, p->with_dev));
 	return MNL_CB_OK;
+}
+
+/* What needs requests of its own, made once the dump is over */
+static void port_extras(struct svctl *sv, const struct sv_dev *dev,
+			struct jv *o)
+{
+	uint32_t port = jv_get(o, "port")->u;
+	unsigned int mtu;
+	int gids;
+
+	jv_set(o, "active_mtu",
+	       uverbs_active_mtu(sv, dev->index, port, &mtu) ? jv_null() :
+							       jv_u64(mtu));
+	gids = sysfs_gid_count(dev->name, port);
+	jv_set(o, "gids", gids < 0 ? jv_null() : jv_u64(gids));
 }
 
 static struct jv *ports_json(struct svctl *sv, const struct sv_dev *dev,
 			     uint32_t only, bool with_dev, int *err)
 {
-	struct ports_ctx p = { sv, dev, only, with_dev, jv_arr() };
+	struct ports_ctx p = { dev, only, with_dev, jv_arr() };
 	struct nl *nl = sv_nl(sv);
 	struct nlmsghdr *nlh;
+	size_t i;
 
 	nlh = nldev_req(nl, RDMA_NLDEV_CMD_PORT_GET, NLM_F_DUMP);
 	mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, dev->index);
@@ -121,6 +132,8 @@ static struct jv *ports_json(struct svctl *sv, const struct sv_dev *dev,
 		jv_free(p.arr);
 		return NULL;
 	}
+	for (i = 0; i < p.arr->n; i++)
+		port_extras(sv, dev, p.arr->items[i]);
 	return p.arr;
 }
 

@@ -245,8 +245,10 @@ int main(int argc, char **argv)
 	const char *netns = NULL;
 	int opt, rc;
 
-	/* "+": options end at the object, so "link add x netdev -y" stays ours */
-	while ((opt = getopt_long(argc, argv, "+jpdn:Vh", opts, NULL)) != -1) {
+	/* "+": options end at the object, so "link add x netdev -y" stays ours;
+	 * ":": we word the errors ourselves */
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+:jpdn:Vh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
 			sv.json = true;
@@ -265,7 +267,17 @@ int main(int argc, char **argv)
 		case 'h':
 			main_usage(stdout);
 			return SV_EXIT_OK;
+		case ':':
+			fprintf(stderr, "svctl: option %s needs a value\n",
+				argv[optind - 1]);
+			main_usage(stderr);
+			return SV_EXIT_USAGE;
 		default:
+			if (optopt)
+				fprintf(stderr, "svctl: unknown option -%c\n", optopt);
+			else
+				fprintf(stderr, "svctl: unknown option %s\n",
+					argv[optind - 1]);
 			main_usage(stderr);
 			return SV_EXIT_USAGE;
 		}

@@ -1,0 +1,72 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Verbs objects for tests/user/40-svctl.sh to find in svctl's listings.
+
+  40-svctl.py DEV GID4   open DEV, create a PD, a CQ and an RC QP connected
+                         to itself through GID index GID4 (RTS, rq_psn
+                         0x123456, sq_psn 0xabcdef), print "ready QPN", then
+                         hold everything until stdin closes or a signal
+
+pyverbs drives softverbs through distro rdma-core (librxe).
+"""
+import sys
+
+from pyverbs.addr import AHAttr, GID, GlobalRoute
+from pyverbs.cq import CQ
+from pyverbs.device import Context
+from pyverbs.pd import PD
+from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+import pyverbs.enums as e
+
+RQ_PSN = 0x123456
+SQ_PSN = 0xabcdef
+
+
+def main():
+    dev, gid4 = sys.argv[1], int(sys.argv[2])
+    ctx = Context(name=dev)
+    pd = PD(ctx)
+    cq = CQ(ctx, 16)
+    cap = QPCap(max_send_wr=4, max_recv_wr=4, max_send_sge=1, max_recv_sge=1)
+    qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq, cap=cap))
+
+    attr = QPAttr()
+    attr.qp_state = e.IBV_QPS_INIT
+    attr.pkey_index = 0
+    attr.port_num = 1
+    attr.qp_access_flags = e.IBV_ACCESS_LOCAL_WRITE
+    qp.modify(attr, e.IBV_QP_STATE | e.IBV_QP_PKEY_INDEX | e.IBV_QP_PORT |
+              e.IBV_QP_ACCESS_FLAGS)
+
+    gr = GlobalRoute(dgid=GID(str(ctx.query_gid(1, gid4))), sgid_index=gid4)
+    attr = QPAttr()
+    attr.qp_state = e.IBV_QPS_RTR
+    attr.ah_attr = AHAttr(is_global=1, port_num=1, gr=gr)
+    attr.path_mtu = e.IBV_MTU_1024
+    attr.dest_qp_num = qp.qp_num
+    attr.rq_psn = RQ_PSN
+    attr.max_dest_rd_atomic = 1
+    attr.min_rnr_timer = 12
+    qp.modify(attr, e.IBV_QP_STATE | e.IBV_QP_AV | e.IBV_QP_PATH_MTU |
+              e.IBV_QP_DEST_QPN | e.IBV_QP_RQ_PSN |
+              e.IBV_QP_MAX_DEST_RD_ATOMIC | e.IBV_QP_MIN_RNR_TIMER)
+
+    attr = QPAttr()
+    attr.qp_state = e.IBV_QPS_RTS
+    attr.sq_psn = SQ_PSN
+    attr.timeout = 14
+    attr.retry_cnt = 7
+    attr.rnr_retry = 7
+    attr.max_rd_atomic = 1
+    qp.modify(attr, e.IBV_QP_STATE | e.IBV_QP_SQ_PSN | e.IBV_QP_TIMEOUT |
+              e.IBV_QP_RETRY_CNT | e.IBV_QP_RNR_RETRY |
+              e.IBV_QP_MAX_QP_RD_ATOMIC)
+
+    print("ready", qp.qp_num, flush=True)
+    sys.stdin.read()
+    # keep the objects referenced until here
+    del qp, cq, pd, ctx
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,52 @@
+#!/bin/sh
+# selftest.sh SVCTL: offline checks of svctl's command line (no RDMA kernel
+# needed): usage errors exit 2 before touching the kernel, help and -V exit
+# 0.  The kernel-facing behaviour is tests/user/40-svctl.sh's, in the VM.
+svctl=${1:-./svctl}
+fails=0
+
+# check WANT_RC ARG...
+check() {
+	want=$1
+	shift
+	"$svctl" "$@" >/dev/null 2>&1
+	rc=$?
+	if [ "$rc" = "$want" ]; then
+		echo "ok: svctl $* (exit $rc)"
+	else
+		echo "FAIL: svctl $*: exit $rc, expected $want"
+		fails=$((fails + 1))
+	fi
+}
+
+check 2
+check 2 bogus
+check 2 -Z dev
+check 2 -n
+check 2 link add
+check 2 link add x
+check 2 link add x netdev
+check 2 link add x foo bar
+check 2 link add 'x%d' netdev y
+check 2 link add x netdev 0123456789abcdef
+check 2 link del
+check 2 link del a b
+check 2 dev show a b
+check 2 link show a/0
+check 2 link show a/x
+check 2 res show a b
+check 2 qp a b
+check 2 help bogus
+check 0 help
+check 0 help link
+check 0 -h
+check 0 -V
+check 0 link help
+check 0 dev help
+check 0 res help
+check 0 qp help
+check 1 -n /nonexistent/netns dev
+
+[ $fails = 0 ] && echo "svctl selftest: all passed" && exit 0
+echo "svctl selftest: $fails failed"
+exit 1
