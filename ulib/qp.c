@@ -344,13 +344,16 @@ int sv_qp_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	uint32_t prod, room, posted = 0;
 	int err = 0, db_err;
 
+	if (!bad_wr)
+		return EINVAL;
 	*bad_wr = NULL;
 	/* IBTA 10.3.1: send WRs posted in RESET, INIT or RTR are errors */
 	switch (ibqp->state) {
 	case IBV_QPS_RESET:
 	case IBV_QPS_INIT:
 	case IBV_QPS_RTR:
-		*bad_wr = wr;
+		if (bad_wr)
+			*bad_wr = wr;
 		return EINVAL;
 	default:
 		break;
@@ -401,6 +404,8 @@ int sv_wq_post_recv(struct sv_wq *wq, struct ibv_recv_wr *wr,
 	size_t slot_size;
 	int err = 0;
 
+	if (!bad_wr)
+		return EINVAL;
 	*bad_wr = NULL;
 	pthread_spin_lock(&wq->lock);
 	if (!wq->ring.buf) {
@@ -439,7 +444,8 @@ int sv_qp_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	 * has no RQ of its own
 	 */
 	if (ibqp->state == IBV_QPS_RESET || ibqp->srq) {
-		*bad_wr = wr;
+		if (bad_wr)
+			*bad_wr = wr;
 		return EINVAL;
 	}
 	return sv_wq_post_recv(&qp->rq, wr, bad_wr);

@@ -60,7 +60,7 @@ sv_assert_eq 4 "$rc" "exit status without SOFTVERBS_ALLOW_RXE"
 grep -q 'device rxe_u0 not found' <<<"$out" || sv_fail "rxe_u0 was listed without the override"
 
 rc=0
-SOFTVERBS_ALLOW_RXE=1 "$loopback" -v -d rxe_u0 -n 300 || rc=$?
+SOFTVERBS_ALLOW_RXE=1 "$loopback" -v -d rxe_u0 -n 200 || rc=$?
 [ $rc -eq 0 ] || sv_fail "loopback against rxe_u0 exited $rc"
 
 echo "libsoftverbs drove rxe_u0 end to end"

@@ -28,7 +28,7 @@ sv_wait_for 'grep -qx "0000:0000:0000:0000:0000:ffff:0a1f:0001" /sys/class/infin
 	sv_fail "no IPv4 GID on sv_u0"
 
 rc=0
-out=$("$loopback" -v -d sv_u0 -n 300 2>&1) || rc=$?
+out=$("$loopback" -v -d sv_u0 -n 200 2>&1) || rc=$?
 echo "$out"
 case $rc in
 0) echo "libsoftverbs drove sv_u0 end to end" ;;
