@@ -169,11 +169,20 @@ verify_config() {
 configure() {
 	mkdir -p "$OBJ"
 	# Fresh every time: the fragment is the only input, never a stale .config.
-	rm -f "$OBJ/.config"
+	# An unchanged result keeps the old .config's mtime, so resuming an
+	# interrupted build does not make kbuild re-sync its configuration.
+	[ -f "$OBJ/.config" ] && mv "$OBJ/.config" "$OBJ/.config.sv-prev"
 	kmake -s x86_64_defconfig >>"$BUILDLOG" 2>&1
 	(cd "$SRC" && scripts/kconfig/merge_config.sh -m -O "$OBJ" \
 		"$OBJ/.config" "$FRAGMENT") >>"$BUILDLOG" 2>&1
 	kmake -s olddefconfig >>"$BUILDLOG" 2>&1
+	if [ -f "$OBJ/.config.sv-prev" ]; then
+		if cmp -s "$OBJ/.config" "$OBJ/.config.sv-prev"; then
+			mv "$OBJ/.config.sv-prev" "$OBJ/.config"
+		else
+			rm -f "$OBJ/.config.sv-prev"
+		fi
+	fi
 	verify_config
 }
 
@@ -271,7 +280,7 @@ cmd_build() {
 	extract_source
 	mkdir -p "$BDIR" "$CCACHE_DIR"
 	ccache -M 2G >/dev/null
-	: > "$BUILDLOG"
+	echo "=== $(date -u +%FT%TZ) build $HASH ===" >> "$BUILDLOG"
 	log "building $UPSTREAM_VERSION debug kernel in $BDIR (log: $BUILDLOG)"
 	configure || die "config verification failed"
 	ccache -z >/dev/null
