@@ -76,6 +76,13 @@ static const struct ib_device_ops sv_dev_ops = {
 	.destroy_cq = sv_cq_destroy,
 	.poll_cq = sv_cq_poll,
 	.req_notify_cq = sv_cq_req_notify,
+	.resize_cq = sv_cq_resize,
+
+	.create_srq = sv_srq_create,
+	.modify_srq = sv_srq_modify,
+	.query_srq = sv_srq_query,
+	.destroy_srq = sv_srq_destroy,
+	.post_srq_recv = sv_srq_post_recv,
 
 	.create_qp = sv_qp_create,
 	.modify_qp = sv_qp_modify,
@@ -96,6 +103,7 @@ static const struct ib_device_ops sv_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sv_ucontext, ibuc),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sv_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_cq, sv_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_srq, sv_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_qp, sv_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_mw, sv_mw_obj, ibmw),
 };
@@ -213,6 +221,12 @@ int sv_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 	sv->ibdev.node_type = RDMA_NODE_IB_CA;
 	sv->ibdev.phys_port_cnt = 1;
 	sv->ibdev.num_comp_vectors = 1;
+	/*
+	 * Legacy write commands ib_core leaves off by default: librxe arms
+	 * CQs with REQ_NOTIFY_CQ.  (POLL_CQ and POST_SRQ_RECV stay off:
+	 * librxe polls and posts through the mapped rings.)
+	 */
+	sv->ibdev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 	/* fixed at creation, like a NIC's burnt-in GUID */
 	sv->ibdev.node_guid = sv_eth_guid_from_mac(ndev->dev_addr);
 	strscpy(sv->ibdev.node_desc, "softverbs", sizeof(sv->ibdev.node_desc));

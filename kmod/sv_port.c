@@ -33,6 +33,12 @@ int sv_port_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->hw_ver = SV_HW_VERSION;
 	attr->page_size_cap = SV_PAGE_SIZE_CAP;
 	attr->max_pd = SV_MAX_PD;
+	attr->max_cq = SV_MAX_CQ;
+	attr->max_cqe = SV_MAX_CQE;
+	attr->max_srq = SV_MAX_SRQ;
+	attr->max_srq_wr = SV_MAX_SRQ_WR;
+	attr->max_srq_sge = SV_MAX_SRQ_SGE;
+	attr->device_cap_flags |= IB_DEVICE_SRQ_RESIZE;
 	/*
 	 * MRs and MWs.  IB_DEVICE_MEM_MGT_EXTENSIONS (REG_MR, LOCAL_INV) and
 	 * IB_DEVICE_MEM_WINDOW(_TYPE_2B) follow once the transport executes

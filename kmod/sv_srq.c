@@ -1,0 +1,493 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shared receive queues.
+ *
+ * An SRQ is one sv_queue ring of receive WQEs (struct sv_recv_wqe followed
+ * by max_sge struct sv_sge).  For a user SRQ the ring is mapped and librxe
+ * posts into it without a system call: user space produces, the kernel
+ * (the responder of every QP attached to the SRQ) consumes through
+ * sv_srq_pop().  A kernel consumer's SRQ is a kernel-only ring filled by
+ * post_srq_recv.
+ *
+ * Locking: srq->lock (see struct sv_srq) serialises the kernel's side(s) of
+ * the ring; modify_srq swaps the ring under it, after modify_mutex has
+ * serialised concurrent modify calls.  The event handler is called after
+ * the lock is dropped.
+ *
+ * Only IB_SRQT_BASIC is offered: XRC SRQs need XRC domains and the XRC
+ * transport, tag matching SRQs need tag matching; both are -EOPNOTSUPP.
+ * The SRQ number is allocated anyway (librxe reports it through
+ * ibv_get_srq_num()), from the 24 bits an XRCETH carries.
+ */
+#include <linux/overflow.h>
+#include <linux/uaccess.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "sv.h"
+
+#define sv_dbg_srq(srq, fmt, ...) \
+	ibdev_dbg((srq)->ibsrq.device, "srq#%u %s: " fmt, (srq)->srq_num, \
+		  __func__, ##__VA_ARGS__)
+#define sv_err_srq(srq, fmt, ...) \
+	ibdev_err_ratelimited((srq)->ibsrq.device, "srq#%u %s: " fmt, \
+			      (srq)->srq_num, __func__, ##__VA_ARGS__)
+
+/* SRQ numbers: 24 bits on the wire (XRCETH), 0 never used */
+#define SV_SRQ_NUM_LIMIT	XA_LIMIT(1, (1U << 24) - 1)
+
+static_assert(SV_MAX_SRQ_WR < SV_QUEUE_MAX_SLOTS);
+static_assert(SV_MAX_SRQ < (1U << 24) - 1);
+
+static struct sv_queue *sv_srq_queue_create(struct sv_srq *srq, u32 max_wr)
+{
+	return sv_queue_create(max_wr, sv_srq_wqe_size(srq->max_sge),
+			       srq->is_user ? SV_QUEUE_KERNEL_CONSUMES :
+					      SV_QUEUE_KERNEL_ONLY);
+}
+
+static bool sv_srq_max_wr_valid(u32 max_wr)
+{
+	return max_wr >= 1 && max_wr <= SV_MAX_SRQ_WR;
+}
+
+/* the user context a udata belongs to */
+static struct ib_ucontext *sv_srq_ucontext(struct ib_udata *udata)
+{
+	return &rdma_udata_to_drv_context(udata, struct sv_ucontext,
+					  ibuc)->ibuc;
+}
+
+/* IB_EVENT_SRQ_LIMIT_REACHED or IB_EVENT_SRQ_ERR, outside srq->lock */
+static void sv_srq_event(struct sv_srq *srq, enum ib_event_type type)
+{
+	struct ib_event event = {
+		.device = srq->ibsrq.device,
+		.event = type,
+		.element.srq = &srq->ibsrq,
+	};
+
+	if (srq->ibsrq.event_handler)
+		srq->ibsrq.event_handler(&event, srq->ibsrq.srq_context);
+}
+
+int sv_srq_create(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		  struct ib_udata *udata)
+{
+	struct sv_dev *sv = to_sv_dev(ibsrq->device);
+	struct sv_srq *srq = to_sv_srq(ibsrq);
+	struct ib_srq_attr *attr = &init->attr;
+	struct sv_create_srq_resp resp = {};
+	struct sv_queue *q;
+	u32 srq_num;
+	int err;
+
+	if (init->srq_type != IB_SRQT_BASIC) {
+		sv_dbg_dev(sv, "SRQ type %d not supported\n", init->srq_type);
+		return -EOPNOTSUPP;
+	}
+	if (!sv_srq_max_wr_valid(attr->max_wr)) {
+		sv_dbg_dev(sv, "max_wr %u not in 1..%u\n", attr->max_wr,
+			   SV_MAX_SRQ_WR);
+		return -EINVAL;
+	}
+	if (attr->max_sge > SV_MAX_SRQ_SGE) {
+		sv_dbg_dev(sv, "max_sge %u above %u\n", attr->max_sge,
+			   SV_MAX_SRQ_SGE);
+		return -EINVAL;
+	}
+	/* an armed limit must be reachable: at most the SRQ's size */
+	if (attr->srq_limit > attr->max_wr) {
+		sv_dbg_dev(sv, "srq_limit %u above max_wr %u\n",
+			   attr->srq_limit, attr->max_wr);
+		return -EINVAL;
+	}
+	if (udata) {
+		/* librxe sends no driver command; refuse what we don't know */
+		if (udata->inlen &&
+		    !ib_is_udata_cleared(udata, 0, udata->inlen))
+			return -EOPNOTSUPP;
+		if (udata->outlen < sizeof(resp))
+			return -EINVAL;
+	}
+
+	if (!sv_dev_count_get(&sv->num_srq, SV_MAX_SRQ)) {
+		sv_dbg_dev(sv, "no more than %u SRQs\n", SV_MAX_SRQ);
+		return -ENOMEM;
+	}
+
+	srq->is_user = !!udata;
+	/* a WQE with no SGE is legal, but a slot for one costs nothing */
+	srq->max_sge = max(attr->max_sge, 1U);
+	srq->limit = attr->srq_limit;
+	spin_lock_init(&srq->lock);
+	mutex_init(&srq->modify_mutex);
+
+	q = sv_srq_queue_create(srq, attr->max_wr);
+	if (IS_ERR(q)) {
+		err = PTR_ERR(q);
+		goto err_put_count;
+	}
+	srq->queue = q;
+	if (udata) {
+		err = sv_queue_map(q, sv_srq_ucontext(udata), &resp.mi);
+		if (err)
+			goto err_destroy_queue;
+	}
+
+	/* last: from here on the SRQ can be found by number */
+	err = xa_alloc_bh(&sv->srq_xa, &srq_num, srq, SV_SRQ_NUM_LIMIT,
+			  GFP_KERNEL);
+	if (err)
+		goto err_destroy_queue;
+	srq->srq_num = srq_num;
+
+	if (udata) {
+		resp.srq_num = srq_num;
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_erase_num;
+	}
+
+	/* what the SRQ really holds, at least what was asked for */
+	attr->max_wr = sv_queue_capacity(q);
+	attr->max_sge = srq->max_sge;
+	return 0;
+
+err_erase_num:
+	xa_erase_bh(&sv->srq_xa, srq_num);
+err_destroy_queue:
+	sv_queue_destroy(q);
+err_put_count:
+	mutex_destroy(&srq->modify_mutex);
+	sv_dev_count_put(&sv->num_srq);
+	return err;
+}
+
+/*
+ * ib_core calls this only when no QP uses the SRQ any more (ibsrq.usecnt,
+ * -EBUSY otherwise), so no responder can be popping from it.  Never fails.
+ */
+int sv_srq_destroy(struct ib_srq *ibsrq, struct ib_udata *udata)
+{
+	struct sv_dev *sv = to_sv_dev(ibsrq->device);
+	struct sv_srq *srq = to_sv_srq(ibsrq);
+
+	xa_erase_bh(&sv->srq_xa, srq->srq_num);
+	sv_queue_destroy(srq->queue);
+	mutex_destroy(&srq->modify_mutex);
+	sv_dev_count_put(&sv->num_srq);
+	return 0;
+}
+
+/*
+ * Move the WQEs waiting in the SRQ's ring to the empty @new, oldest first,
+ * and make @new the SRQ's ring.  Fails with -EINVAL, changing nothing, if
+ * there are more than the @max_wr asked for (even if the rounded up ring
+ * could take them), or if the count is impossible (user space corrupted
+ * its producer index).
+ */
+static int sv_srq_swap_queue(struct sv_srq *srq, struct sv_queue *new,
+			     u32 max_wr)
+{
+	struct sv_queue *old = srq->queue;
+	size_t wqe_size = sv_srq_wqe_size(srq->max_sge);
+	u32 count, cons, i;
+
+	lockdep_assert_held(&srq->lock);
+
+	count = sv_queue_count(old);
+	cons = sv_queue_cons(old);
+	if (count > sv_queue_capacity(old)) {
+		sv_dbg_srq(srq, "producer index corrupted, cannot resize\n");
+		return -EINVAL;
+	}
+	if (count > max_wr) {
+		sv_dbg_srq(srq, "%u WQEs posted, cannot shrink to %u\n",
+			   count, max_wr);
+		return -EINVAL;
+	}
+
+	if (srq->is_user) {
+		/*
+		 * User space owns the producer index.  The new ring is not
+		 * visible to anyone yet; count < its slots is a valid index.
+		 */
+		for (i = 0; i < count; i++)
+			memcpy(sv_queue_slot(new, i),
+			       sv_queue_slot(old, cons + i), wqe_size);
+		/* the copied WQEs before the index that covers them */
+		smp_store_release(&new->buf->producer_index, count);
+	} else {
+		for (i = 0; i < count; i++) {
+			memcpy(sv_queue_producer_slot(new),
+			       sv_queue_slot(old, cons + i), wqe_size);
+			sv_queue_produce(new);
+		}
+	}
+	srq->queue = new;
+	return 0;
+}
+
+/*
+ * IB_SRQ_MAX_WR: a new ring of at least @max_wr WQEs.  A user SRQ learns
+ * where it is through the struct sv_mmap_info that the kernel writes to
+ * the user address in struct sv_modify_srq_cmd (librxe's protocol: the
+ * modify_srq response has no driver part), before anything is committed.
+ */
+static int sv_srq_resize(struct sv_srq *srq, u32 max_wr,
+			 struct ib_udata *udata)
+{
+	struct sv_queue *new, *old;
+	unsigned long flags;
+	int err;
+
+	lockdep_assert_held(&srq->modify_mutex);
+
+	new = sv_srq_queue_create(srq, max_wr);
+	if (IS_ERR(new))
+		return PTR_ERR(new);
+
+	if (srq->is_user) {
+		struct sv_modify_srq_cmd cmd;
+		struct sv_mmap_info mi;
+
+		err = ib_copy_from_udata(&cmd, udata, sizeof(cmd));
+		if (err)
+			goto err_destroy_new;
+		err = sv_queue_map(new, sv_srq_ucontext(udata), &mi);
+		if (err)
+			goto err_destroy_new;
+		if (copy_to_user(u64_to_user_ptr(cmd.mmap_info_addr), &mi,
+				 sizeof(mi))) {
+			err = -EFAULT;
+			goto err_destroy_new;
+		}
+	}
+
+	/* only modify writes srq->queue, and modify_mutex is held */
+	old = srq->queue;
+	spin_lock_irqsave(&srq->lock, flags);
+	err = sv_srq_swap_queue(srq, new, max_wr);
+	spin_unlock_irqrestore(&srq->lock, flags);
+	if (err)
+		goto err_destroy_new;
+
+	sv_queue_destroy(old);
+	return 0;
+
+err_destroy_new:
+	sv_queue_destroy(new);
+	return err;
+}
+
+/*
+ * IB_SRQ_MAX_WR resizes, IB_SRQ_LIMIT arms the SRQ limit (0 disarms it).
+ * Both are checked before either is applied.  The limit may not exceed
+ * the SRQ's size: it could never be crossed.
+ */
+int sv_srq_modify(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		  enum ib_srq_attr_mask mask, struct ib_udata *udata)
+{
+	struct sv_srq *srq = to_sv_srq(ibsrq);
+	unsigned long flags;
+	u32 size, limit;
+	int err = 0;
+
+	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))
+		return -EINVAL;
+	if (mask & IB_SRQ_MAX_WR) {
+		if (!sv_srq_max_wr_valid(attr->max_wr)) {
+			sv_dbg_srq(srq, "max_wr %u not in 1..%u\n",
+				   attr->max_wr, SV_MAX_SRQ_WR);
+			return -EINVAL;
+		}
+		if (srq->is_user &&
+		    (!udata || udata->inlen < sizeof(struct sv_modify_srq_cmd)))
+			return -EINVAL;
+	}
+
+	mutex_lock(&srq->modify_mutex);
+	if (mask & IB_SRQ_MAX_WR)
+		size = attr->max_wr;
+	else
+		size = sv_queue_capacity(srq->queue);
+	spin_lock_irqsave(&srq->lock, flags);
+	limit = (mask & IB_SRQ_LIMIT) ? attr->srq_limit : srq->limit;
+	spin_unlock_irqrestore(&srq->lock, flags);
+	if (limit > size) {
+		sv_dbg_srq(srq, "srq_limit %u above the SRQ's %u WQEs\n",
+			   limit, size);
+		err = -EINVAL;
+		goto out_unlock;
+	}
+
+	if (mask & IB_SRQ_MAX_WR) {
+		err = sv_srq_resize(srq, attr->max_wr, udata);
+		if (err)
+			goto out_unlock;
+	}
+	if (mask & IB_SRQ_LIMIT) {
+		spin_lock_irqsave(&srq->lock, flags);
+		srq->limit = attr->srq_limit;
+		spin_unlock_irqrestore(&srq->lock, flags);
+	}
+out_unlock:
+	mutex_unlock(&srq->modify_mutex);
+	return err;
+}
+
+int sv_srq_query(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
+{
+	struct sv_srq *srq = to_sv_srq(ibsrq);
+	unsigned long flags;
+
+	spin_lock_irqsave(&srq->lock, flags);
+	attr->max_wr = sv_queue_capacity(srq->queue);
+	attr->srq_limit = srq->limit;
+	spin_unlock_irqrestore(&srq->lock, flags);
+	attr->max_sge = srq->max_sge;
+	return 0;
+}
+
+/*
+ * Kernel SRQs only: user space posts into the mapped ring itself, and the
+ * legacy uverbs POST_SRQ_RECV command is not offered for it.
+ */
+int sv_srq_post_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+		     const struct ib_recv_wr **bad_wr)
+{
+	struct sv_srq *srq = to_sv_srq(ibsrq);
+	struct sv_recv_wqe *wqe;
+	struct sv_queue *q;
+	unsigned long flags;
+	u32 length;
+	int err = 0;
+	int i;
+
+	if (srq->is_user) {
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
+
+	spin_lock_irqsave(&srq->lock, flags);
+	q = srq->queue;
+	for (; wr; wr = wr->next) {
+		if (unlikely(wr->num_sge < 0 || wr->num_sge > srq->max_sge)) {
+			err = -EINVAL;
+			break;
+		}
+		if (unlikely(sv_queue_full(q))) {
+			err = -ENOMEM;
+			break;
+		}
+
+		wqe = sv_queue_producer_slot(q);
+		wqe->wr_id = wr->wr_id;
+		wqe->reserved = 0;
+		wqe->padding = 0;
+		length = 0;
+		for (i = 0; i < wr->num_sge; i++) {
+			wqe->dma.sge[i].addr = wr->sg_list[i].addr;
+			wqe->dma.sge[i].length = wr->sg_list[i].length;
+			wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
+			/* sv_srq_pop() recomputes it; saturate, never wrap */
+			if (check_add_overflow(length, wr->sg_list[i].length,
+					       &length))
+				length = U32_MAX;
+		}
+		wqe->dma.length = length;
+		wqe->dma.resid = length;
+		wqe->dma.cur_sge = 0;
+		wqe->dma.num_sge = wr->num_sge;
+		wqe->dma.sge_offset = 0;
+		wqe->dma.reserved = 0;
+		sv_queue_produce(q);
+	}
+	spin_unlock_irqrestore(&srq->lock, flags);
+
+	if (err)
+		*bad_wr = wr;
+	return err;
+}
+
+/*
+ * Check the copy of a WQE that sv_srq_pop() took and rebuild the fields
+ * the responder relies on from its SGEs alone.
+ */
+static int sv_srq_check_wqe(struct sv_srq *srq, struct sv_recv_wqe *wqe)
+{
+	u32 num_sge = wqe->dma.num_sge;
+	u64 length = 0;
+	u32 i;
+
+	if (num_sge > srq->max_sge) {
+		sv_dbg_srq(srq, "WQE with %u SGEs, max_sge %u\n", num_sge,
+			   srq->max_sge);
+		return -EINVAL;
+	}
+	for (i = 0; i < num_sge; i++)
+		length += wqe->dma.sge[i].length;
+
+	/* saturate: a buffer larger than any message (2^31 bytes) is as good */
+	wqe->dma.length = min_t(u64, length, U32_MAX);
+	wqe->dma.resid = wqe->dma.length;
+	wqe->dma.cur_sge = 0;
+	wqe->dma.sge_offset = 0;
+	return 0;
+}
+
+int sv_srq_pop(struct sv_srq *srq, struct sv_recv_wqe *out, size_t out_size)
+{
+	size_t wqe_size = sv_srq_wqe_size(srq->max_sge);
+	bool limit_reached = false;
+	bool first_error = false;
+	struct sv_queue *q;
+	unsigned long flags;
+	u32 count;
+	int err;
+
+	if (WARN_ON_ONCE(out_size < wqe_size))
+		return -EINVAL;
+
+	spin_lock_irqsave(&srq->lock, flags);
+	if (unlikely(srq->error)) {
+		err = -EIO;
+		goto out_unlock;
+	}
+	q = srq->queue;
+	count = sv_queue_count(q);
+	if (!count) {
+		err = -EAGAIN;
+		goto out_unlock;
+	}
+	if (unlikely(count > sv_queue_capacity(q))) {
+		/* user space wrote an impossible producer index */
+		srq->error = true;
+		first_error = true;
+		err = -EIO;
+		goto out_unlock;
+	}
+
+	memcpy(out, sv_queue_consumer_slot(q), wqe_size);
+	sv_queue_consume(q);
+	count--;
+	/* fewer WQEs left than the armed limit: report once, disarm */
+	if (srq->limit && count < srq->limit) {
+		srq->limit = 0;
+		limit_reached = true;
+	}
+	spin_unlock_irqrestore(&srq->lock, flags);
+
+	err = sv_srq_check_wqe(srq, out);
+	if (limit_reached)
+		sv_srq_event(srq, IB_EVENT_SRQ_LIMIT_REACHED);
+	return err;
+
+out_unlock:
+	spin_unlock_irqrestore(&srq->lock, flags);
+	if (first_error) {
+		sv_err_srq(srq, "receive queue indices corrupted\n");
+		sv_srq_event(srq, IB_EVENT_SRQ_ERR);
+	}
+	return err;
+}

@@ -1,0 +1,291 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Completion queue checks for tests/user/20-cq.sh, through pyverbs and librxe.
+
+  20-cq.py DEV sizes     CQ sizes: 1, small, the max; cqe 0, max+1 and a
+                         bad comp_vector refused with EINVAL
+  20-cq.py DEV resize    grow, shrink, resize to 1 and the max; bad sizes
+                         refused; the ring stays usable after each resize
+  20-cq.py DEV notify    completion channel, arming for any/solicited events,
+                         no spurious event
+  20-cq.py DEV corrupt   user space scribbles on its ring's consumer index:
+                         the kernel refuses to resize, nothing breaks
+  20-cq.py DEV qp        destroying a CQ a QP uses fails with EBUSY (prints
+                         "SKIP-QP: why" when QPs cannot be created)
+  20-cq.py DEV hold N    create N CQs, print "ready", sleep until killed
+
+Exit status 0 on success; failures raise (non-zero exit with a traceback).
+"""
+import ctypes
+import errno
+import os
+import select
+import struct
+import sys
+import time
+
+from pyverbs.cq import CQ, CQEX, CompChannel, CqInitAttrEx
+from pyverbs.device import Context
+from pyverbs.pyverbs_error import PyverbsRDMAError
+import pyverbs.enums as e
+
+# struct sv_queue_buf: producer_index at byte 128, consumer_index at 256
+CONSUMER_INDEX_OFF = 256
+
+
+def expect_errno(want, fn, what):
+    try:
+        obj = fn()
+    except PyverbsRDMAError as err:
+        # pyverbs reports creation failures through errno in the message
+        code = err.error_code
+        if code == -1:
+            code = next((c for c in (errno.EINVAL, errno.ENOMEM, errno.EBUSY,
+                                     errno.EOPNOTSUPP)
+                         if os.strerror(c) in str(err)), -1)
+        if code != want:
+            raise AssertionError(f"{what}: expected {errno.errorcode[want]}, "
+                                 f"got {err}") from err
+        print(f"ok: {what} refused: {errno.errorcode[want]}")
+        return
+    obj.close()
+    raise AssertionError(f"{what}: expected {errno.errorcode[want]}, succeeded")
+
+
+def max_cqe(ctx):
+    return ctx.query_device().max_cqe
+
+
+def check_size(cq, want, limit, what):
+    if cq.cqe < want or cq.cqe > limit:
+        raise AssertionError(f"{what}: cqe {cq.cqe}, wanted {want}..{limit}")
+    npolled, _ = cq.poll(4)
+    if npolled != 0:
+        raise AssertionError(f"{what}: empty CQ polled {npolled} entries")
+
+
+def t_sizes(ctx):
+    top = max_cqe(ctx)
+    if top < 1:
+        raise AssertionError(f"max_cqe {top}")
+    print(f"max_cqe {top}, num_comp_vectors {ctx.num_comp_vectors}")
+    for n in (1, 2, 3, 64, 1000, top):
+        cq = CQ(ctx, n)
+        check_size(cq, n, top, f"CQ({n})")
+        print(f"ok: CQ({n}) has cqe {cq.cqe}")
+        cq.close()
+    # the extended create path (ibv_create_cq_ex, the ioctl interface)
+    cqx = CQEX(ctx, CqInitAttrEx(cqe=16))
+    print("ok: CQEX(16)")
+    cqx.close()
+    expect_errno(errno.EINVAL, lambda: CQ(ctx, 0), "CQ(0)")
+    expect_errno(errno.EINVAL, lambda: CQ(ctx, top + 1), f"CQ({top + 1})")
+    expect_errno(errno.EINVAL,
+                 lambda: CQ(ctx, 8, None, None, ctx.num_comp_vectors),
+                 f"comp_vector {ctx.num_comp_vectors}")
+
+
+def t_resize(ctx):
+    top = max_cqe(ctx)
+    cq = CQ(ctx, 4)
+    for n in (100, 1, 7, 8, 5000, top, 2):
+        cq.resize(n)
+        check_size(cq, n, top, f"resize({n})")
+        print(f"ok: resize({n}) gives cqe {cq.cqe}")
+    before = cq.cqe
+    for n in (0, top + 1):
+        try:
+            cq.resize(n)
+        except PyverbsRDMAError as err:
+            if err.error_code != errno.EINVAL:
+                raise
+            print(f"ok: resize({n}) refused: EINVAL")
+        else:
+            raise AssertionError(f"resize({n}) succeeded")
+        check_size(cq, before, before, f"after failed resize({n})")
+    cq.close()
+
+
+def t_notify(ctx):
+    ch = CompChannel(ctx)
+    cq = CQ(ctx, 16, None, ch, 0)
+    cq.req_notify(0)
+    cq.req_notify(1)    # solicited-only does not weaken the armed request
+    cq.req_notify(0)
+    cq2 = CQ(ctx, 16, None, ch, 0)
+    cq2.req_notify(1)
+    # nothing completed, so no event may arrive
+    fd = _comp_channel_fd(ch)
+    if fd is not None:
+        ready, _, _ = select.select([fd], [], [], 0.5)
+        if ready:
+            raise AssertionError("completion event without a completion")
+        print("ok: no spurious completion event")
+    cq.resize(64)       # arming survives a resize; must not fire
+    if fd is not None:
+        ready, _, _ = select.select([fd], [], [], 0.2)
+        if ready:
+            raise AssertionError("completion event after resize")
+    cq2.close()
+    cq.close()
+    ch.close()
+    print("ok: armed CQs with a completion channel")
+
+
+def _comp_channel_fd(ch):
+    # pyverbs does not expose the channel's fd; find it as the newest
+    # anon_inode:[infiniband: comp event] fd of this process
+    best = None
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{name}")
+        except OSError:
+            continue
+        if "comp" in target and "infiniband" in target:
+            best = max(best or 0, int(name))
+    return best
+
+
+def _ring_mappings():
+    """(start, end) of this process's mappings of the uverbs device."""
+    maps = []
+    with open("/proc/self/maps") as f:
+        for line in f:
+            if "/dev/infiniband/uverbs" in line:
+                start, end = (int(x, 16) for x in line.split()[0].split("-"))
+                maps.append((start, end))
+    return maps
+
+
+def t_corrupt(ctx):
+    before = set(_ring_mappings())
+    cq = CQ(ctx, 100)
+    new = [m for m in _ring_mappings() if m not in before]
+    if len(new) != 1:
+        raise AssertionError(f"cannot find the CQ ring mapping: {new}")
+    start, _ = new[0]
+    with open("/proc/self/mem", "r+b", buffering=0) as mem:
+        mem.seek(start + CONSUMER_INDEX_OFF)
+        # beyond index_mask and far from the producer: impossible either way
+        mem.write(struct.pack("<I", 0x80000000))
+    try:
+        cq.resize(200)
+    except PyverbsRDMAError as err:
+        if err.error_code != errno.EINVAL:
+            raise
+        print("ok: resize of a corrupted CQ refused: EINVAL")
+    else:
+        raise AssertionError("resize of a corrupted CQ succeeded")
+    cq.req_notify(0)
+    cq.close()
+    print("ok: corrupted CQ destroyed")
+
+
+class _QPCap(ctypes.Structure):
+    _fields_ = [("max_send_wr", ctypes.c_uint32),
+                ("max_recv_wr", ctypes.c_uint32),
+                ("max_send_sge", ctypes.c_uint32),
+                ("max_recv_sge", ctypes.c_uint32),
+                ("max_inline_data", ctypes.c_uint32)]
+
+
+class _QPInitAttr(ctypes.Structure):
+    # struct ibv_qp_init_attr
+    _fields_ = [("qp_context", ctypes.c_void_p),
+                ("send_cq", ctypes.c_void_p),
+                ("recv_cq", ctypes.c_void_p),
+                ("srq", ctypes.c_void_p),
+                ("cap", _QPCap),
+                ("qp_type", ctypes.c_int),
+                ("sq_sig_all", ctypes.c_int)]
+
+
+def _libibverbs():
+    """libibverbs through ctypes: pyverbs' close() of a CQ first closes the
+    QPs using it, so the in-use case needs the plain C calls."""
+    lib = ctypes.CDLL("libibverbs.so.1", use_errno=True)
+    vp = ctypes.c_void_p
+    for name, res, args in (
+            ("ibv_get_device_list", vp, [ctypes.POINTER(ctypes.c_int)]),
+            ("ibv_free_device_list", None, [vp]),
+            ("ibv_get_device_name", ctypes.c_char_p, [vp]),
+            ("ibv_open_device", vp, [vp]),
+            ("ibv_close_device", ctypes.c_int, [vp]),
+            ("ibv_alloc_pd", vp, [vp]),
+            ("ibv_dealloc_pd", ctypes.c_int, [vp]),
+            ("ibv_create_cq", vp, [vp, ctypes.c_int, vp, vp, ctypes.c_int]),
+            ("ibv_destroy_cq", ctypes.c_int, [vp]),
+            ("ibv_create_qp", vp, [vp, ctypes.POINTER(_QPInitAttr)]),
+            ("ibv_destroy_qp", ctypes.c_int, [vp])):
+        fn = getattr(lib, name)
+        fn.restype = res
+        fn.argtypes = args
+    return lib
+
+
+def _open(lib, dev):
+    num = ctypes.c_int()
+    devs = lib.ibv_get_device_list(ctypes.byref(num))
+    arr = ctypes.cast(devs, ctypes.POINTER(ctypes.c_void_p))
+    ctx = None
+    for i in range(num.value):
+        if lib.ibv_get_device_name(arr[i]).decode() == dev:
+            ctx = lib.ibv_open_device(arr[i])
+    lib.ibv_free_device_list(devs)
+    if not ctx:
+        raise AssertionError(f"cannot open {dev}")
+    return ctx
+
+
+def t_qp(dev):
+    lib = _libibverbs()
+    ctx = _open(lib, dev)
+    pd = lib.ibv_alloc_pd(ctx)
+    cq = lib.ibv_create_cq(ctx, 16, None, None, 0)
+    if not pd or not cq:
+        raise AssertionError("PD or CQ creation failed")
+    attr = _QPInitAttr(send_cq=cq, recv_cq=cq, qp_type=e.IBV_QPT_RC,
+                       cap=_QPCap(4, 4, 1, 1, 0))
+    qp = lib.ibv_create_qp(pd, ctypes.byref(attr))
+    if not qp:
+        err = ctypes.get_errno()
+        print(f"SKIP-QP: cannot create a QP yet ({os.strerror(err)})")
+    else:
+        rc = lib.ibv_destroy_cq(cq)
+        if rc != errno.EBUSY:
+            raise AssertionError(f"destroying a CQ in use returned {rc}")
+        print("ok: destroying a CQ a QP uses: EBUSY")
+        if lib.ibv_destroy_qp(qp):
+            raise AssertionError("QP destroy failed")
+    if lib.ibv_destroy_cq(cq) or lib.ibv_dealloc_pd(pd):
+        raise AssertionError("CQ or PD destroy failed")
+    lib.ibv_close_device(ctx)
+    print("ok: CQ destroyed once unused")
+
+
+def t_hold(ctx, n):
+    cqs = [CQ(ctx, 64 + i) for i in range(n)]
+    print("ready", flush=True)
+    while cqs:
+        time.sleep(60)
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    dev, what = sys.argv[1], sys.argv[2]
+    if what == "qp":
+        t_qp(dev)
+        return
+    ctx = Context(name=dev)
+    if what == "hold":
+        t_hold(ctx, int(sys.argv[3]))
+    else:
+        {"sizes": t_sizes, "resize": t_resize, "notify": t_notify,
+         "corrupt": t_corrupt}[what](ctx)
+    ctx.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,318 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Shared receive queue checks for tests/user/21-srq.sh, through pyverbs and
+librxe.
+
+  21-srq.py DEV create   sizes 1, small and the max, max_sge 0..max; what
+                         query returns; bad max_wr, max_sge, srq_limit refused
+  21-srq.py DEV modify   srq_limit arming and disarming, max_wr growth and
+                         shrinking, bad values refused; query agrees each time
+  21-srq.py DEV carry    posted WQEs survive a resize: after growing, exactly
+                         the remaining room can be posted; shrinking below the
+                         posted count is refused
+  21-srq.py DEV corrupt  user space scribbles on its ring's producer index:
+                         the kernel refuses to resize, nothing breaks
+  21-srq.py DEV qp       destroying an SRQ a QP uses fails with EBUSY (prints
+                         "SKIP-QP: why" when QPs cannot be created)
+  21-srq.py DEV hold N   create N SRQs, print "ready", sleep until killed
+
+Exit status 0 on success; failures raise (non-zero exit with a traceback).
+"""
+import ctypes
+import errno
+import os
+import struct
+import sys
+import time
+
+from pyverbs.device import Context
+from pyverbs.pd import PD
+from pyverbs.pyverbs_error import PyverbsRDMAError
+from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr
+from pyverbs.wr import SGE, RecvWR
+import pyverbs.enums as e
+
+# struct sv_queue_buf: producer_index at byte 128, consumer_index at 256
+PRODUCER_INDEX_OFF = 128
+
+
+def _code(err):
+    code = err.error_code
+    if code == -1:      # creation failures carry errno only in the message
+        code = next((c for c in (errno.EINVAL, errno.ENOMEM, errno.EBUSY,
+                                 errno.EOPNOTSUPP)
+                     if os.strerror(c) in str(err)), -1)
+    return code
+
+
+def expect_errno(want, fn, what):
+    try:
+        obj = fn()
+    except PyverbsRDMAError as err:
+        if _code(err) != want:
+            raise AssertionError(f"{what}: expected {errno.errorcode[want]}, "
+                                 f"got {err}") from err
+        print(f"ok: {what} refused: {errno.errorcode[want]}")
+        return
+    if obj is not None:
+        obj.close()
+    raise AssertionError(f"{what}: expected {errno.errorcode[want]}, succeeded")
+
+
+def new_srq(pd, max_wr, max_sge=1, srq_limit=0):
+    return SRQ(pd, SrqInitAttr(SrqAttr(max_wr, max_sge, srq_limit)))
+
+
+def check_query(srq, max_wr, max_sge, limit, top_wr, what):
+    a = srq.query()
+    if not max_wr <= a.max_wr <= top_wr:
+        raise AssertionError(f"{what}: max_wr {a.max_wr}, wanted "
+                             f"{max_wr}..{top_wr}")
+    if a.max_sge < max_sge:
+        raise AssertionError(f"{what}: max_sge {a.max_sge} < {max_sge}")
+    if a.srq_limit != limit:
+        raise AssertionError(f"{what}: srq_limit {a.srq_limit}, set {limit}")
+    return a
+
+
+def t_create(ctx, pd):
+    dev = ctx.query_device()
+    top_wr, top_sge = dev.max_srq_wr, dev.max_srq_sge
+    print(f"max_srq {dev.max_srq}, max_srq_wr {top_wr}, "
+          f"max_srq_sge {top_sge}")
+    if dev.max_srq < 1 or top_wr < 1 or top_sge < 1:
+        raise AssertionError("device reports no SRQ support")
+    if not dev.device_cap_flags & e.IBV_DEVICE_SRQ_RESIZE:
+        raise AssertionError("IBV_DEVICE_SRQ_RESIZE not reported")
+    for max_wr, max_sge, limit in ((1, 1, 0), (1, 0, 1), (16, 2, 8),
+                                   (1000, top_sge, 0), (top_wr, 1, top_wr),
+                                   (top_wr, top_sge, 0)):
+        srq = new_srq(pd, max_wr, max_sge, limit)
+        a = check_query(srq, max_wr, max_sge, limit, top_wr,
+                        f"SRQ({max_wr}, {max_sge}, {limit})")
+        print(f"ok: SRQ({max_wr}, {max_sge}, {limit}): max_wr {a.max_wr}, "
+              f"max_sge {a.max_sge}, srq_limit {a.srq_limit}")
+        srq.close()
+    expect_errno(errno.EINVAL, lambda: new_srq(pd, 0), "max_wr 0")
+    expect_errno(errno.EINVAL, lambda: new_srq(pd, top_wr + 1),
+                 f"max_wr {top_wr + 1}")
+    expect_errno(errno.EINVAL, lambda: new_srq(pd, 8, top_sge + 1),
+                 f"max_sge {top_sge + 1}")
+    expect_errno(errno.EINVAL, lambda: new_srq(pd, 8, 1, 9),
+                 "srq_limit 9 above max_wr 8")
+
+
+def t_modify(ctx, pd):
+    top_wr = ctx.query_device().max_srq_wr
+    srq = new_srq(pd, 16)
+    a = check_query(srq, 16, 1, 0, top_wr, "SRQ(16)")
+    size = a.max_wr
+
+    srq.modify(SrqAttr(srq_limit=5), e.IBV_SRQ_LIMIT)
+    check_query(srq, size, 1, 5, size, "limit 5")
+    print("ok: srq_limit 5 armed")
+    srq.modify(SrqAttr(srq_limit=size), e.IBV_SRQ_LIMIT)
+    check_query(srq, size, 1, size, size, f"limit {size}")
+    srq.modify(SrqAttr(srq_limit=0), e.IBV_SRQ_LIMIT)
+    check_query(srq, size, 1, 0, size, "limit 0")
+    print("ok: srq_limit 0 disarms")
+    expect_errno(errno.EINVAL, lambda: srq.modify(
+        SrqAttr(srq_limit=size + 1), e.IBV_SRQ_LIMIT),
+        f"srq_limit {size + 1} above max_wr {size}")
+    check_query(srq, size, 1, 0, size, "after refused limit")
+
+    for n in (100, 20, 1, top_wr, 3):
+        srq.modify(SrqAttr(max_wr=n), e.IBV_SRQ_MAX_WR)
+        size = check_query(srq, n, 1, 0, top_wr, f"max_wr {n}").max_wr
+        print(f"ok: max_wr {n} gives {size}")
+    for n in (0, top_wr + 1):
+        expect_errno(errno.EINVAL, lambda n=n: srq.modify(
+            SrqAttr(max_wr=n), e.IBV_SRQ_MAX_WR), f"max_wr {n}")
+        check_query(srq, size, 1, 0, size, f"after refused max_wr {n}")
+
+    # both at once; then a resize below the armed limit is refused
+    srq.modify(SrqAttr(max_wr=64, srq_limit=40),
+               e.IBV_SRQ_MAX_WR | e.IBV_SRQ_LIMIT)
+    size = check_query(srq, 64, 1, 40, top_wr, "max_wr 64 + limit 40").max_wr
+    expect_errno(errno.EINVAL, lambda: srq.modify(
+        SrqAttr(max_wr=30), e.IBV_SRQ_MAX_WR), "max_wr 30 below limit 40")
+    check_query(srq, size, 1, 40, size, "after refused shrink")
+    print("ok: max_wr and srq_limit together")
+    srq.close()
+
+
+def post(srq, n, first=0):
+    for i in range(n):
+        srq.post_recv(RecvWR(wr_id=first + i, num_sge=1,
+                             sg=[SGE(0x1000 * (i + 1), 64, 0)]))
+
+
+def t_carry(ctx, pd):
+    srq = new_srq(pd, 8)
+    size = srq.query().max_wr
+    post(srq, size)
+    expect_errno(errno.ENOMEM, lambda: post(srq, 1, 100), "post to full SRQ")
+    expect_errno(errno.EINVAL, lambda: srq.modify(
+        SrqAttr(max_wr=size - 1), e.IBV_SRQ_MAX_WR),
+        f"shrink to {size - 1} below {size} posted WQEs")
+
+    srq.modify(SrqAttr(max_wr=100), e.IBV_SRQ_MAX_WR)
+    new_size = srq.query().max_wr
+    # the old WQEs moved along: exactly the rest fits
+    post(srq, new_size - size, 1000)
+    expect_errno(errno.ENOMEM, lambda: post(srq, 1, 5000),
+                 f"post beyond {new_size} after the resize")
+    print(f"ok: {size} posted WQEs carried over into {new_size} slots")
+    srq.modify(SrqAttr(max_wr=new_size), e.IBV_SRQ_MAX_WR)
+    expect_errno(errno.ENOMEM, lambda: post(srq, 1, 6000),
+                 "post after resizing a full SRQ to its size")
+    srq.close()
+
+
+def _ring_mappings():
+    maps = []
+    with open("/proc/self/maps") as f:
+        for line in f:
+            if "/dev/infiniband/uverbs" in line:
+                start, end = (int(x, 16) for x in line.split()[0].split("-"))
+                maps.append((start, end))
+    return maps
+
+
+def t_corrupt(ctx, pd):
+    before = set(_ring_mappings())
+    srq = new_srq(pd, 32)
+    new = [m for m in _ring_mappings() if m not in before]
+    if len(new) != 1:
+        raise AssertionError(f"cannot find the SRQ ring mapping: {new}")
+    start, _ = new[0]
+    with open("/proc/self/mem", "r+b", buffering=0) as mem:
+        mem.seek(start + PRODUCER_INDEX_OFF)
+        mem.write(struct.pack("<I", 0x80000000))
+    expect_errno(errno.EINVAL, lambda: srq.modify(
+        SrqAttr(max_wr=64), e.IBV_SRQ_MAX_WR), "resize of a corrupted SRQ")
+    srq.modify(SrqAttr(srq_limit=4), e.IBV_SRQ_LIMIT)
+    srq.query()
+    srq.close()
+    print("ok: corrupted SRQ destroyed")
+
+
+class _QPCap(ctypes.Structure):
+    _fields_ = [("max_send_wr", ctypes.c_uint32),
+                ("max_recv_wr", ctypes.c_uint32),
+                ("max_send_sge", ctypes.c_uint32),
+                ("max_recv_sge", ctypes.c_uint32),
+                ("max_inline_data", ctypes.c_uint32)]
+
+
+class _QPInitAttr(ctypes.Structure):
+    # struct ibv_qp_init_attr
+    _fields_ = [("qp_context", ctypes.c_void_p),
+                ("send_cq", ctypes.c_void_p),
+                ("recv_cq", ctypes.c_void_p),
+                ("srq", ctypes.c_void_p),
+                ("cap", _QPCap),
+                ("qp_type", ctypes.c_int),
+                ("sq_sig_all", ctypes.c_int)]
+
+
+class _SrqInitAttr(ctypes.Structure):
+    # struct ibv_srq_init_attr
+    _fields_ = [("srq_context", ctypes.c_void_p),
+                ("max_wr", ctypes.c_uint32),
+                ("max_sge", ctypes.c_uint32),
+                ("srq_limit", ctypes.c_uint32)]
+
+
+def _libibverbs():
+    """libibverbs through ctypes: pyverbs' close() of an SRQ first closes
+    the QPs using it, so the in-use case needs the plain C calls."""
+    lib = ctypes.CDLL("libibverbs.so.1", use_errno=True)
+    vp = ctypes.c_void_p
+    for name, res, args in (
+            ("ibv_get_device_list", vp, [ctypes.POINTER(ctypes.c_int)]),
+            ("ibv_free_device_list", None, [vp]),
+            ("ibv_get_device_name", ctypes.c_char_p, [vp]),
+            ("ibv_open_device", vp, [vp]),
+            ("ibv_close_device", ctypes.c_int, [vp]),
+            ("ibv_alloc_pd", vp, [vp]),
+            ("ibv_dealloc_pd", ctypes.c_int, [vp]),
+            ("ibv_create_cq", vp, [vp, ctypes.c_int, vp, vp, ctypes.c_int]),
+            ("ibv_destroy_cq", ctypes.c_int, [vp]),
+            ("ibv_create_srq", vp, [vp, ctypes.POINTER(_SrqInitAttr)]),
+            ("ibv_destroy_srq", ctypes.c_int, [vp]),
+            ("ibv_create_qp", vp, [vp, ctypes.POINTER(_QPInitAttr)]),
+            ("ibv_destroy_qp", ctypes.c_int, [vp])):
+        fn = getattr(lib, name)
+        fn.restype = res
+        fn.argtypes = args
+    return lib
+
+
+def t_qp(dev):
+    lib = _libibverbs()
+    num = ctypes.c_int()
+    devs = lib.ibv_get_device_list(ctypes.byref(num))
+    arr = ctypes.cast(devs, ctypes.POINTER(ctypes.c_void_p))
+    ctx = None
+    for i in range(num.value):
+        if lib.ibv_get_device_name(arr[i]).decode() == dev:
+            ctx = lib.ibv_open_device(arr[i])
+    lib.ibv_free_device_list(devs)
+    if not ctx:
+        raise AssertionError(f"cannot open {dev}")
+    pd = lib.ibv_alloc_pd(ctx)
+    cq = lib.ibv_create_cq(ctx, 16, None, None, 0)
+    srq = lib.ibv_create_srq(pd, ctypes.byref(_SrqInitAttr(None, 16, 1, 0)))
+    if not pd or not cq or not srq:
+        raise AssertionError("PD, CQ or SRQ creation failed")
+    attr = _QPInitAttr(send_cq=cq, recv_cq=cq, srq=srq, qp_type=e.IBV_QPT_RC,
+                       cap=_QPCap(4, 0, 1, 0, 0))
+    qp = lib.ibv_create_qp(pd, ctypes.byref(attr))
+    if not qp:
+        err = ctypes.get_errno()
+        print(f"SKIP-QP: cannot create a QP yet ({os.strerror(err)})")
+    else:
+        rc = lib.ibv_destroy_srq(srq)
+        if rc != errno.EBUSY:
+            raise AssertionError(f"destroying an SRQ in use returned {rc}")
+        print("ok: destroying an SRQ a QP uses: EBUSY")
+        if lib.ibv_destroy_qp(qp):
+            raise AssertionError("QP destroy failed")
+    if (lib.ibv_destroy_srq(srq) or lib.ibv_destroy_cq(cq) or
+            lib.ibv_dealloc_pd(pd)):
+        raise AssertionError("SRQ, CQ or PD destroy failed")
+    lib.ibv_close_device(ctx)
+    print("ok: SRQ destroyed once unused")
+
+
+def t_hold(ctx, pd, n):
+    srqs = [new_srq(pd, 64 + i) for i in range(n)]
+    for srq in srqs:
+        post(srq, 4)
+    print("ready", flush=True)
+    while srqs:
+        time.sleep(60)
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    dev, what = sys.argv[1], sys.argv[2]
+    if what == "qp":
+        t_qp(dev)
+        return
+    ctx = Context(name=dev)
+    pd = PD(ctx)
+    if what == "hold":
+        t_hold(ctx, pd, int(sys.argv[3]))
+    else:
+        {"create": t_create, "modify": t_modify, "carry": t_carry,
+         "corrupt": t_corrupt}[what](ctx, pd)
+    pd.close()
+    ctx.close()
+
+
+if __name__ == "__main__":
+    main()
