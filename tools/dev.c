@@ -139,12 +139,12 @@ int sv_dev_find(struct svctl *sv, const char *name, struct sv_dev *dev,
 		;
 	if (i == l.n) {
 		free(l.devs);
-		return sv_err(sv, ENODEV, "%s: %s", ctx, name);
+		return sv_err(sv, ENODEV, "%s %s", ctx, name);
 	}
 	*dev = l.devs[i];
 	free(l.devs);
 	if (!dev->version[0])
-		return sv_fail(sv, "%s: %s is not a softverbs device", ctx, name);
+		return sv_fail(sv, "%s %s: not a softverbs device", ctx, name);
 	return 0;
 }
 

@@ -101,7 +101,8 @@ static const enum mnl_attr_data_type nldev_policy[NLDEV_TB_SIZE] = {
 	[RDMA_NLDEV_ATTR_CHARDEV_NAME]		= MNL_TYPE_NUL_STRING,
 	[RDMA_NLDEV_ATTR_CHARDEV_ABI]		= MNL_TYPE_U64,
 	[RDMA_NLDEV_ATTR_CHARDEV]		= MNL_TYPE_U64,
-	[RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID]	= MNL_TYPE_U64,
+	/* the header says u64; ib_uverbs puts a u32 (rdma-core reads that) */
+	[RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID]	= MNL_TYPE_U32,
 	[RDMA_NLDEV_ATTR_STAT_MODE]		= MNL_TYPE_U32,
 	[RDMA_NLDEV_ATTR_STAT_RES]		= MNL_TYPE_U32,
 	[RDMA_NLDEV_ATTR_STAT_AUTO_MODE_MASK]	= MNL_TYPE_U32,
@@ -282,13 +283,33 @@ struct nlmsghdr *nldev_req(struct nl *nl, unsigned int cmd, uint16_t flags)
 	return nl_req(nl, RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, cmd), flags);
 }
 
+/*
+ * A malformed attribute is dropped, as if the kernel had not sent it, and
+ * named once on stderr: one odd attribute must not hide everything else.
+ */
+static void malformed(const struct nlattr *attr)
+{
+	static bool told[NLDEV_TB_SIZE];
+	uint16_t type = mnl_attr_get_type(attr);
+
+	if (told[type])
+		return;
+	told[type] = true;
+	fprintf(stderr, "svctl: warning: ignoring malformed RDMA netlink "
+		"attribute %u (%u bytes)\n", type,
+		(unsigned int)mnl_attr_get_payload_len(attr));
+}
+
 bool nldev_attr_ok(const struct nlattr *attr)
 {
 	uint16_t type = mnl_attr_get_type(attr);
 
 	if (type >= NLDEV_TB_SIZE || nldev_policy[type] == MNL_TYPE_UNSPEC)
 		return true;	/* unknown: unused, so harmless */
-	return mnl_attr_validate(attr, nldev_policy[type]) >= 0;
+	if (mnl_attr_validate(attr, nldev_policy[type]) >= 0)
+		return true;
+	malformed(attr);
+	return false;
 }
 
 static int nldev_attr_cb(const struct nlattr *attr, void *data)
@@ -298,10 +319,8 @@ static int nldev_attr_cb(const struct nlattr *attr, void *data)
 
 	if (type == RDMA_NLDEV_ATTR_PAD || type >= NLDEV_TB_SIZE)
 		return MNL_CB_OK;
-	if (!nldev_attr_ok(attr)) {
-		errno = EPROTO;
-		return MNL_CB_ERROR;
-	}
+	if (!nldev_attr_ok(attr))
+		return MNL_CB_OK;
 	tb[type] = (struct nlattr *)attr;
 	return MNL_CB_OK;
 }

@@ -179,22 +179,20 @@ static const char *path_mig_str(unsigned int s)
  * RDMA_NLDEV_ATTR_DRIVER nest, as rdma_nl_put_driver_*() lay them out.
  * Returns NULL when there are none, or an object of name: value.
  */
-static struct jv *driver_json(const struct nlattr *nest, int *err)
+static struct jv *driver_json(const struct nlattr *nest)
 {
 	const struct nlattr *a;
 	const char *name = NULL;
 	uint8_t print = RDMA_NLDEV_PRINT_TYPE_UNSPEC;
 	struct jv *o = jv_obj(), *v;
 
-	*err = 0;
 	mnl_attr_for_each_nested(a, nest) {
 		uint64_t u;
 		int64_t s;
 
 		if (!nldev_attr_ok(a)) {
-			*err = -EPROTO;
-			jv_free(o);
-			return NULL;
+			name = NULL;	/* lost the pairing: resync */
+			continue;
 		}
 		switch (mnl_attr_get_type(a)) {
 		case RDMA_NLDEV_ATTR_DRIVER_STRING:
@@ -245,8 +243,7 @@ static void opt_u32(struct jv *o, const char *key, const struct nlattr *a)
 		jv_set(o, key, jv_u64(mnl_attr_get_u32(a)));
 }
 
-static struct jv *qp_json(const struct sv_dev *dev, struct nlattr **tb,
-			  int *err)
+static struct jv *qp_json(const struct sv_dev *dev, struct nlattr **tb)
 {
 	struct jv *o = jv_obj(), *drv;
 	char comm[64];
@@ -280,15 +277,9 @@ static struct jv *qp_json(const struct sv_dev *dev, struct nlattr **tb,
 		jv_set(o, "comm",
 		       jv_str(mnl_attr_get_str(tb[RDMA_NLDEV_ATTR_RES_KERN_NAME])));
 	}
-	if (tb[RDMA_NLDEV_ATTR_DRIVER]) {
-		drv = driver_json(tb[RDMA_NLDEV_ATTR_DRIVER], err);
-		if (*err) {
-			jv_free(o);
-			return NULL;
-		}
-		if (drv)
-			jv_set(o, "driver", drv);
-	}
+	if (tb[RDMA_NLDEV_ATTR_DRIVER] &&
+	    (drv = driver_json(tb[RDMA_NLDEV_ATTR_DRIVER])))
+		jv_set(o, "driver", drv);
 	return o;
 }
 
@@ -302,8 +293,6 @@ static int qp_cb(const struct nlmsghdr *nlh, void *data)
 	struct nlattr *tb[NLDEV_TB_SIZE], *qtb[NLDEV_TB_SIZE];
 	const struct nlattr *entry;
 	struct qp_ctx *q = data;
-	struct jv *o;
-	int err;
 
 	if (nldev_parse(nlh, tb))
 		return MNL_CB_ERROR;
@@ -314,12 +303,7 @@ static int qp_cb(const struct nlmsghdr *nlh, void *data)
 			errno = EPROTO;
 			return MNL_CB_ERROR;
 		}
-		o = qp_json(q->dev, qtb, &err);
-		if (!o) {
-			errno = -err;
-			return MNL_CB_ERROR;
-		}
-		jv_push(q->rows, o);
+		jv_push(q->rows, qp_json(q->dev, qtb));
 	}
 	return MNL_CB_OK;
 }

@@ -132,11 +132,15 @@ int nl_run(struct nl *nl, struct nlmsghdr *req, nl_data_cb cb, void *data);
 /* RDMA netlink, the nldev client: one attribute space for all commands */
 #define NLDEV_TB_SIZE	RDMA_NLDEV_ATTR_MAX
 struct nlmsghdr *nldev_req(struct nl *nl, unsigned int cmd, uint16_t flags);
-/* Parse a message's or a nest's attributes into tb[NLDEV_TB_SIZE], every one
- * checked against the attribute table; -EPROTO for a malformed one. */
+/*
+ * Parse a message's or a nest's attributes into tb[NLDEV_TB_SIZE], each
+ * checked against the attribute table; a malformed one is left out (and
+ * named on stderr, once).  0 or a negative errno.
+ */
 int nldev_parse(const struct nlmsghdr *nlh, struct nlattr **tb);
 int nldev_parse_nested(const struct nlattr *nest, struct nlattr **tb);
-/* One attribute of a nest walked by hand: known and well-formed? */
+/* One attribute of a nest walked by hand: unknown or well-formed?  (A
+ * malformed one is named on stderr, once.) */
 bool nldev_attr_ok(const struct nlattr *attr);
 
 /* generic netlink: family id by name; -ENOENT when no such family */
