@@ -876,7 +876,7 @@ static inline struct sv_mw *to_sv_mw(struct ib_mw *ibmw)
 
 /* a BIND_MW work request, as librxe posts it (struct sv_send_wr wr.mw) */
 struct sv_mw_bind_args {
-	u32			mw_rkey;	/* the window's current R_Key */
+	u32			mw_rkey;	/* names the window (by index) */
 	u32			new_rkey;	/* its R_Key after the bind */
 	u32			mr_lkey;	/* unused for a length 0 bind */
 	u64			addr;
@@ -886,12 +886,14 @@ struct sv_mw_bind_args {
 
 /*
  * sv_mw_bind: execute a BIND_MW work request posted on QP @qpn of @pd, for
- * a type 1 (ibv_bind_mw) or type 2 window, with the checks of IBTA 10.6.7.2
- * (window and MR keys exact, same PD for QP, window and MR, MR valid with
- * IB_ACCESS_MW_BIND, writable window only on an MR with local write, window
- * inside the MR, type 1 not zero-based and rebindable, type 2 Free and of
- * non-zero length).  A type 1 bind of length 0 unbinds.  Returns 0 or
- * -EINVAL/-EACCES/-ERANGE: complete the WR with IB_WC_MW_BIND_ERR.
+ * a type 1 (ibv_bind_mw) or type 2 window, with the checks of IBTA
+ * 10.6.7.2: the window named by its index, the MR by its exact L_Key; QP,
+ * window and MR in one PD; the MR valid with IB_ACCESS_MW_BIND; a writable
+ * window only on an MR with local write; the window inside the MR; type 1
+ * not zero-based (and rebindable), type 2 Free and of non-zero length.  A
+ * type 1 bind of length 0 unbinds.  The window's R_Key becomes
+ * @args->new_rkey.  Returns 0 or -EINVAL/-EACCES/-ERANGE: complete the WR
+ * with IB_WC_MW_BIND_ERR.
  *
  * sv_mw_invalidate: see sv_mr_invalidate(), which calls it for window keys.
  * sv_mw_resolve: see sv_mr_lookup(), which calls it for window keys.

@@ -209,6 +209,7 @@ static void sv_mkey_purge(struct sv_dev *sv)
 void sv_mkey_count_put(struct sv_dev *sv, atomic_t *count)
 {
 	sv_dev_count_put(count);
+	/* order our decrement before reading both counts (see above) */
 	smp_mb__after_atomic();
 	if (!atomic_read(&sv->num_mr) && !atomic_read(&sv->num_mw))
 		sv_mkey_purge(sv);

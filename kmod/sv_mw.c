@@ -164,9 +164,16 @@ int sv_mw_bind(struct sv_dev *sv, struct ib_pd *pd, u32 qpn,
 		mr = container_of(mr_mk, struct sv_mr, mkey);
 	}
 
-	/* lock order: window, then MR */
+	/*
+	 * The window is named by its index only: librxe sends the R_Key the
+	 * window was allocated with (struct ibv_mw's rkey, which it updates
+	 * after a type 1 bind but never after a type 2 one), so a type 2
+	 * window could not be bound a second time if the variant had to
+	 * match.  The consumer owns the window; the PD check above is what
+	 * keeps other consumers out.  Lock order: window, then MR.
+	 */
 	spin_lock_bh(&mw->lock);
-	if (mw->mkey.key != args->mw_rkey || mw->state == SV_MW_INVALID) {
+	if (mw->state == SV_MW_INVALID) {
 		err = -EINVAL;
 		goto out_unlock;
 	}
