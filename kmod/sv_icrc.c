@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * RoCEv2 ICRC (IBTA Annex A17.3.3).  The CRC-32 (IEEE 802.3 polynomial,
+ * reflected: the kernel's crc32_le) covers, in order:
+ *
+ *   8 bytes of 0xff         in place of the IB LRH
+ *   the IP header           variant fields set to all ones:
+ *                             IPv4: TOS (DSCP + ECN), TTL, header checksum
+ *                             IPv6: traffic class, flow label, hop limit
+ *   the UDP header          checksum set to all ones
+ *   the BTH                 byte 4 (FECN, BECN, resv6) set to all ones
+ *   the rest of the packet  extension headers, payload, pad
+ *
+ * starting from the all-ones state and inverted at the end; the 8 bytes
+ * of 0xff are folded into SV_ICRC_SEED.  These are the same facts
+ * Soft-RoCE's rxe_icrc.c implements; tests/kunit/icrc_kunit.c checks them
+ * against packets Soft-RoCE put on a wire.
+ */
+#include <linux/crc32.h>
+#include <linux/errno.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/skbuff.h>
+#include <linux/udp.h>
+
+#include "sv_icrc.h"
+#include "sv_opcode.h"
+
+/* the most that is copied and masked: IPv4 with options, UDP, BTH */
+#define SV_ICRC_MAX_HDRS	(60 + sizeof(struct udphdr) + SV_BTH_BYTES)
+
+/* offset of the BTH byte that holds FECN, BECN and resv6 */
+#define SV_ICRC_BTH_RESV8A	4
+
+/* the ICRC's wire bytes <-> the CRC: little endian, any alignment */
+static u32 sv_icrc_get_wire(const u8 *p)
+{
+	__le32 v;
+
+	memcpy(&v, p, sizeof(v));
+	return le32_to_cpu(v);
+}
+
+static void sv_icrc_put_wire(u8 *p, u32 icrc)
+{
+	__le32 v = cpu_to_le32(icrc);
+
+	memcpy(p, &v, sizeof(v));
+}
+
+/*
+ * From the first bytes of the IP header (@avail of them, at least 1),
+ * the length of the IP header: 0 with *err set if the packet is not one
+ * whose ICRC we can compute.
+ */
+static unsigned int sv_icrc_l3_len(const u8 *l3, size_t avail, int *err)
+{
+	switch (l3[0] >> 4) {
+	case 4:
+		if (avail < sizeof(struct iphdr)) {
+			*err = -EMSGSIZE;
+			return 0;
+		}
+		if ((l3[0] & 0x0f) < 5) {
+			*err = -EBADMSG;
+			return 0;
+		}
+		if (((const struct iphdr *)l3)->protocol != IPPROTO_UDP) {
+			*err = -EPROTONOSUPPORT;
+			return 0;
+		}
+		return (l3[0] & 0x0f) * 4;
+	case 6:
+		if (avail < sizeof(struct ipv6hdr)) {
+			*err = -EMSGSIZE;
+			return 0;
+		}
+		/* extension headers are not invariant: none allowed */
+		if (((const struct ipv6hdr *)l3)->nexthdr != IPPROTO_UDP) {
+			*err = -EPROTONOSUPPORT;
+			return 0;
+		}
+		return sizeof(struct ipv6hdr);
+	default:
+		*err = -EPROTONOSUPPORT;
+		return 0;
+	}
+}
+
+/* the length of IP + UDP + BTH in @hdrs, or a negative errno */
+static int sv_icrc_hdrs_len(const u8 *hdrs, size_t avail, size_t len)
+{
+	unsigned int l3_len;
+	int err = 0;
+
+	l3_len = sv_icrc_l3_len(hdrs, avail, &err);
+	if (!l3_len)
+		return err;
+	if (len < l3_len + sizeof(struct udphdr) + SV_BTH_BYTES +
+		  SV_ICRC_BYTES)
+		return -EMSGSIZE;
+	return l3_len + sizeof(struct udphdr) + SV_BTH_BYTES;
+}
+
+/*
+ * Set the variant fields of the copied headers (IP, UDP, BTH; @hdrs_len
+ * bytes from sv_icrc_hdrs_len()) to ones and start the CRC over them.
+ */
+static u32 sv_icrc_crc_hdrs(u8 *hdrs, unsigned int hdrs_len)
+{
+	unsigned int l3_len = hdrs_len - sizeof(struct udphdr) - SV_BTH_BYTES;
+	struct udphdr *udp = (struct udphdr *)(hdrs + l3_len);
+
+	if (hdrs[0] >> 4 == 4) {
+		struct iphdr *ip4 = (struct iphdr *)hdrs;
+
+		ip4->tos = 0xff;
+		ip4->ttl = 0xff;
+		ip4->check = (__force __sum16)0xffff;
+	} else {
+		struct ipv6hdr *ip6 = (struct ipv6hdr *)hdrs;
+
+		/* keep the version, set traffic class and flow label */
+		ip6->priority = 0xf;
+		memset(ip6->flow_lbl, 0xff, sizeof(ip6->flow_lbl));
+		ip6->hop_limit = 0xff;
+	}
+	udp->check = (__force __sum16)0xffff;
+	hdrs[l3_len + sizeof(*udp) + SV_ICRC_BTH_RESV8A] = 0xff;
+
+	return crc32_le(SV_ICRC_SEED, hdrs, hdrs_len);
+}
+
+/**
+ * sv_icrc_calc - ICRC of a packet in a flat buffer
+ * @l3:		the IP header
+ * @len:	bytes from the IP header through the ICRC
+ * @icrc:	the CRC (the value of the 4 wire bytes read little-endian)
+ *
+ * Return: 0 or a negative errno (sv_icrc.h).
+ */
+int sv_icrc_calc(const void *l3, size_t len, u32 *icrc)
+{
+	u8 hdrs[SV_ICRC_MAX_HDRS];
+	int hdrs_len;
+	u32 crc;
+
+	if (!len)
+		return -EMSGSIZE;
+	hdrs_len = sv_icrc_hdrs_len(l3, len, len);
+	if (hdrs_len < 0)
+		return hdrs_len;
+	memcpy(hdrs, l3, hdrs_len);
+	crc = sv_icrc_crc_hdrs(hdrs, hdrs_len);
+	crc = crc32_le(crc, (const u8 *)l3 + hdrs_len,
+		       len - hdrs_len - SV_ICRC_BYTES);
+	*icrc = ~crc;
+	return 0;
+}
+
+/* Does the packet carry the right ICRC?  False too if it is malformed. */
+bool sv_icrc_verify(const void *l3, size_t len)
+{
+	u32 icrc;
+
+	if (sv_icrc_calc(l3, len, &icrc))
+		return false;
+	return sv_icrc_get_wire((const u8 *)l3 + len - SV_ICRC_BYTES) == icrc;
+}
+
+/* Write the ICRC into the packet's last 4 bytes. */
+int sv_icrc_set(void *l3, size_t len)
+{
+	u32 icrc;
+	int err;
+
+	err = sv_icrc_calc(l3, len, &icrc);
+	if (err)
+		return err;
+	sv_icrc_put_wire((u8 *)l3 + len - SV_ICRC_BYTES, icrc);
+	return 0;
+}
+
+/*
+ * Bytes [@off, @off + @n) of @skb, @off relative to skb->data: a negative
+ * part must be in the linear headroom, the rest inside skb->len.
+ */
+static int sv_icrc_skb_range_ok(const struct sk_buff *skb, int off,
+				unsigned int n)
+{
+	if (off < 0 && (unsigned int)-off > skb_headroom(skb))
+		return -EFAULT;
+	if ((s64)off + n > skb->len)
+		return -EFAULT;
+	return 0;
+}
+
+static int sv_icrc_skb_copy(const struct sk_buff *skb, int off, u8 *to,
+			    unsigned int n)
+{
+	int err = sv_icrc_skb_range_ok(skb, off, n);
+
+	if (err)
+		return err;
+	if (off < 0) {
+		unsigned int head = min_t(unsigned int, -off, n);
+
+		memcpy(to, skb->data + off, head);
+		to += head;
+		n -= head;
+		off = 0;
+	}
+	return n ? skb_copy_bits(skb, off, to, n) : 0;
+}
+
+/* Continue @crc over bytes [@off, @off + @n) of @skb, linear or not. */
+static int sv_icrc_skb_crc(struct sk_buff *skb, int off, unsigned int n,
+			   u32 *crc)
+{
+	struct skb_seq_state st;
+	unsigned int done = 0;
+	const u8 *data;
+	int err;
+
+	err = sv_icrc_skb_range_ok(skb, off, n);
+	if (err)
+		return err;
+	if (off < 0) {
+		unsigned int head = min_t(unsigned int, -off, n);
+
+		*crc = crc32_le(*crc, skb->data + off, head);
+		n -= head;
+		off = 0;
+	}
+	if (!n)
+		return 0;
+
+	skb_prepare_seq_read(skb, off, off + n, &st);
+	while (done < n) {
+		/* a block may run past the range: clip it */
+		unsigned int got = skb_seq_read(done, &data, &st);
+
+		if (!got)
+			return -EFAULT;	/* skb_seq_read() cleaned up */
+		got = min(got, n - done);
+		*crc = crc32_le(*crc, data, got);
+		done += got;
+	}
+	skb_abort_seq_read(&st);
+	return 0;
+}
+
+/* sv_icrc_calc() on an skb; see sv_icrc.h for @l3_off. */
+int sv_icrc_calc_skb(struct sk_buff *skb, int l3_off, unsigned int len,
+		     u32 *icrc)
+{
+	u8 hdrs[SV_ICRC_MAX_HDRS];
+	unsigned int avail;
+	int hdrs_len;
+	u32 crc;
+	int err;
+
+	if (!len)
+		return -EMSGSIZE;
+	err = sv_icrc_skb_range_ok(skb, l3_off, len);
+	if (err)
+		return err;
+	/* enough to see the IP header length, as far as the packet goes */
+	avail = min_t(unsigned int, len, sizeof(hdrs));
+	err = sv_icrc_skb_copy(skb, l3_off, hdrs,
+			       min_t(unsigned int, avail,
+				     sizeof(struct ipv6hdr)));
+	if (err)
+		return err;
+	hdrs_len = sv_icrc_hdrs_len(hdrs, min_t(unsigned int, avail,
+						sizeof(struct ipv6hdr)), len);
+	if (hdrs_len < 0)
+		return hdrs_len;
+	err = sv_icrc_skb_copy(skb, l3_off, hdrs, hdrs_len);
+	if (err)
+		return err;
+	crc = sv_icrc_crc_hdrs(hdrs, hdrs_len);
+	err = sv_icrc_skb_crc(skb, l3_off + hdrs_len,
+			      len - hdrs_len - SV_ICRC_BYTES, &crc);
+	if (err)
+		return err;
+	*icrc = ~crc;
+	return 0;
+}
+
+bool sv_icrc_verify_skb(struct sk_buff *skb, int l3_off, unsigned int len)
+{
+	u8 wire[SV_ICRC_BYTES];
+	u32 icrc;
+
+	if (sv_icrc_calc_skb(skb, l3_off, len, &icrc))
+		return false;
+	if (sv_icrc_skb_copy(skb, l3_off + len - SV_ICRC_BYTES, wire,
+			     sizeof(wire)))
+		return false;
+	return sv_icrc_get_wire(wire) == icrc;
+}
+
+/* Write the ICRC into the packet's last 4 bytes (must be writable). */
+int sv_icrc_set_skb(struct sk_buff *skb, int l3_off, unsigned int len)
+{
+	int off = l3_off + len - SV_ICRC_BYTES;
+	u8 wire[SV_ICRC_BYTES];
+	u32 icrc;
+	int err;
+
+	err = sv_icrc_calc_skb(skb, l3_off, len, &icrc);
+	if (err)
+		return err;
+	sv_icrc_put_wire(wire, icrc);
+	if (off < 0) {
+		/* the part in the headroom; sv_icrc_calc_skb() checked it */
+		unsigned int head = min_t(unsigned int, -off, sizeof(wire));
+
+		memcpy(skb->data + off, wire, head);
+		if (head == sizeof(wire))
+			return 0;
+		return skb_store_bits(skb, 0, wire + head, sizeof(wire) - head);
+	}
+	return skb_store_bits(skb, off, wire, sizeof(wire));
+}

@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The BTH opcode table and the mapping from work requests to packet
+ * opcodes.  Pure data: see sv_opcode.h for what the fields mean.
+ */
+#include <linux/errno.h>
+#include <linux/kernel.h>
+
+#include "sv_opcode.h"
+
+/*
+ * Offsets are computed from the header list at compile time, so the table
+ * states only which headers an opcode carries, in enum sv_ext order (the
+ * wire order), never a hand-added offset.
+ */
+#define EXT_LEN(e)						\
+	((e) == SV_EXT_FETH ? SV_FETH_BYTES :			\
+	 (e) == SV_EXT_DETH ? SV_DETH_BYTES :			\
+	 (e) == SV_EXT_RETH ? SV_RETH_BYTES :			\
+	 (e) == SV_EXT_ATMETH ? SV_ATMETH_BYTES :		\
+	 (e) == SV_EXT_AETH ? SV_AETH_BYTES :			\
+	 (e) == SV_EXT_ATMACK ? SV_ATMACK_BYTES :		\
+	 (e) == SV_EXT_IMMDT ? SV_IMMDT_BYTES :			\
+	 (e) == SV_EXT_IETH ? SV_IETH_BYTES :			\
+	 (e) == SV_EXT_CNP ? SV_CNP_BYTES : 0)
+
+/* bytes of the headers in @hdrs that precede extension header @lim */
+#define EXT_BELOW1(hdrs, e, lim) \
+	(((hdrs) & BIT(e)) && (e) < (lim) ? EXT_LEN(e) : 0)
+#define EXT_BELOW(hdrs, lim)					\
+	(EXT_BELOW1(hdrs, SV_EXT_FETH, lim) +			\
+	 EXT_BELOW1(hdrs, SV_EXT_DETH, lim) +			\
+	 EXT_BELOW1(hdrs, SV_EXT_RETH, lim) +			\
+	 EXT_BELOW1(hdrs, SV_EXT_ATMETH, lim) +			\
+	 EXT_BELOW1(hdrs, SV_EXT_AETH, lim) +			\
+	 EXT_BELOW1(hdrs, SV_EXT_ATMACK, lim) +			\
+	 EXT_BELOW1(hdrs, SV_EXT_IMMDT, lim) +			\
+	 EXT_BELOW1(hdrs, SV_EXT_IETH, lim) +			\
+	 EXT_BELOW1(hdrs, SV_EXT_CNP, lim))
+#define EXT_OFF(hdrs, e) \
+	((hdrs) & BIT(e) ? SV_BTH_BYTES + EXT_BELOW(hdrs, e) : 0)
+
+static_assert(SV_EXT_NUM == 9, "EXT_BELOW() must list every extension header");
+
+#define OPCODE(_op, _name, _qpt, _hdrs, _flags, _recv_wc, _resp)	\
+	[_op] = {							\
+		.name = _name,						\
+		.flags = _flags,					\
+		.hdrs = _hdrs,						\
+		.qp_type = _qpt,					\
+		.hdr_len = SV_BTH_BYTES + EXT_BELOW(_hdrs, SV_EXT_NUM),	\
+		.off = {						\
+			[SV_EXT_FETH] = EXT_OFF(_hdrs, SV_EXT_FETH),	\
+			[SV_EXT_DETH] = EXT_OFF(_hdrs, SV_EXT_DETH),	\
+			[SV_EXT_RETH] = EXT_OFF(_hdrs, SV_EXT_RETH),	\
+			[SV_EXT_ATMETH] = EXT_OFF(_hdrs, SV_EXT_ATMETH), \
+			[SV_EXT_AETH] = EXT_OFF(_hdrs, SV_EXT_AETH),	\
+			[SV_EXT_ATMACK] = EXT_OFF(_hdrs, SV_EXT_ATMACK), \
+			[SV_EXT_IMMDT] = EXT_OFF(_hdrs, SV_EXT_IMMDT),	\
+			[SV_EXT_IETH] = EXT_OFF(_hdrs, SV_EXT_IETH),	\
+			[SV_EXT_CNP] = EXT_OFF(_hdrs, SV_EXT_CNP),	\
+		},							\
+		.recv_wc = _recv_wc,					\
+		.resp_opcode = _resp,					\
+	}
+
+#define H(e)		BIT(SV_EXT_##e)
+#define F(f)		SV_OP_##f
+
+/* flag sets shared by many rows */
+#define SEND_REQ	(F(REQ) | F(SEND) | F(PAYLOAD))
+#define WRITE_REQ	(F(REQ) | F(WRITE) | F(PAYLOAD))
+/* the receive completes here: SE is meaningful (IBTA 9.2) */
+#define RECV_END	(F(RECV_COMP) | F(SE))
+#define READ_RESP	(F(RESP) | F(READ_RESP) | F(PAYLOAD))
+
+/*
+ * The rows of the send and RDMA WRITE opcodes are the same for RC and UC
+ * (IBTA 9.2 opcode table), except that only RC requests are acknowledged:
+ * @T is the transport (RC, UC), @A adds SV_OP_ACKED for RC.
+ */
+#define SEND_WRITE_ROWS(T, A)						\
+	OPCODE(IB_OPCODE_##T##_SEND_FIRST, #T "_SEND_FIRST",		\
+	       IB_QPT_##T, 0,						\
+	       SEND_REQ | F(FIRST) | F(RWQE) | (A), IB_WC_RECV, ACK_OP(A)), \
+	OPCODE(IB_OPCODE_##T##_SEND_MIDDLE, #T "_SEND_MIDDLE",		\
+	       IB_QPT_##T, 0,						\
+	       SEND_REQ | F(MIDDLE) | (A), IB_WC_RECV, ACK_OP(A)),	\
+	OPCODE(IB_OPCODE_##T##_SEND_LAST, #T "_SEND_LAST",		\
+	       IB_QPT_##T, 0,						\
+	       SEND_REQ | F(LAST) | RECV_END | (A), IB_WC_RECV, ACK_OP(A)), \
+	OPCODE(IB_OPCODE_##T##_SEND_LAST_WITH_IMMEDIATE,		\
+	       #T "_SEND_LAST_WITH_IMMEDIATE", IB_QPT_##T, H(IMMDT),	\
+	       SEND_REQ | F(LAST) | RECV_END | (A), IB_WC_RECV, ACK_OP(A)), \
+	OPCODE(IB_OPCODE_##T##_SEND_ONLY, #T "_SEND_ONLY",		\
+	       IB_QPT_##T, 0,						\
+	       SEND_REQ | SV_OP_ONLY | F(RWQE) | RECV_END | (A),	\
+	       IB_WC_RECV, ACK_OP(A)),					\
+	OPCODE(IB_OPCODE_##T##_SEND_ONLY_WITH_IMMEDIATE,		\
+	       #T "_SEND_ONLY_WITH_IMMEDIATE", IB_QPT_##T, H(IMMDT),	\
+	       SEND_REQ | SV_OP_ONLY | F(RWQE) | RECV_END | (A),	\
+	       IB_WC_RECV, ACK_OP(A)),					\
+	OPCODE(IB_OPCODE_##T##_RDMA_WRITE_FIRST, #T "_RDMA_WRITE_FIRST",	\
+	       IB_QPT_##T, H(RETH),					\
+	       WRITE_REQ | F(FIRST) | (A), 0, ACK_OP(A)),		\
+	OPCODE(IB_OPCODE_##T##_RDMA_WRITE_MIDDLE, #T "_RDMA_WRITE_MIDDLE", \
+	       IB_QPT_##T, 0,						\
+	       WRITE_REQ | F(MIDDLE) | (A), 0, ACK_OP(A)),		\
+	OPCODE(IB_OPCODE_##T##_RDMA_WRITE_LAST, #T "_RDMA_WRITE_LAST",	\
+	       IB_QPT_##T, 0,						\
+	       WRITE_REQ | F(LAST) | (A), 0, ACK_OP(A)),		\
+	OPCODE(IB_OPCODE_##T##_RDMA_WRITE_LAST_WITH_IMMEDIATE,		\
+	       #T "_RDMA_WRITE_LAST_WITH_IMMEDIATE", IB_QPT_##T, H(IMMDT), \
+	       WRITE_REQ | F(LAST) | F(RWQE) | RECV_END | (A),		\
+	       IB_WC_RECV_RDMA_WITH_IMM, ACK_OP(A)),			\
+	OPCODE(IB_OPCODE_##T##_RDMA_WRITE_ONLY, #T "_RDMA_WRITE_ONLY",	\
+	       IB_QPT_##T, H(RETH),					\
+	       WRITE_REQ | SV_OP_ONLY | (A), 0, ACK_OP(A)),		\
+	OPCODE(IB_OPCODE_##T##_RDMA_WRITE_ONLY_WITH_IMMEDIATE,		\
+	       #T "_RDMA_WRITE_ONLY_WITH_IMMEDIATE", IB_QPT_##T,	\
+	       H(RETH) | H(IMMDT),					\
+	       WRITE_REQ | SV_OP_ONLY | F(RWQE) | RECV_END | (A),	\
+	       IB_WC_RECV_RDMA_WITH_IMM, ACK_OP(A))
+
+/* RC sends and writes are answered by an Acknowledge; UC ones by nothing */
+#define ACK_OP(A)	((A) ? IB_OPCODE_RC_ACKNOWLEDGE : 0)
+
+const struct sv_opcode_info sv_opcode_table[256] = {
+	SEND_WRITE_ROWS(RC, F(ACKED)),
+	OPCODE(IB_OPCODE_RC_SEND_LAST_WITH_INVALIDATE,
+	       "RC_SEND_LAST_WITH_INVALIDATE", IB_QPT_RC, H(IETH),
+	       SEND_REQ | F(LAST) | RECV_END | F(ACKED), IB_WC_RECV,
+	       IB_OPCODE_RC_ACKNOWLEDGE),
+	OPCODE(IB_OPCODE_RC_SEND_ONLY_WITH_INVALIDATE,
+	       "RC_SEND_ONLY_WITH_INVALIDATE", IB_QPT_RC, H(IETH),
+	       SEND_REQ | SV_OP_ONLY | F(RWQE) | RECV_END | F(ACKED),
+	       IB_WC_RECV, IB_OPCODE_RC_ACKNOWLEDGE),
+	OPCODE(IB_OPCODE_RC_RDMA_READ_REQUEST, "RC_RDMA_READ_REQUEST",
+	       IB_QPT_RC, H(RETH),
+	       F(REQ) | F(READ) | SV_OP_ONLY | F(NEEDS_RESP), 0,
+	       IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY),
+	OPCODE(IB_OPCODE_RC_COMPARE_SWAP, "RC_COMPARE_SWAP",
+	       IB_QPT_RC, H(ATMETH),
+	       F(REQ) | F(ATOMIC) | SV_OP_ONLY | F(NEEDS_RESP), 0,
+	       IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE),
+	OPCODE(IB_OPCODE_RC_FETCH_ADD, "RC_FETCH_ADD",
+	       IB_QPT_RC, H(ATMETH),
+	       F(REQ) | F(ATOMIC) | SV_OP_ONLY | F(NEEDS_RESP), 0,
+	       IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE),
+	/* IBTA 1.5: FETH then RETH, no payload; answered like a read */
+	OPCODE(SV_OPCODE_RC_FLUSH, "RC_FLUSH",
+	       IB_QPT_RC, H(FETH) | H(RETH),
+	       F(REQ) | F(FLUSH) | SV_OP_ONLY | F(NEEDS_RESP), 0,
+	       IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY),
+	/* IBTA 1.5: RETH and exactly 8 bytes of payload */
+	OPCODE(SV_OPCODE_RC_ATOMIC_WRITE, "RC_ATOMIC_WRITE",
+	       IB_QPT_RC, H(RETH),
+	       F(REQ) | F(ATOMIC_WRITE) | F(PAYLOAD) | SV_OP_ONLY |
+	       F(NEEDS_RESP), 0,
+	       IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY),
+
+	/* RC responses (IBTA 9.2 opcode table, 9.7.5) */
+	OPCODE(IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST,
+	       "RC_RDMA_READ_RESPONSE_FIRST", IB_QPT_RC, H(AETH),
+	       READ_RESP | F(FIRST), 0, 0),
+	/* middle responses have no AETH: the first one carried it */
+	OPCODE(IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE,
+	       "RC_RDMA_READ_RESPONSE_MIDDLE", IB_QPT_RC, 0,
+	       READ_RESP | F(MIDDLE), 0, 0),
+	OPCODE(IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST,
+	       "RC_RDMA_READ_RESPONSE_LAST", IB_QPT_RC, H(AETH),
+	       READ_RESP | F(LAST), 0, 0),
+	OPCODE(IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY,
+	       "RC_RDMA_READ_RESPONSE_ONLY", IB_QPT_RC, H(AETH),
+	       READ_RESP | SV_OP_ONLY, 0, 0),
+	OPCODE(IB_OPCODE_RC_ACKNOWLEDGE, "RC_ACKNOWLEDGE",
+	       IB_QPT_RC, H(AETH),
+	       F(RESP) | F(ACK) | SV_OP_ONLY, 0, 0),
+	OPCODE(IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE, "RC_ATOMIC_ACKNOWLEDGE",
+	       IB_QPT_RC, H(AETH) | H(ATMACK),
+	       F(RESP) | F(ATOMIC_ACK) | SV_OP_ONLY, 0, 0),
+
+	/* UC: sends and writes only, unacknowledged */
+	SEND_WRITE_ROWS(UC, 0),
+
+	/* UD: single-packet sends with a DETH */
+	OPCODE(IB_OPCODE_UD_SEND_ONLY, "UD_SEND_ONLY",
+	       IB_QPT_UD, H(DETH),
+	       SEND_REQ | SV_OP_ONLY | F(RWQE) | RECV_END, IB_WC_RECV, 0),
+	OPCODE(IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE,
+	       "UD_SEND_ONLY_WITH_IMMEDIATE", IB_QPT_UD, H(DETH) | H(IMMDT),
+	       SEND_REQ | SV_OP_ONLY | F(RWQE) | RECV_END, IB_WC_RECV, 0),
+
+	/* RoCEv2 CNP: no QP type, 16 reserved bytes, no payload */
+	OPCODE(SV_OPCODE_CNP, "CNP", 0, H(CNP), F(CNP_PKT) | SV_OP_ONLY, 0, 0),
+};
+
+/*
+ * Work request opcode -> packet opcode for each QP type and position.
+ * Entries are PKT(opcode) so that a zero entry means "no such packet"
+ * (opcode 0 is RC SEND First).  Operations that fit in one packet by
+ * definition (READ request, atomics, FLUSH, ATOMIC WRITE, UD sends) have
+ * only an "Only" entry; a READ that resumes after a partial response is a
+ * new READ request, hence "Only" too.  Local operations (LOCAL_INV,
+ * BIND_MW, REG_MR) put nothing on the wire.
+ */
+#define PKT(op)		(0x100 | (op))
+#define SEQ(T, OP, LAST, ONLY) {				\
+	[SV_PKT_FIRST] = PKT(IB_OPCODE_##T##_##OP##_FIRST),	\
+	[SV_PKT_MIDDLE] = PKT(IB_OPCODE_##T##_##OP##_MIDDLE),	\
+	[SV_PKT_LAST] = PKT(IB_OPCODE_##T##_##LAST),		\
+	[SV_PKT_ONLY] = PKT(IB_OPCODE_##T##_##ONLY) }
+#define ONE(op)		{ [SV_PKT_ONLY] = PKT(op) }
+
+enum { WR_RC, WR_UC, WR_UD, WR_QPT_NUM };
+
+static const u16 sv_wr_pkts[SV_WR_ATOMIC_WRITE + 1][WR_QPT_NUM][SV_PKT_POS_NUM] = {
+	[IB_WR_SEND] = {
+		[WR_RC] = SEQ(RC, SEND, SEND_LAST, SEND_ONLY),
+		[WR_UC] = SEQ(UC, SEND, SEND_LAST, SEND_ONLY),
+		[WR_UD] = ONE(IB_OPCODE_UD_SEND_ONLY),
+	},
+	[IB_WR_SEND_WITH_IMM] = {
+		[WR_RC] = SEQ(RC, SEND, SEND_LAST_WITH_IMMEDIATE,
+			      SEND_ONLY_WITH_IMMEDIATE),
+		[WR_UC] = SEQ(UC, SEND, SEND_LAST_WITH_IMMEDIATE,
+			      SEND_ONLY_WITH_IMMEDIATE),
+		[WR_UD] = ONE(IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE),
+	},
+	[IB_WR_SEND_WITH_INV] = {
+		[WR_RC] = SEQ(RC, SEND, SEND_LAST_WITH_INVALIDATE,
+			      SEND_ONLY_WITH_INVALIDATE),
+	},
+	[IB_WR_RDMA_WRITE] = {
+		[WR_RC] = SEQ(RC, RDMA_WRITE, RDMA_WRITE_LAST, RDMA_WRITE_ONLY),
+		[WR_UC] = SEQ(UC, RDMA_WRITE, RDMA_WRITE_LAST, RDMA_WRITE_ONLY),
+	},
+	[IB_WR_RDMA_WRITE_WITH_IMM] = {
+		[WR_RC] = SEQ(RC, RDMA_WRITE, RDMA_WRITE_LAST_WITH_IMMEDIATE,
+			      RDMA_WRITE_ONLY_WITH_IMMEDIATE),
+		[WR_UC] = SEQ(UC, RDMA_WRITE, RDMA_WRITE_LAST_WITH_IMMEDIATE,
+			      RDMA_WRITE_ONLY_WITH_IMMEDIATE),
+	},
+	[IB_WR_RDMA_READ] = {
+		[WR_RC] = ONE(IB_OPCODE_RC_RDMA_READ_REQUEST),
+	},
+	[IB_WR_ATOMIC_CMP_AND_SWP] = {
+		[WR_RC] = ONE(IB_OPCODE_RC_COMPARE_SWAP),
+	},
+	[IB_WR_ATOMIC_FETCH_AND_ADD] = {
+		[WR_RC] = ONE(IB_OPCODE_RC_FETCH_ADD),
+	},
+	[SV_WR_FLUSH] = {
+		[WR_RC] = ONE(SV_OPCODE_RC_FLUSH),
+	},
+	[SV_WR_ATOMIC_WRITE] = {
+		[WR_RC] = ONE(SV_OPCODE_RC_ATOMIC_WRITE),
+	},
+};
+
+/**
+ * sv_opcode_wr_pkt - BTH opcode of one packet of a work request
+ * @wr_opcode:	enum ib_wr_opcode (SV_WR_FLUSH, SV_WR_ATOMIC_WRITE included)
+ * @qp_type:	the sending QP's type (GSI sends as UD)
+ * @pos:	the packet's position in the message (sv_pkt_pos())
+ *
+ * Return: the opcode (0..255), or -EINVAL if no such packet exists: the
+ * operation is local, not available on @qp_type, or fits in one packet
+ * and @pos is not SV_PKT_ONLY.
+ */
+int sv_opcode_wr_pkt(u32 wr_opcode, enum ib_qp_type qp_type,
+		     enum sv_pkt_pos pos)
+{
+	unsigned int qpt;
+	u16 pkt;
+
+	switch (qp_type) {
+	case IB_QPT_RC:
+		qpt = WR_RC;
+		break;
+	case IB_QPT_UC:
+		qpt = WR_UC;
+		break;
+	case IB_QPT_UD:
+	case IB_QPT_GSI:
+		qpt = WR_UD;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (wr_opcode >= ARRAY_SIZE(sv_wr_pkts) || pos >= SV_PKT_POS_NUM)
+		return -EINVAL;
+	pkt = sv_wr_pkts[wr_opcode][qpt][pos];
+	return pkt ? (pkt & 0xff) : -EINVAL;
+}
