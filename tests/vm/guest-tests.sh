@@ -6,7 +6,8 @@
 #   -k KUNIT_KO  KUnit module to run first through tests/kernel/kunit-collect.sh
 #                (default $SV_KUNIT_MODULE, else tests/kunit/softverbs_kunit.ko
 #                next to MODULE's build dir if it exists)
-#   -t SECONDS   per-test timeout (default $SV_TEST_TIMEOUT or 300)
+#   -t SECONDS   per-test timeout (default $SV_TEST_TIMEOUT or 600: TCG on a busy
+#                2-core host runs a 20-second test for minutes)
 #   FILTER       extended regex; only tests whose name matches run
 #
 # Each tests/user/[0-9]*.sh runs in name order, from a cleared kernel log:
@@ -26,7 +27,7 @@ set -uo pipefail
 SV_ROOT=${SV_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 SV_MODULE=${SV_MODULE:-}
 SV_KUNIT_MODULE=${SV_KUNIT_MODULE:-}
-timeout_s=${SV_TEST_TIMEOUT:-300}
+timeout_s=${SV_TEST_TIMEOUT:-600}
 while getopts m:k:t: opt; do
 	case $opt in
 	m) SV_MODULE=$OPTARG ;;
