@@ -273,3 +273,38 @@ TEST(discovery_empty_class_gives_empty_list)
 	ibv_free_device_list(NULL);	/* allowed, does nothing */
 	fake_tree_destroy(&t);
 }
+
+/*
+ * SOFTVERBS_ALLOW_RXE=1 (test-only) also lists Soft-RoCE devices: ABI 2
+ * and rxe's "parent" attribute.  Anything else, or any other value, no.
+ */
+TEST(discovery_allow_rxe_override)
+{
+	struct ibv_device **list;
+	struct fake_tree t;
+	int n = -1;
+
+	fake_tree_init(&t);
+	fake_add_device(&t, 0, "rxe0", 2, false);
+	fake_sys_write(&t, "class/infiniband/rxe0/parent", "vA\n");
+	fake_add_device(&t, 1, "mlx0", 2, false);	/* ABI 2, no parent */
+	fake_add_device(&t, 2, "rxe2", 1, false);	/* parent, wrong ABI */
+	fake_sys_write(&t, "class/infiniband/rxe2/parent", "vB\n");
+	fake_add_device(&t, 3, "sv3", 2, true);
+
+	setenv("SOFTVERBS_ALLOW_RXE", "yes", 1);
+	list = ibv_get_device_list(&n);
+	CHECK_INT(n, 1);
+	ibv_free_device_list(list);
+
+	setenv("SOFTVERBS_ALLOW_RXE", "1", 1);
+	list = ibv_get_device_list(&n);
+	CHECK_INT(n, 2);
+	if (list && n == 2) {
+		CHECK_STR(ibv_get_device_name(list[0]), "rxe0");
+		CHECK_STR(ibv_get_device_name(list[1]), "sv3");
+	}
+	ibv_free_device_list(list);
+	unsetenv("SOFTVERBS_ALLOW_RXE");
+	fake_tree_destroy(&t);
+}
