@@ -19,7 +19,7 @@
  *
  * -t N runs the threaded phase (two threads posting to one SQ, one polling
  * the CQ) N times; it is off by default because Soft-RoCE itself loses
- * completions there (6.12: some WRs never complete, with rdma-core's own
+ * completions there (6.1, 6.12: some WRs never complete, with rdma-core's own
  * librxe just as with libsoftverbs).  -l skips the checks of behaviour
  * libibverbs + librxe 44 lack (so the same source built with -libverbs
  * serves as a differential reference).
