@@ -2,7 +2,8 @@
 # selftest.sh [--kver KVER]: test the harness itself (run.sh, init,
 # guest-tests.sh, lib.sh) with a set of fake tests whose verdicts are known:
 # pass, skip, fail, a kernel WARNING, a taint, a timeout, a missing module,
-# and leftovers from cleanup. Run it after changing anything in tests/vm or
+# and leftovers from cleanup (per-test timeout 40 s: generous for a busy host).
+# Run it after changing anything in tests/vm or
 # tests/user/lib.sh; it boots one VM (~1 min under TCG).
 set -euo pipefail
 
@@ -48,7 +49,7 @@ EOF
 t 60-hang <<'EOF'
 . "$(dirname "$0")/lib.sh"
 sv_on_exit 'echo cleanup-after-term'
-sleep 100
+sleep 1000
 EOF
 t 70-module <<'EOF'
 . "$(dirname "$0")/lib.sh"
@@ -64,7 +65,7 @@ EOF
 out=$fake/tap.txt
 rc=0
 "$here/run.sh" "${kver_args[@]}" --timeout 600 --results "$out" -- \
-	env SV_ROOT="$fake" SV_TEST_TIMEOUT=10 "$fake/tests/vm/guest-tests.sh" \
+	env SV_ROOT="$fake" SV_TEST_TIMEOUT=40 "$fake/tests/vm/guest-tests.sh" \
 	-m /nonexistent/softverbs.ko >/dev/null || rc=$?
 
 expect=(
@@ -89,7 +90,7 @@ fi
 [ $rc -eq 1 ] || { echo "selftest: run.sh exit $rc, expected 1"; bad=1; }
 # The diagnostics must say why each one failed.
 for want in "reached" "WARNING: CPU: 0 PID: 1 at fake/location" "new taint bits 512" \
-	"timed out after 10s" "cleanup-after-term" "SV_MODULE=/nonexistent/softverbs.ko does not exist"; do
+	"timed out after 40s" "cleanup-after-term" "SV_MODULE=/nonexistent/softverbs.ko does not exist"; do
 	grep -qF "$want" "$out" || { echo "selftest: no '$want' in the diagnostics"; bad=1; }
 done
 if grep -q 'not reached' "$out"; then
