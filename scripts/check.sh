@@ -17,9 +17,10 @@
 # the exit status is 1 if anything failed.
 #
 # Environment:
-#   SV_KERNELS="KVER..."  stock kernels to test (default: all installed with headers)
+#   SV_KERNELS="KVER..."  stock kernels to test (default: all installed with headers;
+#                         "none": only the debug kernel)
 #   SV_DEBUG_KERNEL=0     skip the debug kernel (its first build takes ~13 min)
-#   SV_TESTS=REGEX        only tests/user tests whose name matches
+#   SV_TESTS=REGEX        only the tests whose name matches (tests/user/NAME.sh, kunit)
 #   SV_VM_TIMEOUT=SEC     per-VM timeout (default: 600 + 600 per test; x2 for the
 #                         debug kernel). Only a backstop for a guest that hangs
 #                         whole: each test also has its own timeout in the guest.
@@ -207,6 +208,7 @@ fi
 # idle machine, so a fixed VM budget times out a healthy run.
 ntests=$(find tests/user -maxdepth 1 -name '[0-9]*.sh' | wc -l)
 vm_timeout=${SV_VM_TIMEOUT:-$((600 + 600 * (ntests + 1)))}
+[ "$kernels" != none ] || kernels=
 for kver in $kernels; do
 	test_kernel "$kver" "$kver" "/lib/modules/$kver/build" "$vm_timeout" --kver "$kver"
 done

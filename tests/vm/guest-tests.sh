@@ -8,7 +8,8 @@
 #                next to MODULE's build dir if it exists)
 #   -t SECONDS   per-test timeout (default $SV_TEST_TIMEOUT or 600: TCG on a busy
 #                2-core host runs a 20-second test for minutes)
-#   FILTER       extended regex; only tests whose name matches run
+#   FILTER       extended regex; only tests whose name matches run (kunit and
+#                tests/user names; the final kmemleak and taint checks always run)
 #
 # Each tests/user/[0-9]*.sh runs in name order, from a cleared kernel log:
 # exit 0 = ok, 4 = skip (reason: its last "SKIP: ..." line), else not ok. A
@@ -155,7 +156,7 @@ for t in tests/user/[0-9]*.sh; do
 	run_test "$(basename "$t" .sh)" bash "$t"
 done
 
-if [ $have_kmemleak -eq 1 ] && [ -z "$filter" -o "$filter" = kmemleak ]; then
+if [ $have_kmemleak -eq 1 ]; then
 	# Two scans with a pause: objects freed by RCU or a workqueue right
 	# after a test can look unreferenced in the first one.
 	echo scan >$kmemleak
