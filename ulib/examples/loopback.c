@@ -15,18 +15,21 @@
  *      (with -t) two threads posting to one SQ while a third polls the CQ;
  *   3. UD: a send through an AH, the reply through ibv_create_ah_from_wc.
  *
- *   loopback [-d DEV] [-g GID_INDEX] [-n ITERS] [-t THREAD_ROUNDS] [-l] [-v]
+ *   loopback [-d DEV] [-g GID_INDEX] [-n ITERS] [-t THREAD_ROUNDS] [-l] [-s] [-v]
  *
  * -t N runs the threaded phase (two threads posting to one SQ, one polling
  * the CQ) N times; it is off by default because Soft-RoCE itself loses
  * completions there (6.1, 6.12: some WRs never complete, with rdma-core's own
  * librxe just as with libsoftverbs).  -l skips the checks of behaviour
  * libibverbs + librxe 44 lack (so the same source built with -libverbs
- * serves as a differential reference).
+ * serves as a differential reference).  -s turns "not a single work
+ * request ever completed" into a skip: a device whose transport does not
+ * move data yet; once anything has completed, a timeout is a failure.
  *
  * Exit status: 0 all passed, 1 a check failed, 4 skipped: the device is
  * missing, or it does not implement an object (EOPNOTSUPP/ENOSYS at
- * creation; the message names the object), or it cannot move data yet.
+ * creation; the message names the object), or (with -s) it completes no
+ * work request at all.
  */
 #include <arpa/inet.h>
 #include <endian.h>
@@ -53,6 +56,9 @@
 static bool verbose;
 /* -l: skip checks of behaviour libibverbs+librxe 44 lacks (differential runs) */
 static bool lenient;
+/* -s: a device that completes nothing at all is a skip (not yet moving data) */
+static bool skip_if_no_data;
+static bool data_moved;
 static const char *step = "start";
 
 static void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -136,10 +142,16 @@ static void poll_n(struct ibv_cq *cq, int n, struct ibv_wc *out)
 				out[got + i] = wc[i];
 		}
 		got += k;
-		if (k)
+		if (k) {
 			deadline = now_ms() + TIMEOUT_MS;
-		else if (now_ms() > deadline)
+			data_moved = true;
+		} else if (now_ms() > deadline) {
+			if (skip_if_no_data && !data_moved)
+				die(EXIT_SKIP, "[%s] the device completed no work "
+				    "request at all: it does not move data (yet)",
+				    step);
 			die(1, "timeout: %d of %d completions", got, n);
+		}
 	}
 }
 
@@ -843,17 +855,18 @@ int main(int argc, char **argv)
 	struct ctx c = { .port = 1 };
 	int opt, iters = 200, want_gid = -1, i, n, mt_rounds = 0;
 
-	while ((opt = getopt(argc, argv, "d:g:ln:t:v")) != -1) {
+	while ((opt = getopt(argc, argv, "d:g:ln:st:v")) != -1) {
 		switch (opt) {
 		case 'd': name = optarg; break;
 		case 'g': want_gid = atoi(optarg); break;
 		case 'l': lenient = true; break;
 		case 'n': iters = atoi(optarg); break;
+		case 's': skip_if_no_data = true; break;
 		case 't': mt_rounds = atoi(optarg); break;
 		case 'v': verbose = true; break;
 		default:
 			fprintf(stderr, "usage: %s [-d DEV] [-g GID_INDEX] "
-				"[-n ITERS] [-t THREAD_ROUNDS] [-l] [-v]\n",
+				"[-n ITERS] [-t THREAD_ROUNDS] [-l] [-s] [-v]\n",
 				argv[0]);
 			return 2;
 		}
