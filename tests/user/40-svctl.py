@@ -2,28 +2,48 @@
 # SPDX-License-Identifier: GPL-2.0
 """Verbs objects for tests/user/40-svctl.sh to find in svctl's listings.
 
-  40-svctl.py DEV GID4   open DEV, create a PD, a CQ and an RC QP connected
-                         to itself through GID index GID4 (RTS, rq_psn
-                         0x123456, sq_psn 0xabcdef), print "ready QPN", then
-                         hold everything until stdin closes or a signal
+  40-svctl.py DEV GID     open DEV, create a PD, a CQ and an RC QP connected
+                          to itself through the RoCE v2 entry of GID (RTS,
+                          rq_psn 0x123456, sq_psn 0xabcdef), print
+                          "ready QPN", then hold everything until stdin
+                          closes; "skip: WHY" and exit 0 without pyverbs
 
 pyverbs drives softverbs through distro rdma-core (librxe).
 """
+import os
 import sys
 
-from pyverbs.addr import AHAttr, GID, GlobalRoute
-from pyverbs.cq import CQ
-from pyverbs.device import Context
-from pyverbs.pd import PD
-from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
-import pyverbs.enums as e
+try:
+    from pyverbs.addr import AHAttr, GID, GlobalRoute
+    from pyverbs.cq import CQ
+    from pyverbs.device import Context
+    from pyverbs.pd import PD
+    from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+    import pyverbs.enums as e
+except ImportError as err:
+    print("skip:", err, flush=True)
+    sys.exit(0)
 
 RQ_PSN = 0x123456
 SQ_PSN = 0xabcdef
 
 
+def gid_index(dev, gid):
+    """sysfs index of the RoCE v2 entry of gid on port 1"""
+    port = f"/sys/class/infiniband/{dev}/ports/1"
+    for i in sorted(os.listdir(f"{port}/gids"), key=int):
+        with open(f"{port}/gids/{i}") as f:
+            if f.read().strip() != gid:
+                continue
+        with open(f"{port}/gid_attrs/types/{i}") as f:
+            if f.read().strip() == "RoCE v2":
+                return int(i)
+    raise SystemExit(f"no RoCE v2 GID {gid} on {dev}")
+
+
 def main():
-    dev, gid4 = sys.argv[1], int(sys.argv[2])
+    dev = sys.argv[1]
+    gid4 = gid_index(dev, sys.argv[2])
     ctx = Context(name=dev)
     pd = PD(ctx)
     cq = CQ(ctx, 16)
