@@ -61,7 +61,7 @@ static void print_table(struct svctl *sv, const struct jv *rows,
 			const char *explode)
 {
 	struct line *lines = NULL;
-	size_t nlines = 0, i, c;
+	size_t nlines = 0, i, c, last = 0;
 	char ***cells;
 	size_t *width;
 	bool *shown;
@@ -110,13 +110,13 @@ static void print_table(struct svctl *sv, const struct jv *rows,
 		shown[c] = have;
 	}
 
+	for (c = 0; c < ncols; c++)
+		if (shown[c])
+			last = c;
+	/* the header, then the lines; the last column is not padded */
 	for (i = 0; i <= nlines; i++) {
 		bool first = true;
-		size_t last = 0;
 
-		for (c = 0; c < ncols; c++)
-			if (shown[c])
-				last = c;
 		for (c = 0; c < ncols; c++) {
 			const char *t;
 			int w = (int)width[c];
