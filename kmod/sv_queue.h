@@ -63,28 +63,36 @@ static inline void *sv_queue_slot(const struct sv_queue *q, u32 index)
 			       q->log2_elem_size);
 }
 
-/* the producer index as the kernel sees it (validated if user owned) */
+/*
+ * Indices are kept masked to [0, index_mask] in both the shared header and
+ * the private copies, as librxe does.  An index user space owns is read
+ * with acquire and masked again, so whatever it wrote names a slot inside
+ * the ring.
+ */
 static inline u32 sv_queue_prod(struct sv_queue *q)
 {
 	if (q->kind == SV_QUEUE_KERNEL_CONSUMES)
-		return smp_load_acquire(&q->buf->producer_index);
+		return smp_load_acquire(&q->buf->producer_index) &
+		       q->index_mask;
 	return q->prod;
 }
 
 static inline u32 sv_queue_cons(struct sv_queue *q)
 {
 	if (q->kind == SV_QUEUE_KERNEL_PRODUCES)
-		return smp_load_acquire(&q->buf->consumer_index);
+		return smp_load_acquire(&q->buf->consumer_index) &
+		       q->index_mask;
 	return q->cons;
 }
 
 /*
- * Entries waiting for the consumer.  A count above capacity means user
- * space wrote a bogus index: the caller treats that as a queue error.
+ * Entries waiting for the consumer, never more than the capacity.  A user
+ * who scribbles on its index can only make its own entries look posted or
+ * consumed; the consumer validates every entry it reads anyway.
  */
 static inline u32 sv_queue_count(struct sv_queue *q)
 {
-	return sv_queue_prod(q) - sv_queue_cons(q);
+	return (sv_queue_prod(q) - sv_queue_cons(q)) & q->index_mask;
 }
 
 static inline bool sv_queue_empty(struct sv_queue *q)
@@ -105,7 +113,7 @@ static inline void *sv_queue_producer_slot(struct sv_queue *q)
 
 static inline void sv_queue_produce(struct sv_queue *q)
 {
-	q->prod++;
+	q->prod = (q->prod + 1) & q->index_mask;
 	/* publish the slot contents before the index (uapi ordering) */
 	smp_store_release(&q->buf->producer_index, q->prod);
 }
@@ -118,7 +126,7 @@ static inline void *sv_queue_consumer_slot(struct sv_queue *q)
 
 static inline void sv_queue_consume(struct sv_queue *q)
 {
-	q->cons++;
+	q->cons = (q->cons + 1) & q->index_mask;
 	/* the slot reads are done before the slot is handed back */
 	smp_store_release(&q->buf->consumer_index, q->cons);
 }

@@ -27,19 +27,20 @@
  *	RQ/SRQ	user (post)	kernel (responder)
  *	CQ	kernel		user (poll)
  *
- * producer_index and consumer_index are free-running 32-bit counters masked
- * with index_mask (= slots - 1) to find a slot; the queue is empty when they
- * are equal and full when (producer - consumer) & index_mask == index_mask,
- * i.e. one slot always stays free.  The two indices live on separate cache
- * lines so producer and consumer never write the same line.
+ * producer_index and consumer_index are slot numbers in [0, index_mask]
+ * (index_mask = slots - 1): each side advances its own as (i + 1) &
+ * index_mask, as librxe does.  The queue is empty when they are equal and
+ * full when (producer - consumer) & index_mask == index_mask, i.e. one slot
+ * always stays free.  The two indices live on separate cache lines so
+ * producer and consumer never write the same line.
  *
  * Producer:  1. read its own index P (plain load, it is the only writer),
  *            2. load-acquire the other side's index C, check not full,
  *            3. write the slot P & index_mask with plain stores,
- *            4. store-release P + 1 into producer_index.
+ *            4. store-release (P + 1) & index_mask into producer_index.
  * Consumer:  1. load-acquire producer_index P,
  *            2. if C != P read slot C & index_mask with plain loads,
- *            3. store-release C + 1 into consumer_index (the slot may then
+ *            3. store-release (C + 1) & index_mask into consumer_index (the slot may then
  *               be overwritten by the producer).
  *
  * The release in step 4 orders the slot contents before the index that
@@ -61,6 +62,7 @@
 #include <linux/types.h>
 #include <linux/stddef.h>
 #ifdef __KERNEL__
+struct ib_mr;
 #include <linux/socket.h>
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -159,6 +161,20 @@ struct sv_send_wr {
 			__u32		rkey;
 			__u32		access;
 		} mw;
+#ifdef __KERNEL__
+		/*
+		 * IB_WR_REG_MR of a kernel consumer, in kernel-only rings:
+		 * not part of the user ABI (user space cannot post it).
+		 */
+		struct {
+			union {
+				struct ib_mr	*mr;
+				__aligned_u64	reserved;
+			};
+			__u32		key;
+			__u32		access;
+		} reg;
+#endif
 	} wr;
 };
 

@@ -3,8 +3,9 @@
  * KUnit tests for the shared-ring index maths of kmod/sv_queue.h.
  *
  * The rings follow uapi/softverbs-abi.h ("Shared queues and memory
- * ordering"): free-running 32-bit producer and consumer counters masked
- * with index_mask, empty when equal, one slot always free.  The kernel
+ * ordering"): producer and consumer indices are slot numbers kept masked
+ * to [0, index_mask] (librxe's convention), empty when equal, one slot
+ * always free.  The kernel
  * keeps private copies of the indices it owns and reads the ones user
  * space owns from the shared header.
  *
@@ -101,17 +102,17 @@ static void slot_address_masks_index(struct kunit *test)
 	}
 }
 
-/* The counters are free-running: 0xffffffff + 1 = 0 must not look empty. */
-static void counters_wrap_at_32_bits(struct kunit *test)
+/* Indices wrap at the ring size: slot 7 + 1 = slot 0 must not look empty. */
+static void indices_wrap_at_ring_size(struct kunit *test)
 {
 	struct sv_queue *q = make_queue(test, SV_QUEUE_KERNEL_ONLY, 8);
 	u32 i;
 
-	set_indices(q, 0xfffffffeU);
+	set_indices(q, 6);
 	for (i = 1; i <= 5; i++) {
 		sv_queue_produce(q);
 		KUNIT_EXPECT_EQ_MSG(test, sv_queue_count(q), i,
-				    "count across the 2^32 wrap (prod %#x, cons %#x)",
+				    "count across the wrap (prod %#x, cons %#x)",
 				    q->prod, q->cons);
 	}
 	for (i = 5; i > 0; i--) {
@@ -127,7 +128,7 @@ static void full_across_wrap(struct kunit *test)
 	struct sv_queue *q = make_queue(test, SV_QUEUE_KERNEL_ONLY, 4);
 	u32 i;
 
-	set_indices(q, 0xffffffffU);
+	set_indices(q, 3);
 	for (i = 0; i < 3; i++)
 		sv_queue_produce(q);
 	KUNIT_EXPECT_TRUE_MSG(test, sv_queue_full(q),
@@ -186,17 +187,20 @@ static void kernel_consumes_ignores_user_consumer_writes(struct kunit *test)
 			    "user write to consumer_index changed the count");
 }
 
-/* A user producer index past the free slots shows as count > capacity. */
-static void bogus_user_index_exceeds_capacity(struct kunit *test)
+/* Whatever user space writes into its index names a slot inside the ring. */
+static void bogus_user_index_stays_in_ring(struct kunit *test)
 {
 	struct sv_queue *q = make_queue(test, SV_QUEUE_KERNEL_CONSUMES, 8);
 
-	q->buf->producer_index = 100;
-	KUNIT_EXPECT_GT_MSG(test, sv_queue_count(q), sv_queue_capacity(q),
-			    "producer_index 100 on an 8-slot ring must read as overflow");
-	q->buf->producer_index = 0xfffffff0U;	/* "behind" the consumer */
-	KUNIT_EXPECT_GT_MSG(test, sv_queue_count(q), sv_queue_capacity(q),
-			    "producer_index behind consumer must read as overflow");
+	q->buf->producer_index = 100;		/* 100 & 7 = 4 */
+	KUNIT_EXPECT_EQ_MSG(test, sv_queue_count(q), 4U,
+			    "producer_index 100 on an 8-slot ring must count as slot 4");
+	q->buf->producer_index = 0xfffffff0U;	/* & 7 = 0: empty */
+	KUNIT_EXPECT_TRUE_MSG(test, sv_queue_empty(q),
+			      "producer_index 0xfffffff0 must read as slot 0");
+	q->buf->producer_index = ~0U;
+	KUNIT_EXPECT_LE_MSG(test, sv_queue_count(q), sv_queue_capacity(q),
+			    "count beyond capacity from a hostile index");
 }
 
 static struct kunit_case queue_cases[] = {
@@ -204,13 +208,13 @@ static struct kunit_case queue_cases[] = {
 	KUNIT_CASE(capacity_keeps_one_slot_free),
 	KUNIT_CASE(produce_then_consume_same_slot),
 	KUNIT_CASE(slot_address_masks_index),
-	KUNIT_CASE(counters_wrap_at_32_bits),
+	KUNIT_CASE(indices_wrap_at_ring_size),
 	KUNIT_CASE(full_across_wrap),
 	KUNIT_CASE(produce_publishes_producer_index),
 	KUNIT_CASE(consume_publishes_consumer_index),
 	KUNIT_CASE(kernel_produces_reads_user_consumer),
 	KUNIT_CASE(kernel_consumes_ignores_user_consumer_writes),
-	KUNIT_CASE(bogus_user_index_exceeds_capacity),
+	KUNIT_CASE(bogus_user_index_stays_in_ring),
 	{}
 };
 
