@@ -144,7 +144,6 @@ int nl_open(struct nl *nl, int protocol)
 	/* best effort: the error text, and no echo of our request in it */
 	mnl_socket_setsockopt(nl->sk, NETLINK_EXT_ACK, &one, sizeof(one));
 	mnl_socket_setsockopt(nl->sk, NETLINK_CAP_ACK, &one, sizeof(one));
-	nl->protocol = protocol;
 	nl->portid = mnl_socket_get_portid(nl->sk);
 	nl->seq = time(NULL);
 	nl->sbuf = xzalloc(MNL_SOCKET_BUFFER_SIZE);

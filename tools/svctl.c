@@ -241,7 +241,7 @@ int main(int argc, char **argv)
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL,		0,			NULL, 0 },
 	};
-	struct svctl sv = { .prog = "svctl" };
+	struct svctl sv = { 0 };
 	const char *netns = NULL;
 	int opt, rc;
 

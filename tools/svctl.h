@@ -108,7 +108,6 @@ void sv_print(struct svctl *sv, struct jv *rows, const struct sv_col *cols,
 
 struct nl {
 	struct mnl_socket *sk;
-	int protocol;
 	unsigned int portid;
 	unsigned int seq;
 	char *sbuf, *rbuf;
@@ -151,7 +150,6 @@ int genl_family_id(struct nl *nl, const char *name, uint16_t *id);
 struct svctl {
 	int argc;
 	char **argv;
-	const char *prog;
 	bool json, pretty, details;
 	struct nl nl;		/* RDMA netlink, opened on first use */
 	/* output is collected and printed only when the command succeeds */
