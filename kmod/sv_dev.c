@@ -85,10 +85,19 @@ static const struct ib_device_ops sv_dev_ops = {
 	.post_srq_recv = sv_srq_post_recv,
 
 	.create_qp = sv_qp_create,
+	.query_qp = sv_qp_query,
 	.modify_qp = sv_qp_modify,
 	.destroy_qp = sv_qp_destroy,
 	.post_send = sv_qp_post_send,
 	.post_recv = sv_qp_post_recv,
+
+	.create_ah = sv_ah_create,
+	.create_user_ah = sv_ah_create,
+	.query_ah = sv_ah_query,
+	.destroy_ah = sv_ah_destroy,
+
+	.attach_mcast = sv_mcast_attach,
+	.detach_mcast = sv_mcast_detach,
 
 	.get_dma_mr = sv_mr_get_dma,
 	.reg_user_mr = sv_mr_reg_user,
@@ -105,6 +114,7 @@ static const struct ib_device_ops sv_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_cq, sv_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_srq, sv_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_qp, sv_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_ah, sv_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_mw, sv_mw_obj, ibmw),
 };
 
@@ -207,7 +217,8 @@ int sv_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 	xa_init_flags(&sv->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 	xa_init_flags(&sv->mr_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 	xa_init_flags(&sv->srq_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
-	xa_init_flags(&sv->ah_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
+	/* _IRQ: ib_cm creates and destroys AHs with interrupts off */
+	xa_init_flags(&sv->ah_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 	sv->port_state = IB_PORT_DOWN;
 	sv->active_mtu = sv_eth_mtu_to_ib_mtu(READ_ONCE(ndev->mtu)) ?:
 			 IB_MTU_256;
@@ -231,6 +242,8 @@ int sv_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 	sv->ibdev.node_guid = sv_eth_guid_from_mac(ndev->dev_addr);
 	strscpy(sv->ibdev.node_desc, "softverbs", sizeof(sv->ibdev.node_desc));
 	ib_set_device_ops(&sv->ibdev, &sv_dev_ops);
+	/* librxe rings the SQ doorbell with a POST_SEND of no work requests */
+	sv->ibdev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
 
 	/*
 	 * No DMA device: ib_core then uses virtual DMA ops, and our "DMA

@@ -48,6 +48,29 @@ int sv_port_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_mr_size = SV_MAX_MR_SIZE;
 	attr->max_mw = SV_MAX_MW;
 	attr->max_fast_reg_page_list_len = SV_MAX_FAST_REG_PAGES;
+	/* QPs, AHs and multicast (sv_qp.c, sv_av.c, sv_mcast.c) */
+	attr->max_qp = SV_MAX_QP;
+	attr->max_qp_wr = SV_MAX_QP_WR;
+	attr->max_send_sge = SV_MAX_QP_SGE;
+	attr->max_recv_sge = SV_MAX_QP_SGE;
+	attr->max_sge_rd = SV_MAX_SGE_RD;
+	attr->max_qp_rd_atom = SV_MAX_QP_RD_ATOM;
+	attr->max_qp_init_rd_atom = SV_MAX_QP_INIT_RD_ATOM;
+	attr->max_res_rd_atom = SV_MAX_RES_RD_ATOM;
+	attr->max_ah = SV_MAX_AH;
+	attr->max_mcast_grp = SV_MAX_MCAST_GRP;
+	attr->max_mcast_qp_attach = SV_MAX_MCAST_QP_ATTACH;
+	attr->max_total_mcast_qp_attach = SV_MAX_TOTAL_MCAST_QP_ATTACH;
+	attr->local_ca_ack_delay = SV_LOCAL_CA_ACK_DELAY;
+	/*
+	 * What modify_qp and the AVs enforce: IB_QP_CUR_STATE is checked
+	 * against the real state, an AV must name our port.  (sys_image_guid
+	 * is set above.)  IB_DEVICE_RC_RNR_NAK_GEN follows with the
+	 * transport's responder.
+	 */
+	attr->device_cap_flags |= IB_DEVICE_SYS_IMAGE_GUID |
+				  IB_DEVICE_CURR_QP_STATE_MOD |
+				  IB_DEVICE_UD_AV_PORT_ENFORCE;
 	attr->max_pkeys = SV_PORT_PKEY_TBL_LEN;
 	/* "rdma link delete" may remove the device */
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;

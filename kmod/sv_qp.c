@@ -1,38 +1,1324 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Queue pairs.  This version of softverbs does not offer QPs yet: creation
- * fails with -EOPNOTSUPP and query_device reports max_qp = 0, so no QP
- * ever exists for the other operations to act on.
+ * Queue pairs: creation, the IBTA state machine (modify_qp, query_qp),
+ * destruction, work requests of kernel consumers, flushing and the QP's
+ * affiliated events.  The transport engine (requester, responder,
+ * completer) plugs in through the functions declared in sv.h.
+ *
+ * Work queues are sv_queue rings of struct sv_send_wqe / sv_recv_wqe (see
+ * struct sv_wq).  User QPs post into mapped rings themselves (librxe);
+ * kernel QPs post through post_send/post_recv, which write the same format,
+ * so the transport reads one format whoever posted.
+ *
+ * State: qp->state changes under qp->state_lock, by modify_qp (which also
+ * holds modify_mutex) or by the transport (sv_qp_error, sv_qp_sq_error).
+ * Posting does not take state_lock: a poster and a transition to an error
+ * state meet through a full barrier on each side, so every WQE posted
+ * around the transition is flushed by one of them (see sv_qp_flush()).
+ *
+ * Lock order: modify_mutex, then state_lock.  The work queue locks (see
+ * struct sv_wq) are never held together with state_lock, and no QP lock is
+ * held while calling sv_cq_post() or an event handler: a consumer's
+ * completion handler may post to this QP again.
  */
+#include <linux/capability.h>
+#include <linux/overflow.h>
+#include <rdma/uverbs_ioctl.h>
+
 #include "sv.h"
+
+/*
+ * Send opcodes: which QP types accept them and how (IBTA chapter 9: the
+ * transport services each QP type offers).
+ */
+enum {
+	SV_WR_QPT_RC	= BIT(IB_QPT_RC),
+	SV_WR_QPT_UC	= BIT(IB_QPT_UC),
+	SV_WR_QPT_UD	= BIT(IB_QPT_UD) | BIT(IB_QPT_GSI),
+
+	SV_WR_INLINE	= 1 << 0,	/* may carry IB_SEND_INLINE data */
+	SV_WR_ATOMIC	= 1 << 1,	/* 8-byte aligned remote address */
+	SV_WR_LOCAL	= 1 << 2,	/* local operation: no SGEs */
+	SV_WR_KERNEL	= 1 << 3,	/* kernel consumers only */
+	SV_WR_USER	= 1 << 4,	/* user QPs only */
+};
+
+struct sv_wr_opcode_info {
+	u8	qp_types;	/* SV_WR_QPT_* */
+	u8	flags;		/* SV_WR_* */
+	u8	wc_opcode;	/* enum ib_wc_opcode of its completion */
+};
+
+static const struct sv_wr_opcode_info sv_wr_opcodes[] = {
+	[IB_WR_RDMA_WRITE] = {
+		SV_WR_QPT_RC | SV_WR_QPT_UC, SV_WR_INLINE, IB_WC_RDMA_WRITE },
+	[IB_WR_RDMA_WRITE_WITH_IMM] = {
+		SV_WR_QPT_RC | SV_WR_QPT_UC, SV_WR_INLINE, IB_WC_RDMA_WRITE },
+	[IB_WR_SEND] = {
+		SV_WR_QPT_RC | SV_WR_QPT_UC | SV_WR_QPT_UD, SV_WR_INLINE,
+		IB_WC_SEND },
+	[IB_WR_SEND_WITH_IMM] = {
+		SV_WR_QPT_RC | SV_WR_QPT_UC | SV_WR_QPT_UD, SV_WR_INLINE,
+		IB_WC_SEND },
+	/* the wire has Send with Invalidate for RC only */
+	[IB_WR_SEND_WITH_INV] = { SV_WR_QPT_RC, SV_WR_INLINE, IB_WC_SEND },
+	[IB_WR_RDMA_READ] = { SV_WR_QPT_RC, 0, IB_WC_RDMA_READ },
+	[IB_WR_ATOMIC_CMP_AND_SWP] = {
+		SV_WR_QPT_RC, SV_WR_ATOMIC, IB_WC_COMP_SWAP },
+	[IB_WR_ATOMIC_FETCH_AND_ADD] = {
+		SV_WR_QPT_RC, SV_WR_ATOMIC, IB_WC_FETCH_ADD },
+	[IB_WR_LOCAL_INV] = {
+		SV_WR_QPT_RC | SV_WR_QPT_UC, SV_WR_LOCAL, IB_WC_LOCAL_INV },
+	/* type 2 memory windows are bound through the SQ by user space */
+	[IB_WR_BIND_MW] = {
+		SV_WR_QPT_RC | SV_WR_QPT_UC, SV_WR_LOCAL | SV_WR_USER,
+		IB_WC_BIND_MW },
+	/* fast registration: kernel consumers only (no user ABI for it) */
+	[IB_WR_REG_MR] = {
+		SV_WR_QPT_RC | SV_WR_QPT_UC, SV_WR_LOCAL | SV_WR_KERNEL,
+		IB_WC_REG_MR },
+};
+
+/* IB_SEND_IP_CSUM (IPoIB checksum offload) is not supported */
+#define SV_SEND_FLAGS \
+	(IB_SEND_FENCE | IB_SEND_SIGNALED | IB_SEND_SOLICITED | IB_SEND_INLINE)
+
+/* QP access rights; LOCAL_WRITE means nothing for a QP and is ignored */
+#define SV_QP_ACCESS_FLAGS \
+	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+	 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
+
+/* Q_Keys with the high bit set are controlled Q_Keys (IBTA) */
+#define SV_QKEY_CONTROLLED	0x80000000U
+
+static const struct sv_wr_opcode_info *sv_wr_opcode_info(u32 opcode,
+							 enum ib_qp_type type)
+{
+	const struct sv_wr_opcode_info *info;
+
+	if (opcode >= ARRAY_SIZE(sv_wr_opcodes))
+		return NULL;
+	info = &sv_wr_opcodes[opcode];
+	return info->qp_types & BIT(type) ? info : NULL;
+}
+
+/* the completion opcode of a (possibly bogus) send WQE opcode */
+static enum ib_wc_opcode sv_wr_wc_opcode(u32 opcode)
+{
+	if (opcode >= ARRAY_SIZE(sv_wr_opcodes) ||
+	    !sv_wr_opcodes[opcode].qp_types)
+		return IB_WC_SEND;
+	return sv_wr_opcodes[opcode].wc_opcode;
+}
+
+static struct sv_dev *sv_qp_dev(struct sv_qp *qp)
+{
+	return to_sv_dev(qp->ibqp.device);
+}
+
+/* --- references ---------------------------------------------------------- */
+
+struct sv_qp *sv_qp_get_by_qpn(struct sv_dev *sv, u32 qpn)
+{
+	struct sv_qp_handle *h;
+	struct sv_qp *qp = NULL;
+
+	rcu_read_lock();
+	h = xa_load(&sv->qp_xa, qpn);
+	if (h)
+		qp = sv_qp_handle_get_rcu(h);
+	rcu_read_unlock();
+	return qp;
+}
+
+/* --- events ---------------------------------------------------------------- */
+
+void sv_qp_event(struct sv_qp *qp, enum ib_event_type type)
+{
+	struct ib_event event = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = type,
+	};
+
+	sv_dbg_qp(qp, "event %s\n", ib_event_msg(type));
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&event, qp->ibqp.qp_context);
+}
+
+/* --- flushing ------------------------------------------------------------- */
+
+/*
+ * WQEs waiting in @wq, or 0 if user space wrote an impossible producer
+ * index (it can only hurt itself: its WQEs are then neither processed nor
+ * flushed).
+ */
+static u32 sv_wq_pending(struct sv_qp *qp, struct sv_wq *wq)
+{
+	u32 count = sv_queue_count(wq->queue);
+
+	if (unlikely(count > sv_queue_capacity(wq->queue))) {
+		sv_err_qp(qp, "user %cQ producer index corrupted\n",
+			  wq == &qp->sq ? 'S' : 'R');
+		return 0;
+	}
+	return count;
+}
+
+/*
+ * Lock the consumer side of @wq; for kernel QPs also the producer side, so
+ * that the kernel-owned producer index is read under its own lock.
+ */
+static void sv_wq_lock_consumer(struct sv_qp *qp, struct sv_wq *wq,
+				unsigned long *flags)
+{
+	if (qp->is_user) {
+		spin_lock_irqsave(&wq->consumer_lock, *flags);
+	} else {
+		spin_lock_irqsave(&wq->producer_lock, *flags);
+		spin_lock(&wq->consumer_lock);
+	}
+}
+
+static void sv_wq_unlock_consumer(struct sv_qp *qp, struct sv_wq *wq,
+				  unsigned long flags)
+{
+	if (qp->is_user) {
+		spin_unlock_irqrestore(&wq->consumer_lock, flags);
+	} else {
+		spin_unlock(&wq->consumer_lock);
+		spin_unlock_irqrestore(&wq->producer_lock, flags);
+	}
+}
+
+/* Complete the oldest SQ WQE with a flush error; false if the SQ is empty. */
+static bool sv_qp_flush_one_send(struct sv_qp *qp)
+{
+	struct sv_wq *wq = &qp->sq;
+	struct ib_wc wc = {
+		.status = IB_WC_WR_FLUSH_ERR,
+		.qp = &qp->ibqp,
+	};
+	struct sv_send_wqe *wqe;
+	unsigned long flags;
+
+	sv_wq_lock_consumer(qp, wq, &flags);
+	if (!sv_wq_pending(qp, wq)) {
+		sv_wq_unlock_consumer(qp, wq, flags);
+		return false;
+	}
+	wqe = sv_queue_consumer_slot(wq->queue);
+	/* user memory: read each field once, trust neither */
+	wc.wr_id = READ_ONCE(wqe->wr.wr_id);
+	wc.opcode = sv_wr_wc_opcode(READ_ONCE(wqe->wr.opcode));
+	sv_queue_consume(wq->queue);
+	if (qp->req.in_flight)
+		qp->req.in_flight--;
+	sv_wq_unlock_consumer(qp, wq, flags);
+
+	/*
+	 * Errors complete whether signaled or not (IBTA 10.8.3), so even
+	 * unsignaled WQEs produce a flush completion; ib_drain_sq() relies
+	 * on that.  A full CQ reports its own error event.
+	 */
+	sv_cq_post(to_sv_cq(qp->ibqp.send_cq), &wc, false);
+	return true;
+}
+
+static bool sv_qp_flush_one_recv(struct sv_qp *qp)
+{
+	struct sv_wq *wq = &qp->rq;
+	struct ib_wc wc = {
+		.status = IB_WC_WR_FLUSH_ERR,
+		.opcode = IB_WC_RECV,
+		.qp = &qp->ibqp,
+	};
+	struct sv_recv_wqe *wqe;
+	unsigned long flags;
+
+	sv_wq_lock_consumer(qp, wq, &flags);
+	if (!sv_wq_pending(qp, wq)) {
+		sv_wq_unlock_consumer(qp, wq, flags);
+		return false;
+	}
+	wqe = sv_queue_consumer_slot(wq->queue);
+	wc.wr_id = READ_ONCE(wqe->wr_id);
+	sv_queue_consume(wq->queue);
+	sv_wq_unlock_consumer(qp, wq, flags);
+
+	sv_cq_post(to_sv_cq(qp->ibqp.recv_cq), &wc, false);
+	return true;
+}
+
+/*
+ * Flush what the state says must be flushed: the SQ in SQE and ERR, the RQ
+ * in ERR (IBTA 10.8.3: every outstanding and every newly posted WR
+ * completes with IB_WC_WR_FLUSH_ERR, in order).  Any context.
+ *
+ * One flusher runs at a time per QP, without holding a lock across
+ * sv_cq_post(): a caller that finds a flush running only bumps flush_req,
+ * and the running flusher goes over the queues once more.  This keeps the
+ * completions in WQE order and lets a completion handler post to the QP
+ * (which flushes again) without recursing or deadlocking.
+ *
+ * Ordering with posters: a poster produces its WQE, then executes a full
+ * barrier and reads qp->state (sv_qp_kick()); a transition stores the new
+ * state and then calls here, where atomic_fetch_inc() is the full barrier
+ * before the queues are read.  So either the transition's flush sees the
+ * WQE or the poster sees the error state and flushes it itself.
+ */
+static void sv_qp_flush(struct sv_qp *qp)
+{
+	int pending;
+
+	if (atomic_fetch_inc(&qp->flush_req))
+		return;		/* the running flusher will pass again */
+	do {
+		enum ib_qp_state state;
+
+		/* acquire: see what the requesters published before asking */
+		pending = atomic_read_acquire(&qp->flush_req);
+		state = READ_ONCE(qp->state);
+		if (state == IB_QPS_SQE || state == IB_QPS_ERR)
+			while (sv_qp_flush_one_send(qp))
+				;
+		if (state == IB_QPS_ERR && qp->rq.queue)
+			while (sv_qp_flush_one_recv(qp))
+				;
+	} while (atomic_sub_return(pending, &qp->flush_req));
+}
+
+/*
+ * Discard every WQE of @wq without completions (the transition to RESET,
+ * IBTA 10.3.1).  For a user ring the user's producer index stays where it
+ * is: the consumer index moves up to it, so the ring is empty and the next
+ * WQE user space writes is the next one the kernel reads.
+ */
+static void sv_wq_discard(struct sv_qp *qp, struct sv_wq *wq)
+{
+	unsigned long flags;
+	u32 count;
+
+	if (!wq->queue)
+		return;
+	sv_wq_lock_consumer(qp, wq, &flags);
+	for (count = sv_wq_pending(qp, wq); count; count--)
+		sv_queue_consume(wq->queue);
+	if (wq == &qp->sq)
+		qp->req.in_flight = 0;
+	sv_wq_unlock_consumer(qp, wq, flags);
+}
+
+/* --- state changes by the transport ---------------------------------------- */
+
+/* the QP just entered ERR: flush, and tell an SRQ user it is done */
+static void sv_qp_entered_error(struct sv_qp *qp)
+{
+	sv_qp_flush(qp);
+	/*
+	 * A QP with an SRQ gets no flush completions for the SRQ's WQEs;
+	 * this event tells the consumer that no further WQE of the SRQ will
+	 * be consumed by this QP (IBTA 10.3.1, 11.5.2.6).
+	 */
+	if (qp->ibqp.srq)
+		sv_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
+}
+
+void sv_qp_error(struct sv_qp *qp, enum ib_event_type event)
+{
+	unsigned long flags;
+	bool entered = false;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	if (qp->state != IB_QPS_RESET && qp->state != IB_QPS_ERR) {
+		WRITE_ONCE(qp->state, IB_QPS_ERR);
+		entered = true;
+	}
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (!entered)
+		return;
+
+	sv_dbg_qp(qp, "error\n");
+	sv_qp_entered_error(qp);
+	if (event)
+		sv_qp_event(qp, event);
+}
+
+void sv_qp_sq_error(struct sv_qp *qp)
+{
+	unsigned long flags;
+	bool entered = false;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	/* RC has no SQE: its send errors break the connection (IBTA 10.3.1) */
+	if (qp->state == IB_QPS_RTS && qp->ibqp.qp_type != IB_QPT_RC) {
+		WRITE_ONCE(qp->state, IB_QPS_SQE);
+		entered = true;
+	}
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (entered)
+		sv_qp_flush(qp);
+}
+
+void sv_qp_sq_drain_check(struct sv_qp *qp)
+{
+	unsigned long flags;
+	bool idle, notify = false;
+
+	spin_lock_irqsave(&qp->sq.consumer_lock, flags);
+	idle = !qp->req.in_flight;
+	spin_unlock_irqrestore(&qp->sq.consumer_lock, flags);
+	if (!idle)
+		return;	/* the completer calls again when that changes */
+
+	/* nothing new starts in SQD, so idle stays true */
+	spin_lock_irqsave(&qp->state_lock, flags);
+	if (qp->state == IB_QPS_SQD && qp->attr.sq_draining) {
+		qp->attr.sq_draining = 0;
+		notify = qp->attr.en_sqd_async_notify;
+	}
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (notify)
+		sv_qp_event(qp, IB_EVENT_SQ_DRAINED);
+}
+
+void sv_qp_kick(struct sv_qp *qp)
+{
+	enum ib_qp_state state;
+
+	/* order the WQEs just produced before the state read: sv_qp_flush() */
+	smp_mb();
+	state = READ_ONCE(qp->state);
+	if (state == IB_QPS_SQE || state == IB_QPS_ERR)
+		sv_qp_flush(qp);
+	/*
+	 * RTS: the transport engine's requester takes the new WQEs from
+	 * here.  SQD: they wait until the QP is back in RTS.
+	 */
+}
+
+int sv_qp_mtu(struct sv_qp *qp)
+{
+	enum ib_mtu active = READ_ONCE(sv_qp_dev(qp)->active_mtu);
+	enum ib_mtu mtu = READ_ONCE(qp->attr.path_mtu);
+
+	/* UD and GSI QPs have no path MTU: the port's is their limit */
+	if (!mtu || mtu > active)
+		mtu = active;
+	return ib_mtu_enum_to_int(mtu);
+}
+
+/* --- create ---------------------------------------------------------------- */
+
+static int sv_qp_check_init(struct sv_dev *sv, struct ib_qp_init_attr *init,
+			    struct ib_udata *udata)
+{
+	struct ib_qp_cap *cap = &init->cap;
+
+	switch (init->qp_type) {
+	case IB_QPT_RC:
+	case IB_QPT_UC:
+	case IB_QPT_UD:
+		break;
+	case IB_QPT_GSI:
+		/* QP1, which ib_mad creates for the port: kernel only */
+		if (udata || init->port_num != SV_PORT_NUM)
+			return -EINVAL;
+		break;
+	default:
+		sv_dbg_dev(sv, "QP type %d not supported\n", init->qp_type);
+		return -EOPNOTSUPP;
+	}
+
+	/* no create flags (block loopback, scatter FCS, ...) implemented */
+	if (init->create_flags) {
+		sv_dbg_dev(sv, "unsupported create flags %#x\n",
+			   init->create_flags);
+		return -EOPNOTSUPP;
+	}
+	if (init->rwq_ind_tbl || init->xrcd)
+		return -EOPNOTSUPP;
+	if (init->sq_sig_type != IB_SIGNAL_ALL_WR &&
+	    init->sq_sig_type != IB_SIGNAL_REQ_WR)
+		return -EINVAL;
+	if (!init->send_cq || !init->recv_cq)
+		return -EINVAL;
+
+	if (cap->max_send_wr > SV_MAX_QP_WR ||
+	    cap->max_send_sge > SV_MAX_QP_SGE ||
+	    cap->max_inline_data > SV_MAX_INLINE_DATA) {
+		sv_dbg_dev(sv, "send caps %u/%u/%u beyond %u/%u/%u\n",
+			   cap->max_send_wr, cap->max_send_sge,
+			   cap->max_inline_data, SV_MAX_QP_WR, SV_MAX_QP_SGE,
+			   SV_MAX_INLINE_DATA);
+		return -EINVAL;
+	}
+	/* with an SRQ the receive caps are ignored (IBTA 11.2.4.1) */
+	if (!init->srq &&
+	    (cap->max_recv_wr > SV_MAX_QP_WR ||
+	     cap->max_recv_sge > SV_MAX_QP_SGE)) {
+		sv_dbg_dev(sv, "receive caps %u/%u beyond %u/%u\n",
+			   cap->max_recv_wr, cap->max_recv_sge, SV_MAX_QP_WR,
+			   SV_MAX_QP_SGE);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Create the rings, map them for a user QP (filling @resp) and write the
+ * real capacities back into @init->cap, as IBTA 11.2.4.1 asks: at least
+ * what was requested.  A send slot holds the SGE array or the inline data
+ * (they share dma.sge[]), so each cap grows to what the slot holds.
+ */
+static int sv_qp_create_queues(struct sv_qp *qp, struct ib_qp_init_attr *init,
+			       struct ib_udata *udata,
+			       struct sv_create_qp_resp *resp)
+{
+	enum sv_queue_kind kind = udata ? SV_QUEUE_KERNEL_CONSUMES :
+					  SV_QUEUE_KERNEL_ONLY;
+	struct ib_qp_cap *cap = &init->cap;
+	struct ib_ucontext *uc = NULL;
+	struct sv_queue *q;
+	u32 space;
+	int err;
+
+	static_assert(SV_MAX_QP_WR < SV_QUEUE_MAX_SLOTS);
+	static_assert(SV_MAX_INLINE_DATA <=
+		      SV_MAX_QP_SGE * sizeof(struct sv_sge));
+
+	if (udata)
+		uc = &rdma_udata_to_drv_context(udata, struct sv_ucontext,
+						ibuc)->ibuc;
+
+	space = max_t(u32, cap->max_send_sge * sizeof(struct sv_sge),
+		      cap->max_inline_data);
+	/* a QP that never sends still gets a one-WQE SQ */
+	q = sv_queue_create(max(cap->max_send_wr, 1U),
+			    sizeof(struct sv_send_wqe) + space, kind);
+	if (IS_ERR(q))
+		return PTR_ERR(q);
+	qp->sq.queue = q;
+	qp->sq.max_wr = sv_queue_capacity(q);
+	qp->sq.max_sge = space / sizeof(struct sv_sge);
+	qp->sq.max_inline = space;
+	if (udata) {
+		err = sv_queue_map(q, uc, &resp->sq_mi);
+		if (err)
+			goto err_destroy_sq;
+	}
+
+	if (!init->srq) {
+		q = sv_queue_create(max(cap->max_recv_wr, 1U),
+				    sizeof(struct sv_recv_wqe) +
+				    cap->max_recv_sge * sizeof(struct sv_sge),
+				    kind);
+		if (IS_ERR(q)) {
+			err = PTR_ERR(q);
+			goto err_destroy_sq;
+		}
+		qp->rq.queue = q;
+		qp->rq.max_wr = sv_queue_capacity(q);
+		qp->rq.max_sge = cap->max_recv_sge;
+		if (udata) {
+			/* with an SRQ, librxe maps no RQ: rq_mi stays 0 */
+			err = sv_queue_map(q, uc, &resp->rq_mi);
+			if (err)
+				goto err_destroy_rq;
+		}
+	}
+
+	cap->max_send_wr = qp->sq.max_wr;
+	cap->max_send_sge = qp->sq.max_sge;
+	cap->max_inline_data = qp->sq.max_inline;
+	cap->max_recv_wr = qp->rq.max_wr;
+	cap->max_recv_sge = qp->rq.max_sge;
+	qp->attr.cap = *cap;
+	return 0;
+
+err_destroy_rq:
+	sv_queue_destroy(qp->rq.queue);
+	qp->rq.queue = NULL;
+err_destroy_sq:
+	sv_queue_destroy(qp->sq.queue);
+	qp->sq.queue = NULL;
+	return err;
+}
+
+static void sv_qp_destroy_queues(struct sv_qp *qp)
+{
+	sv_queue_destroy(qp->rq.queue);
+	sv_queue_destroy(qp->sq.queue);
+}
+
+static void sv_wq_init(struct sv_wq *wq)
+{
+	spin_lock_init(&wq->producer_lock);
+	spin_lock_init(&wq->consumer_lock);
+}
+
+/* Publish @qp under a QPN: from now on the receive path can find it. */
+static int sv_qp_publish(struct sv_dev *sv, struct sv_qp *qp)
+{
+	u32 qpn;
+	int err;
+
+	if (qp->ibqp.qp_type == IB_QPT_GSI) {
+		qpn = SV_QPN_GSI;
+		err = xa_insert_bh(&sv->qp_xa, qpn, qp->handle, GFP_KERNEL);
+		if (err == -EBUSY) {
+			sv_dbg_dev(sv, "the port already has its GSI QP\n");
+			err = -EEXIST;
+		}
+	} else {
+		err = xa_alloc_cyclic_bh(&sv->qp_xa, &qpn, qp->handle,
+					 XA_LIMIT(SV_QPN_MIN, SV_QPN_MAX),
+					 &sv->qpn_next, GFP_KERNEL);
+		if (err == -EBUSY)
+			err = -ENOMEM;	/* every QPN in use */
+	}
+	if (err < 0)
+		return err;
+	qp->ibqp.qp_num = qpn;
+	return 0;
+}
 
 int sv_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		 struct ib_udata *udata)
 {
-	return -EOPNOTSUPP;
+	struct sv_dev *sv = to_sv_dev(ibqp->device);
+	struct sv_qp *qp = to_sv_qp(ibqp);
+	struct sv_create_qp_resp resp = {};
+	int err;
+
+	err = sv_qp_check_init(sv, init, udata);
+	if (err)
+		return err;
+	if (udata) {
+		/* librxe sends no driver command; refuse what we don't know */
+		if (udata->inlen &&
+		    !ib_is_udata_cleared(udata, 0, udata->inlen))
+			return -EOPNOTSUPP;
+		if (udata->outlen < sizeof(resp))
+			return -EINVAL;
+	}
+
+	if (!sv_dev_count_get(&sv->num_qp, SV_MAX_QP)) {
+		sv_dbg_dev(sv, "no more than %u QPs\n", SV_MAX_QP);
+		return -ENOMEM;
+	}
+
+	qp->is_user = !!udata;
+	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	sv_wq_init(&qp->sq);
+	sv_wq_init(&qp->rq);
+	mutex_init(&qp->modify_mutex);
+	spin_lock_init(&qp->state_lock);
+	qp->state = IB_QPS_RESET;
+	qp->attr.path_mig_state = IB_MIG_MIGRATED;
+	if (init->qp_type == IB_QPT_GSI)
+		qp->attr.port_num = init->port_num;
+	atomic_set(&qp->flush_req, 0);
+	INIT_LIST_HEAD(&qp->mcast_list);
+	init_completion(&qp->released);
+
+	qp->handle = kzalloc(sizeof(*qp->handle), GFP_KERNEL);
+	if (!qp->handle) {
+		err = -ENOMEM;
+		goto err_put_count;
+	}
+	refcount_set(&qp->handle->ref, 1);	/* the QP's own reference */
+	qp->handle->qp = qp;
+
+	err = sv_qp_create_queues(qp, init, udata, &resp);
+	if (err)
+		goto err_free_handle;
+
+	if (udata) {
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_destroy_queues;
+	}
+
+	/* last: nothing can fail once the receive path may find the QP */
+	err = sv_qp_publish(sv, qp);
+	if (err)
+		goto err_destroy_queues;
+
+	sv_dbg_qp(qp, "created type %d QP, %s, SQ %u x %u SGE/%u inline, RQ %u x %u SGE%s\n",
+		  init->qp_type, udata ? "user" : "kernel",
+		  qp->sq.max_wr, qp->sq.max_sge, qp->sq.max_inline,
+		  qp->rq.max_wr, qp->rq.max_sge, init->srq ? " (SRQ)" : "");
+	return 0;
+
+err_destroy_queues:
+	sv_qp_destroy_queues(qp);
+err_free_handle:
+	kfree(qp->handle);
+err_put_count:
+	mutex_destroy(&qp->modify_mutex);
+	sv_dev_count_put(&sv->num_qp);
+	return err;
+}
+
+/* --- modify ---------------------------------------------------------------- */
+
+/* Value checks of the attributes in @mask (the mask itself is checked). */
+static int sv_qp_check_attr(struct sv_qp *qp, const struct ib_qp_attr *attr,
+			    int mask)
+{
+	/* APM would need an alternate path; RoCE has none (ib_core agrees) */
+	if (mask & (IB_QP_ALT_PATH | IB_QP_RATE_LIMIT))
+		return -EOPNOTSUPP;
+	if ((mask & IB_QP_PATH_MIG_STATE) &&
+	    attr->path_mig_state != IB_MIG_MIGRATED)
+		return -EOPNOTSUPP;
+
+	if ((mask & IB_QP_PKEY_INDEX) &&
+	    attr->pkey_index >= SV_PORT_PKEY_TBL_LEN)
+		return -EINVAL;
+	if ((mask & IB_QP_PORT) && attr->port_num != SV_PORT_NUM)
+		return -EINVAL;
+	/* only privileged consumers may use a controlled Q_Key */
+	if ((mask & IB_QP_QKEY) && (attr->qkey & SV_QKEY_CONTROLLED) &&
+	    qp->is_user && !capable(CAP_NET_RAW))
+		return -EPERM;
+	if ((mask & IB_QP_ACCESS_FLAGS) &&
+	    (attr->qp_access_flags & ~SV_QP_ACCESS_FLAGS))
+		return -EINVAL;
+	/*
+	 * IBTA bounds the path MTU by the port's MTU capability (4096 for
+	 * us).  The active MTU follows the netdev and can change under a
+	 * live QP, so it is not checked here: the transport uses the
+	 * smaller of both for every packet (sv_qp_mtu()), and query_qp
+	 * returns the value as set.
+	 */
+	if ((mask & IB_QP_PATH_MTU) &&
+	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
+		return -EINVAL;
+	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > SV_QPN_MAX)
+		return -EINVAL;
+	/* ib_core masks the PSNs to 24 bits (with a warning) before us */
+	if ((mask & IB_QP_SQ_PSN) && attr->sq_psn > SV_PSN_MAX)
+		return -EINVAL;
+	if ((mask & IB_QP_RQ_PSN) && attr->rq_psn > SV_PSN_MAX)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	    attr->max_rd_atomic > SV_MAX_QP_INIT_RD_ATOM)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > SV_MAX_QP_RD_ATOM)
+		return -EINVAL;
+	/* 3-bit retry counts (7 = infinite RNR retry), 5-bit timer codes */
+	if ((mask & IB_QP_RETRY_CNT) && attr->retry_cnt > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_TIMEOUT) && attr->timeout > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
+		return -EINVAL;
+	/* a 4-bit service level; the rate is recorded, not enforced */
+	if ((mask & IB_QP_AV) && rdma_ah_get_sl(&attr->ah_attr) > 15)
+		return -EINVAL;
+	return 0;
+}
+
+/* Store the attributes of @mask; under state_lock. */
+static void sv_qp_store_attr(struct sv_qp *qp, const struct ib_qp_attr *attr,
+			     int mask)
+{
+	struct ib_qp_attr *a = &qp->attr;
+
+	lockdep_assert_held(&qp->state_lock);
+
+	if (mask & IB_QP_EN_SQD_ASYNC_NOTIFY)
+		a->en_sqd_async_notify = attr->en_sqd_async_notify;
+	if (mask & IB_QP_ACCESS_FLAGS)
+		a->qp_access_flags = attr->qp_access_flags;
+	if (mask & IB_QP_PKEY_INDEX)
+		a->pkey_index = attr->pkey_index;
+	if (mask & IB_QP_PORT)
+		a->port_num = attr->port_num;
+	if (mask & IB_QP_QKEY)
+		a->qkey = attr->qkey;
+	if (mask & IB_QP_AV) {
+		a->ah_attr = attr->ah_attr;
+		/* ib_core's reference is not ours to keep */
+		a->ah_attr.grh.sgid_attr = NULL;
+	}
+	if (mask & IB_QP_PATH_MTU)
+		WRITE_ONCE(a->path_mtu, attr->path_mtu);
+	if (mask & IB_QP_TIMEOUT)
+		a->timeout = attr->timeout;
+	if (mask & IB_QP_RETRY_CNT)
+		a->retry_cnt = attr->retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		a->rnr_retry = attr->rnr_retry;
+	if (mask & IB_QP_RQ_PSN)
+		qp->resp.psn = attr->rq_psn;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		a->max_rd_atomic = attr->max_rd_atomic;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		a->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_SQ_PSN)
+		qp->req.psn = attr->sq_psn;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & IB_QP_PATH_MIG_STATE)
+		a->path_mig_state = attr->path_mig_state;
+	if (mask & IB_QP_DEST_QPN)
+		a->dest_qp_num = attr->dest_qp_num;
+}
+
+/* RESET forgets everything modify_qp set (IBTA 10.3.1); under state_lock */
+static struct sv_path *sv_qp_reset_attr(struct sv_qp *qp)
+{
+	struct ib_qp_cap cap = qp->attr.cap;
+	u32 port_num = qp->attr.port_num;
+
+	lockdep_assert_held(&qp->state_lock);
+
+	memset(&qp->attr, 0, sizeof(qp->attr));
+	qp->attr.cap = cap;
+	qp->attr.path_mig_state = IB_MIG_MIGRATED;
+	if (qp->ibqp.qp_type == IB_QPT_GSI)
+		qp->attr.port_num = port_num;
+	qp->req.psn = 0;
+	qp->resp.psn = 0;
+	return rcu_replace_pointer(qp->path, NULL,
+				   lockdep_is_held(&qp->state_lock));
+}
+
+static enum ib_qp_state sv_qp_read_state(struct sv_qp *qp)
+{
+	unsigned long flags;
+	enum ib_qp_state state;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	state = qp->state;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	return state;
 }
 
 int sv_qp_modify(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		 struct ib_udata *udata)
 {
-	return -EOPNOTSUPP;
+	struct sv_dev *sv = to_sv_dev(ibqp->device);
+	struct sv_qp *qp = to_sv_qp(ibqp);
+	struct sv_path *path = NULL, *old_path = NULL;
+	enum ib_qp_state cur, next;
+	unsigned long flags;
+	int err;
+
+	/* librxe sends no driver data with modify_qp */
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EOPNOTSUPP;
+
+	mutex_lock(&qp->modify_mutex);
+again:
+	cur = sv_qp_read_state(qp);
+	next = mask & IB_QP_STATE ? attr->qp_state : cur;
+	/* the consumer's idea of the current state must be right */
+	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != cur) {
+		sv_dbg_qp(qp, "current state is %d, not %d\n", cur,
+			  attr->cur_qp_state);
+		err = -EINVAL;
+		goto out_unlock;
+	}
+	/* the transition and its required/optional attributes (11.2.4.2) */
+	if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask)) {
+		sv_dbg_qp(qp, "invalid transition %d -> %d with mask %#x\n",
+			  cur, next, mask);
+		err = -EINVAL;
+		goto out_unlock;
+	}
+	/* attributes may change in SQD only once the SQ is drained */
+	if (cur == IB_QPS_SQD && next == IB_QPS_SQD &&
+	    (mask & ~IB_QP_STATE) && READ_ONCE(qp->attr.sq_draining)) {
+		err = -EBUSY;
+		goto out_unlock;
+	}
+	err = sv_qp_check_attr(qp, attr, mask);
+	if (err) {
+		sv_dbg_qp(qp, "invalid attributes (mask %#x): %d\n", mask,
+			  err);
+		goto out_unlock;
+	}
+
+	if (mask & IB_QP_AV) {
+		u32 dqpn = mask & IB_QP_DEST_QPN ? attr->dest_qp_num :
+						   qp->attr.dest_qp_num;
+
+		path = sv_path_create(sv, &attr->ah_attr,
+				      SV_PATH_UNICAST | SV_PATH_ROUTE,
+				      GFP_KERNEL);
+		if (IS_ERR(path)) {
+			err = PTR_ERR(path);
+			path = NULL;
+			sv_dbg_qp(qp, "address vector refused: %d\n", err);
+			goto out_unlock;
+		}
+		path->udp_sport = rdma_get_udp_sport(path->flow_label,
+						     ibqp->qp_num, dqpn);
+	}
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	if (qp->state != cur) {
+		/* the transport moved the QP meanwhile: check again */
+		spin_unlock_irqrestore(&qp->state_lock, flags);
+		kfree(path);
+		path = NULL;
+		goto again;
+	}
+	if (next == IB_QPS_RESET) {
+		old_path = sv_qp_reset_attr(qp);
+	} else {
+		sv_qp_store_attr(qp, attr, mask);
+		if (path)
+			old_path = rcu_replace_pointer(qp->path, path,
+					lockdep_is_held(&qp->state_lock));
+		if (next == IB_QPS_SQD && cur != IB_QPS_SQD)
+			qp->attr.sq_draining = 1;
+		else if (next != IB_QPS_SQD)
+			qp->attr.sq_draining = 0;
+	}
+	WRITE_ONCE(qp->state, next);
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+
+	if (old_path)
+		kfree_rcu(old_path, rcu);
+
+	if (next != cur)
+		sv_dbg_qp(qp, "state %d -> %d\n", cur, next);
+	switch (next) {
+	case IB_QPS_RESET:
+		if (cur != IB_QPS_RESET) {
+			sv_wq_discard(qp, &qp->sq);
+			sv_wq_discard(qp, &qp->rq);
+		}
+		break;
+	case IB_QPS_ERR:
+		if (cur != IB_QPS_ERR)
+			sv_qp_entered_error(qp);
+		break;
+	case IB_QPS_SQD:
+		if (cur != IB_QPS_SQD)
+			sv_qp_sq_drain_check(qp);
+		break;
+	case IB_QPS_RTS:
+		/* from SQD (or SQE): WQEs posted meanwhile may go now */
+		if (cur != IB_QPS_RTS)
+			sv_qp_kick(qp);
+		break;
+	default:
+		break;
+	}
+	err = 0;
+out_unlock:
+	mutex_unlock(&qp->modify_mutex);
+	return err;
 }
 
+/* --- query ----------------------------------------------------------------- */
+
+int sv_qp_query(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		struct ib_qp_init_attr *init)
+{
+	struct sv_qp *qp = to_sv_qp(ibqp);
+	unsigned long flags;
+
+	/* everything, whatever @mask asks for: it is only a hint */
+	spin_lock_irqsave(&qp->state_lock, flags);
+	*attr = qp->attr;
+	attr->qp_state = qp->state;
+	attr->cur_qp_state = qp->state;
+	attr->sq_psn = qp->req.psn;
+	attr->rq_psn = qp->resp.psn;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+
+	memset(init, 0, sizeof(*init));
+	init->event_handler = ibqp->event_handler;
+	init->qp_context = ibqp->qp_context;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->srq = ibqp->srq;
+	init->cap = attr->cap;
+	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR :
+					     IB_SIGNAL_REQ_WR;
+	init->qp_type = ibqp->qp_type;
+	init->port_num = attr->port_num;
+	return 0;
+}
+
+/* --- destroy --------------------------------------------------------------- */
+
+/*
+ * Outstanding WQEs are discarded, not flushed: the CQs may outlive the QP,
+ * and a completion must not name a QP that no longer exists (IBTA
+ * 11.2.4.4: destroying a QP ends its outstanding work requests; consumers
+ * drain first if they want completions, e.g. ib_drain_qp()).
+ */
 int sv_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 {
-	return -EOPNOTSUPP;
+	struct sv_dev *sv = to_sv_dev(ibqp->device);
+	struct sv_qp *qp = to_sv_qp(ibqp);
+	struct sv_path *path;
+	unsigned long flags;
+
+	mutex_lock(&qp->modify_mutex);
+	/* RESET: the transport stops processing, posting fails */
+	spin_lock_irqsave(&qp->state_lock, flags);
+	WRITE_ONCE(qp->state, IB_QPS_RESET);
+	path = rcu_replace_pointer(qp->path, NULL,
+				   lockdep_is_held(&qp->state_lock));
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	mutex_unlock(&qp->modify_mutex);
+
+	/*
+	 * Unpublish, then wait for every reference the lookups took.  Storing
+	 * NULL in the allocating qp_xa hides the QP but keeps its QPN
+	 * reserved, so no new QP takes the number before the QP's type 2
+	 * memory windows are released below.
+	 */
+	sv_mcast_detach_all(qp);
+	xa_store_bh(&sv->qp_xa, ibqp->qp_num, NULL, GFP_KERNEL);
+	sv_qp_put(qp);
+	wait_for_completion(&qp->released);
+
+	/* windows bound to this QP can serve no one else: back to Free */
+	if (ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_UC)
+		sv_mw_invalidate_qp(sv, ibqp->qp_num);
+	xa_erase_bh(&sv->qp_xa, ibqp->qp_num);
+
+	sv_qp_destroy_queues(qp);
+	if (path)
+		kfree_rcu(path, rcu);
+	kfree_rcu(qp->handle, rcu);
+	mutex_destroy(&qp->modify_mutex);
+	sv_dev_count_put(&sv->num_qp);
+	sv_dbg_dev(sv, "destroyed qp#%u\n", ibqp->qp_num);
+	return 0;
+}
+
+/* --- posting (kernel QPs) -------------------------------------------------- */
+
+/*
+ * Check @wr and sum its SGE lengths into *@length.  IBTA rules for send
+ * work requests; atomics operate on 8 naturally aligned bytes.
+ */
+static int sv_qp_check_send_wr(struct sv_qp *qp, const struct ib_send_wr *wr,
+			       u64 *length)
+{
+	const struct sv_wr_opcode_info *info;
+	u64 len = 0;
+	int i;
+
+	info = sv_wr_opcode_info(wr->opcode, qp->ibqp.qp_type);
+	if (!info || (info->flags & SV_WR_USER))
+		return -EINVAL;
+	if (wr->send_flags & ~SV_SEND_FLAGS)
+		return -EINVAL;
+	if ((wr->send_flags & IB_SEND_INLINE) && !(info->flags & SV_WR_INLINE))
+		return -EINVAL;
+	if (wr->num_sge < 0 || wr->num_sge > qp->sq.max_sge)
+		return -EINVAL;
+	if ((info->flags & SV_WR_LOCAL) && wr->num_sge)
+		return -EINVAL;
+
+	for (i = 0; i < wr->num_sge; i++)
+		len += wr->sg_list[i].length;
+	if (len > SV_PORT_MAX_MSG_SZ)
+		return -EINVAL;
+	if ((wr->send_flags & IB_SEND_INLINE) && len > qp->sq.max_inline)
+		return -EINVAL;
+
+	if ((info->flags & SV_WR_ATOMIC) &&
+	    (len < sizeof(u64) || !IS_ALIGNED(atomic_wr(wr)->remote_addr, 8)))
+		return -EINVAL;
+
+	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
+		const struct ib_ud_wr *ud = ud_wr(wr);
+
+		/* the AH and the QP must share their PD (IBTA 10.2.3) */
+		if (!ud->ah || ud->ah->pd != qp->ibqp.pd)
+			return -EINVAL;
+		if (ud->remote_qpn > SV_QPN_MAX ||
+		    ud->pkey_index >= SV_PORT_PKEY_TBL_LEN)
+			return -EINVAL;
+	}
+	if (wr->opcode == IB_WR_REG_MR) {
+		const struct ib_reg_wr *reg = reg_wr(wr);
+
+		if (!reg->mr || reg->mr->pd != qp->ibqp.pd)
+			return -EINVAL;
+	}
+	*length = len;
+	return 0;
+}
+
+/* Write @wr as the next SQ WQE; under sq.producer_lock, queue not full. */
+static void sv_qp_write_send_wqe(struct sv_qp *qp,
+				 const struct ib_send_wr *wr, u32 length)
+{
+	struct sv_send_wqe *wqe = sv_queue_producer_slot(qp->sq.queue);
+	int i;
+
+	lockdep_assert_held(&qp->sq.producer_lock);
+
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr.wr_id = wr->wr_id;
+	wqe->wr.opcode = wr->opcode;	/* ib_wr_opcode: same numbers */
+	wqe->wr.send_flags = wr->send_flags;
+	switch (wr->opcode) {
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_LOCAL_INV:
+		wqe->wr.ex.invalidate_rkey = wr->ex.invalidate_rkey;
+		break;
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		wqe->wr.ex.imm_data = wr->ex.imm_data;
+		break;
+	default:
+		break;
+	}
+
+	switch (wr->opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		wqe->wr.wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
+		wqe->wr.wr.rdma.rkey = rdma_wr(wr)->rkey;
+		wqe->iova = rdma_wr(wr)->remote_addr;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		wqe->wr.wr.atomic.remote_addr = atomic_wr(wr)->remote_addr;
+		wqe->wr.wr.atomic.compare_add = atomic_wr(wr)->compare_add;
+		wqe->wr.wr.atomic.swap = atomic_wr(wr)->swap;
+		wqe->wr.wr.atomic.rkey = atomic_wr(wr)->rkey;
+		wqe->iova = atomic_wr(wr)->remote_addr;
+		break;
+	case IB_WR_REG_MR:
+		wqe->wr.wr.reg.mr = reg_wr(wr)->mr;
+		wqe->wr.wr.reg.key = reg_wr(wr)->key;
+		wqe->wr.wr.reg.access = reg_wr(wr)->access;
+		break;
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+		if (qp->ibqp.qp_type == IB_QPT_UD ||
+		    qp->ibqp.qp_type == IB_QPT_GSI) {
+			const struct ib_ud_wr *ud = ud_wr(wr);
+
+			wqe->wr.wr.ud.remote_qpn = ud->remote_qpn;
+			wqe->wr.wr.ud.remote_qkey = ud->remote_qkey;
+			wqe->wr.wr.ud.pkey_index = ud->pkey_index;
+			/* the transport finds the path by number, as for user AHs */
+			wqe->wr.wr.ud.ah_num = to_sv_ah(ud->ah)->ah_num;
+		}
+		break;
+	default:
+		break;
+	}
+
+	if (wr->send_flags & IB_SEND_INLINE) {
+		u8 *p = wqe->dma.inline_data;
+
+		/* no DMA device: these addresses are kernel virtual ones */
+		for (i = 0; i < wr->num_sge; i++) {
+			memcpy(p, (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			p += wr->sg_list[i].length;
+		}
+	} else {
+		for (i = 0; i < wr->num_sge; i++) {
+			wqe->dma.sge[i].addr = wr->sg_list[i].addr;
+			wqe->dma.sge[i].length = wr->sg_list[i].length;
+			wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
+		}
+	}
+	wqe->dma.length = length;
+	wqe->dma.resid = length;
+	wqe->dma.num_sge = wr->num_sge;
+	wqe->ssn = qp->req.ssn++;
+	sv_queue_produce(qp->sq.queue);
+}
+
+/*
+ * Posting to the SQ is allowed from RTS on (IBTA 10.3.1: in RESET, INIT
+ * and RTR a send WR is an immediate error); in SQD WQEs wait, in SQE and
+ * ERR they are flushed at once (10.8.3).
+ */
+static bool sv_qp_sq_open(enum ib_qp_state state)
+{
+	return state == IB_QPS_RTS || state == IB_QPS_SQD ||
+	       state == IB_QPS_SQE || state == IB_QPS_ERR;
 }
 
 int sv_qp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr)
 {
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
+	struct sv_qp *qp = to_sv_qp(ibqp);
+	unsigned long flags;
+	int err = 0;
+
+	if (qp->is_user) {
+		/*
+		 * librxe writes WQEs into the mapped SQ itself and then
+		 * rings this doorbell: a post_send with no work requests.
+		 * Work requests through the system call are not a librxe
+		 * ABI.
+		 */
+		if (wr) {
+			*bad_wr = wr;
+			return -EOPNOTSUPP;
+		}
+		sv_qp_kick(qp);
+		return 0;
+	}
+
+	spin_lock_irqsave(&qp->sq.producer_lock, flags);
+	for (; wr; wr = wr->next) {
+		u64 length;
+
+		if (!sv_qp_sq_open(READ_ONCE(qp->state))) {
+			err = -EINVAL;
+			break;
+		}
+		err = sv_qp_check_send_wr(qp, wr, &length);
+		if (err)
+			break;
+		if (sv_queue_full(qp->sq.queue)) {
+			err = -ENOMEM;
+			break;
+		}
+		sv_qp_write_send_wqe(qp, wr, length);
+	}
+	spin_unlock_irqrestore(&qp->sq.producer_lock, flags);
+
+	if (err) {
+		*bad_wr = wr;
+		sv_dbg_qp(qp, "send WR %llu (opcode %d) refused: %d\n",
+			  wr->wr_id, wr->opcode, err);
+	}
+	/* whatever made it into the SQ goes (or flushes) now */
+	sv_qp_kick(qp);
+	return err;
+}
+
+/* Write @wr as the next RQ WQE; under rq.producer_lock, queue not full. */
+static int sv_qp_post_one_recv(struct sv_qp *qp, const struct ib_recv_wr *wr)
+{
+	struct sv_recv_wqe *wqe;
+	u64 length = 0;
+	int i;
+
+	lockdep_assert_held(&qp->rq.producer_lock);
+
+	if (wr->num_sge < 0 || wr->num_sge > qp->rq.max_sge)
+		return -EINVAL;
+	for (i = 0; i < wr->num_sge; i++)
+		length += wr->sg_list[i].length;
+	if (length > SV_PORT_MAX_MSG_SZ)
+		return -EINVAL;
+	if (sv_queue_full(qp->rq.queue))
+		return -ENOMEM;
+
+	wqe = sv_queue_producer_slot(qp->rq.queue);
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = wr->wr_id;
+	for (i = 0; i < wr->num_sge; i++) {
+		wqe->dma.sge[i].addr = wr->sg_list[i].addr;
+		wqe->dma.sge[i].length = wr->sg_list[i].length;
+		wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
+	}
+	wqe->dma.length = length;
+	wqe->dma.resid = length;
+	wqe->dma.num_sge = wr->num_sge;
+	sv_queue_produce(qp->rq.queue);
+	return 0;
 }
 
 int sv_qp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr)
 {
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
+	struct sv_qp *qp = to_sv_qp(ibqp);
+	unsigned long flags;
+	int err = 0;
+
+	/* user QPs post into the mapped RQ; a QP with an SRQ has no RQ */
+	if (qp->is_user || !qp->rq.queue) {
+		*bad_wr = wr;
+		return qp->is_user ? -EOPNOTSUPP : -EINVAL;
+	}
+
+	spin_lock_irqsave(&qp->rq.producer_lock, flags);
+	for (; wr; wr = wr->next) {
+		/* receives may be posted from INIT on (IBTA C10-97.2.1) */
+		if (READ_ONCE(qp->state) == IB_QPS_RESET) {
+			err = -EINVAL;
+			break;
+		}
+		err = sv_qp_post_one_recv(qp, wr);
+		if (err)
+			break;
+	}
+	spin_unlock_irqrestore(&qp->rq.producer_lock, flags);
+
+	if (err) {
+		*bad_wr = wr;
+		sv_dbg_qp(qp, "receive WR %llu refused: %d\n", wr->wr_id,
+			  err);
+	}
+	/* in ERR the new WQEs complete with a flush error right away */
+	smp_mb();	/* see sv_qp_flush() */
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+		sv_qp_flush(qp);
+	return err;
+}
+
+/* --- user send WQEs, for the transport -------------------------------------- */
+
+int sv_qp_check_send_wqe(struct sv_qp *qp, struct sv_send_wqe *wqe)
+{
+	const struct sv_wr_opcode_info *info;
+	u32 flags = wqe->wr.send_flags;
+	u64 length = 0;
+	u32 i;
+
+	info = sv_wr_opcode_info(wqe->wr.opcode, qp->ibqp.qp_type);
+	if (!info || (info->flags & SV_WR_KERNEL))
+		return -EINVAL;
+	if (flags & ~SV_SEND_FLAGS)
+		return -EINVAL;
+
+	if (info->flags & SV_WR_LOCAL) {
+		wqe->dma.num_sge = 0;
+	} else if (flags & IB_SEND_INLINE) {
+		if (!(info->flags & SV_WR_INLINE) ||
+		    wqe->dma.length > qp->sq.max_inline)
+			return -EINVAL;
+		length = wqe->dma.length;
+		wqe->dma.num_sge = 0;
+	} else {
+		if (wqe->dma.num_sge > qp->sq.max_sge)
+			return -EINVAL;
+		for (i = 0; i < wqe->dma.num_sge; i++)
+			length += wqe->dma.sge[i].length;
+		if (length > SV_PORT_MAX_MSG_SZ)
+			return -EINVAL;
+	}
+	if ((info->flags & SV_WR_ATOMIC) &&
+	    (length < sizeof(u64) || !IS_ALIGNED(wqe->iova, 8)))
+		return -EINVAL;
+	if ((qp->ibqp.qp_type == IB_QPT_UD) &&
+	    wqe->wr.wr.ud.remote_qpn > SV_QPN_MAX)
+		return -EINVAL;
+
+	wqe->dma.length = length;
+	wqe->dma.resid = length;
+	wqe->dma.cur_sge = 0;
+	wqe->dma.sge_offset = 0;
+	return 0;
 }

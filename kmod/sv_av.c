@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Address vectors: the address handles (AH) that UD sends name, and the
+ * primary paths of connected QPs.  Both are checked once, when they are
+ * created, and turned into a struct sv_path (sv.h), so the transport never
+ * parses an rdma_ah_attr and never sees an unchecked one.
+ *
+ * RoCEv2 only.  The port carries RoCE v1 and RoCEv2 GIDs (see
+ * sv_port_immutable()), but softverbs puts only RoCEv2 (IP/UDP) packets on
+ * the wire: an AV whose source GID is RoCE v1 (IB_GID_TYPE_ROCE) is refused
+ * with -EOPNOTSUPP.  RoCE needs the GRH in every AV, since its GIDs are the
+ * addresses (IBTA Annex A16/A17).
+ *
+ * Resolution.  ib_core resolves the destination MAC of AVs that come from
+ * user space (create_ah, and modify_qp of connected user QPs) through the
+ * IP stack; kernel consumers pass resolved AVs (rdma_cm resolves them).
+ * Where the context allows (SV_PATH_ROUTE: process context, or softirq) we
+ * route the destination ourselves, in the namespace of the device with the
+ * netdev of the source GID as output interface (what ib_core and the
+ * transport use), and refuse an AV that cannot be routed: -ENETUNREACH for
+ * a destination with no route, or one the routing table sends out of
+ * another interface, -EHOSTUNREACH for a unicast destination whose MAC is
+ * still unknown (the neighbour is asked to resolve it, so a retry can
+ * succeed).  A destination that is an address of the namespace itself is
+ * fine: the transport delivers it without the wire.  For user AVs
+ * ib_core's resolution fails first: -ETIMEDOUT when no one answers
+ * ARP/ND within a second, -ENETUNREACH when IPv6 has no route.
+ *
+ * Atomic create_ah.  ib_cm creates and destroys AHs with interrupts
+ * disabled (under spin_lock_irq), where neither IPv6 routing nor a
+ * neighbour lookup may run (both toggle bottom halves).  There the AV is
+ * checked without routing and must carry its destination MAC; the
+ * transport routes every packet anyway.  The allocations use GFP_ATOMIC
+ * and sv->ah_xa is an irq-safe xarray for the same reason.
+ *
+ * AH numbers.  Every AH, user or kernel, gets a number (librxe's ah_num,
+ * returned in struct sv_create_ah_resp) that maps to its path in
+ * sv->ah_xa.  librxe puts it into its UD send WQEs, and post_send of kernel
+ * QPs does the same, so the transport finds the path of any UD WQE one way:
+ * sv_ah_path_rcu().  The path is freed with kfree_rcu() after the AH is
+ * destroyed, so a lookup racing with destroy_ah sees a valid path or none.
+ *
+ * What ib_init_ah_attr_from_wc() (ib_core, for replies to received UD
+ * packets: ib_mad, ib_cm) needs from us: RoCEv2 GIDs in the GID table
+ * (ib_core maintains it), and receive completions that carry IB_WC_GRH,
+ * IB_WC_WITH_NETWORK_HDR_TYPE and the network type, with the packet's IP
+ * header in the 40-byte GRH area of the receive buffer (an IPv4 header in
+ * its last 20 bytes).  That is the responder's part.
+ */
+#include <linux/etherdevice.h>
+#include <linux/in6.h>
+#include <linux/inetdevice.h>
+#include <net/addrconf.h>
+#include <net/if_inet6.h>
+#include <net/ip.h>
+#include <net/ipv6_stubs.h>
+#include <net/neighbour.h>
+#include <net/route.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_cache.h>
+
+#include "sv.h"
+
+static const struct in6_addr *sv_gid_in6(const union ib_gid *gid)
+{
+	return (const struct in6_addr *)gid->raw;
+}
+
+static bool sv_path_is_multicast(const struct sv_path *path)
+{
+	return rdma_is_multicast_addr((struct in6_addr *)path->dgid.raw);
+}
+
+/* @path->dgid as the destination of a @path->network_type packet */
+static int sv_path_check_dgid(const struct sv_path *path, unsigned int flags)
+{
+	const struct in6_addr *dst = sv_gid_in6(&path->dgid);
+
+	if (sv_path_is_ipv4(path)) {
+		__be32 addr = sv_path_daddr4(path);
+
+		if (!ipv6_addr_v4mapped(dst) || ipv4_is_zeronet(addr) ||
+		    ipv4_is_lbcast(addr) || ipv4_is_loopback(addr))
+			return -EINVAL;
+	} else {
+		if (ipv6_addr_v4mapped(dst) || ipv6_addr_any(dst) ||
+		    ipv6_addr_loopback(dst))
+			return -EINVAL;
+	}
+	/* a connection has one peer: multicast is for UD only */
+	if ((flags & SV_PATH_UNICAST) && sv_path_is_multicast(path))
+		return -EINVAL;
+	return 0;
+}
+
+/* The route from the source to the destination of @path, or ERR_PTR. */
+static struct dst_entry *sv_path_dst(struct sv_dev *sv,
+				     const struct sv_path *path)
+{
+	if (sv_path_is_ipv4(path)) {
+		struct flowi4 fl4 = {
+			.flowi4_oif = path->ifindex,
+			.flowi4_proto = IPPROTO_UDP,
+			.daddr = sv_path_daddr4(path),
+			.saddr = sv_path_saddr4(path),
+		};
+		struct rtable *rt = ip_route_output_key(sv->net, &fl4);
+
+		return IS_ERR(rt) ? ERR_CAST(rt) : &rt->dst;
+	} else {
+		struct flowi6 fl6 = {
+			.flowi6_oif = path->ifindex,
+			.flowi6_proto = IPPROTO_UDP,
+			.daddr = *sv_gid_in6(&path->dgid),
+			.saddr = *sv_gid_in6(&path->sgid),
+		};
+
+		/* -EAFNOSUPPORT through the stub when IPv6 is disabled */
+		return ipv6_stub->ipv6_dst_lookup_flow(sv->net, NULL, &fl6,
+						       NULL);
+	}
+}
+
+/* The MAC of @dst's next hop towards @path's destination, if known. */
+static int sv_path_neigh(struct dst_entry *dst, struct sv_path *path)
+{
+	const void *daddr = sv_path_is_ipv4(path) ?
+			    (const void *)&path->dgid.raw[12] :
+			    (const void *)path->dgid.raw;
+	struct neighbour *n;
+	int err = -EHOSTUNREACH;
+
+	n = dst_neigh_lookup(dst, daddr);	/* creates the entry if needed */
+	if (!n)
+		return err;
+	if (READ_ONCE(n->nud_state) & NUD_VALID) {
+		neigh_ha_snapshot((char *)path->dmac, n, dst->dev);
+		err = 0;
+	} else {
+		/* start resolving, so that a retry finds the MAC */
+		neigh_event_send(n, NULL);
+	}
+	neigh_release(n);
+	return err;
+}
+
+static int sv_path_route(struct sv_dev *sv, struct sv_path *path)
+{
+	struct dst_entry *dst;
+	int err = 0;
+
+	dst = sv_path_dst(sv, path);
+	if (IS_ERR(dst))
+		return PTR_ERR(dst);
+
+	if (dst->dev->flags & IFF_LOOPBACK) {
+		/* an address of this namespace: no wire, no neighbour */
+		if (is_zero_ether_addr(path->dmac))
+			ether_addr_copy(path->dmac, sv->ndev->dev_addr);
+	} else if (dst->dev->ifindex != path->ifindex) {
+		/* only an l3mdev (VRF) can route around the output interface */
+		err = -ENETUNREACH;
+	} else if (!sv_path_is_multicast(path) &&
+		   is_zero_ether_addr(path->dmac)) {
+		err = sv_path_neigh(dst, path);
+	}
+	dst_release(dst);
+	return err;
+}
+
+/*
+ * Fill @path from a source GID and the GRH fields; @dmac may be NULL (not
+ * known).  On error @path holds garbage.
+ */
+static int sv_path_init(struct sv_dev *sv, struct sv_path *path,
+			const struct ib_gid_attr *sgid_attr,
+			const struct ib_global_route *grh, const u8 *dmac,
+			unsigned int flags)
+{
+	struct net_device *ndev;
+	int err;
+
+	if (sgid_attr->device != &sv->ibdev ||
+	    sgid_attr->port_num != SV_PORT_NUM)
+		return -EINVAL;
+	switch (sgid_attr->gid_type) {
+	case IB_GID_TYPE_ROCE_UDP_ENCAP:
+		break;
+	case IB_GID_TYPE_ROCE:
+		/* RoCE v1 frames are not implemented: see the top */
+		return -EOPNOTSUPP;
+	default:
+		return -EINVAL;
+	}
+
+	path->network_type = rdma_gid_attr_network_type(sgid_attr);
+	path->sgid = sgid_attr->gid;
+	path->sgid_index = sgid_attr->index;
+	path->dgid = grh->dgid;
+	err = sv_path_check_dgid(path, flags);
+	if (err)
+		return err;
+	if (grh->flow_label & ~IB_GRH_FLOWLABEL_MASK)
+		return -EINVAL;
+	path->flow_label = grh->flow_label;
+	path->hop_limit = grh->hop_limit;
+	path->traffic_class = grh->traffic_class;
+
+	/* our netdev, or a VLAN on it that ib_core found GIDs on */
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(sgid_attr);
+	if (IS_ERR(ndev))
+		err = PTR_ERR(ndev);
+	else if (!net_eq(dev_net(ndev), sv->net))
+		err = -ENETUNREACH;	/* our sockets live in sv->net */
+	else
+		path->ifindex = ndev->ifindex;
+	rcu_read_unlock();
+	if (err)
+		return err;
+
+	if (sv_path_is_multicast(path)) {
+		/* the group's MAC, whatever the caller passed */
+		if (sv_path_is_ipv4(path))
+			ip_eth_mc_map(sv_path_daddr4(path), (char *)path->dmac);
+		else
+			ipv6_eth_mc_map(sv_gid_in6(&path->dgid),
+					(char *)path->dmac);
+	} else if (dmac) {
+		ether_addr_copy(path->dmac, dmac);
+	}
+
+	if (flags & SV_PATH_ROUTE)
+		return sv_path_route(sv, path);
+	if (!sv_path_is_multicast(path) && is_zero_ether_addr(path->dmac))
+		return -EHOSTUNREACH;	/* atomic callers pass resolved AVs */
+	return 0;
+}
+
+struct sv_path *sv_path_create(struct sv_dev *sv,
+			       const struct rdma_ah_attr *attr,
+			       unsigned int flags, gfp_t gfp)
+{
+	const struct ib_global_route *grh;
+	struct sv_path *path;
+	int err;
+
+	if (attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
+	    rdma_ah_get_port_num(attr) != SV_PORT_NUM)
+		return ERR_PTR(-EINVAL);
+	if (!(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
+		return ERR_PTR(-EINVAL);
+	grh = rdma_ah_read_grh(attr);
+	/* ib_core looks the source GID up before calling any driver */
+	if (!grh->sgid_attr || grh->sgid_attr->index != grh->sgid_index)
+		return ERR_PTR(-EINVAL);
+
+	path = kzalloc(sizeof(*path), gfp);
+	if (!path)
+		return ERR_PTR(-ENOMEM);
+	err = sv_path_init(sv, path, grh->sgid_attr, grh, attr->roce.dmac,
+			   flags);
+	if (err) {
+		kfree(path);
+		return ERR_PTR(err);
+	}
+	return path;
+}
+
+int sv_path_from_user_av(struct sv_dev *sv, const struct sv_av *uav,
+			 struct sv_path *path)
+{
+	const struct ib_gid_attr *sgid_attr;
+	struct ib_global_route grh = {};
+	u8 network_type;
+	int err;
+
+	if (uav->port_num != SV_PORT_NUM)
+		return -EINVAL;
+	switch (uav->network_type) {
+	case SV_NETWORK_TYPE_IPV4:
+		network_type = RDMA_NETWORK_IPV4;
+		break;
+	case SV_NETWORK_TYPE_IPV6:
+		network_type = RDMA_NETWORK_IPV6;
+		break;
+	default:
+		return -EINVAL;
+	}
+
+	sgid_attr = rdma_get_gid_attr(&sv->ibdev, SV_PORT_NUM,
+				      uav->grh.sgid_index);
+	if (IS_ERR(sgid_attr))
+		return PTR_ERR(sgid_attr);
+
+	memset(path, 0, sizeof(*path));
+	memcpy(grh.dgid.raw, uav->grh.dgid.raw, sizeof(grh.dgid.raw));
+	grh.flow_label = uav->grh.flow_label;
+	grh.hop_limit = uav->grh.hop_limit;
+	grh.traffic_class = uav->grh.traffic_class;
+	/* no dmac: what user space wrote there is not trusted */
+	err = sv_path_init(sv, path, sgid_attr, &grh, NULL, SV_PATH_ROUTE);
+	if (!err && path->network_type != network_type)
+		err = -EINVAL;
+	rdma_put_gid_attr(sgid_attr);
+	return err;
+}
+
+/* --- address handles -------------------------------------------------------- */
+
+const struct sv_path *sv_ah_path_rcu(struct sv_dev *sv, u32 ah_num,
+				     const struct ib_pd *pd)
+{
+	const struct sv_path *path;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "sv_ah_path_rcu without RCU");
+	path = xa_load(&sv->ah_xa, ah_num);
+	/* an AH of another PD (e.g. another process's) is no AH for us */
+	return path && path->pd == pd ? path : NULL;
+}
+
+/* Give @ah a number mapping to its path; any context, see the top. */
+static int sv_ah_publish(struct sv_dev *sv, struct sv_ah *ah, bool sleepable)
+{
+	struct xa_limit limit = XA_LIMIT(1, SV_MAX_AH);	/* 0: "no ah_num" */
+	unsigned long flags;
+	int err;
+
+	if (sleepable) {
+		err = xa_alloc_cyclic_irq(&sv->ah_xa, &ah->ah_num, ah->path,
+					  limit, &sv->ah_num_next, GFP_KERNEL);
+	} else {
+		/* a GFP_ATOMIC allocation never drops the lock */
+		xa_lock_irqsave(&sv->ah_xa, flags);
+		err = __xa_alloc_cyclic(&sv->ah_xa, &ah->ah_num, ah->path,
+					limit, &sv->ah_num_next, GFP_ATOMIC);
+		xa_unlock_irqrestore(&sv->ah_xa, flags);
+	}
+	if (err == -EBUSY)
+		err = -ENOMEM;
+	return err < 0 ? err : 0;
+}
+
+static void sv_ah_unpublish(struct sv_dev *sv, struct sv_ah *ah)
+{
+	unsigned long flags;
+
+	xa_lock_irqsave(&sv->ah_xa, flags);
+	__xa_erase(&sv->ah_xa, ah->ah_num);
+	xa_unlock_irqrestore(&sv->ah_xa, flags);
+}
+
+/* create_ah and create_user_ah (@udata set, always sleepable) */
+int sv_ah_create(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		 struct ib_udata *udata)
+{
+	struct sv_dev *sv = to_sv_dev(ibah->device);
+	bool sleepable = init->flags & RDMA_CREATE_AH_SLEEPABLE;
+	struct rdma_ah_attr *attr = init->ah_attr;
+	struct sv_ah *ah = to_sv_ah(ibah);
+	struct sv_create_ah_resp resp = {};
+	struct sv_path *path;
+	int err;
+
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EOPNOTSUPP;
+	/* a 4-bit service level; static_rate is recorded, not enforced */
+	if (rdma_ah_get_sl(attr) > 15)
+		return -EINVAL;
+
+	if (!sv_dev_count_get(&sv->num_ah, SV_MAX_AH)) {
+		sv_dbg_dev(sv, "no more than %u AHs\n", SV_MAX_AH);
+		return -ENOMEM;
+	}
+
+	path = sv_path_create(sv, attr, sleepable ? SV_PATH_ROUTE : 0,
+			      sleepable ? GFP_KERNEL : GFP_ATOMIC);
+	if (IS_ERR(path)) {
+		err = PTR_ERR(path);
+		sv_dbg_dev(sv, "address vector refused: %d\n", err);
+		goto err_put_count;
+	}
+	path->pd = ibah->pd;
+	ah->path = path;
+	ah->attr = *attr;
+	ah->attr.grh.sgid_attr = NULL;	/* ib_core keeps ibah->sgid_attr */
+
+	err = sv_ah_publish(sv, ah, sleepable);
+	if (err)
+		goto err_free_path;
+
+	/* librxe before ah_num existed passes no room; it builds the AV itself */
+	if (udata && udata->outlen >= sizeof(resp)) {
+		resp.ah_num = ah->ah_num;
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_unpublish;
+	}
+	return 0;
+
+err_unpublish:
+	sv_ah_unpublish(sv, ah);
+	kfree_rcu(path, rcu);
+	goto err_put_count;
+err_free_path:
+	kfree(path);
+err_put_count:
+	sv_dev_count_put(&sv->num_ah);
+	return err;
+}
+
+int sv_ah_query(struct ib_ah *ibah, struct rdma_ah_attr *attr)
+{
+	*attr = to_sv_ah(ibah)->attr;
+	return 0;
+}
+
+/* any context, like create_ah: see the top */
+int sv_ah_destroy(struct ib_ah *ibah, u32 flags)
+{
+	struct sv_dev *sv = to_sv_dev(ibah->device);
+	struct sv_ah *ah = to_sv_ah(ibah);
+
+	sv_ah_unpublish(sv, ah);
+	/* a lookup may still read it until a grace period has passed */
+	kfree_rcu(ah->path, rcu);
+	sv_dev_count_put(&sv->num_ah);
+	return 0;
+}

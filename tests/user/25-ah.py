@@ -1,0 +1,206 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Address handle checks for tests/user/25-ah.sh, through pyverbs and librxe.
+
+  25-ah.py DEV good      AHs to a remote and a local IPv4 address, a remote
+                         IPv6 address, a link-local IPv6 address, IPv4 and
+                         IPv6 multicast groups, with GRH variants; a UD QP
+                         sends through one (the WQE is flushed on ERR);
+                         1000 AHs created and destroyed
+  25-ah.py DEV unreach   destinations no one answers for, or with no route:
+                         refused (ETIMEDOUT after ib_core's 1 s resolution,
+                         ENETUNREACH without an IPv6 route), never hanging
+  25-ah.py DEV bad       an empty source GID index, a RoCE v1 source GID
+                         (EOPNOTSUPP), no GRH, port 2, SL 16, a flow label
+                         over 20 bits, the unspecified address: refused
+  25-ah.py DEV hold N    create N AHs, print "ready", sleep until killed
+
+GID indices and addresses come from the environment: V4, V6, LL (RoCEv2
+GIDs of the device's IPv4, global IPv6 and link-local IPv6 addresses), V1
+(RoCE v1 GID of the IPv4 address), PEER4, PEER6, PEERLL (the peer's
+addresses as GIDs in sysfs notation).  Exit status 0 on success; failures
+raise (non-zero exit with a traceback).
+"""
+import errno
+import os
+import sys
+import time
+
+from pyverbs.addr import AH, AHAttr, GID, GlobalRoute
+from pyverbs.cq import CQ
+from pyverbs.device import Context
+from pyverbs.mr import MR
+from pyverbs.pd import PD
+from pyverbs.pyverbs_error import PyverbsRDMAError
+from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pyverbs.wr import SGE, SendWR
+import pyverbs.enums as e
+
+ENV = os.environ
+
+
+def v4gid(addr):
+    a = [int(x) for x in addr.split('.')]
+    return ('0000:0000:0000:0000:0000:ffff:'
+            f'{a[0]:02x}{a[1]:02x}:{a[2]:02x}{a[3]:02x}')
+
+
+def attr(dgid, sgid_index, hop_limit=64, traffic_class=0, flow_label=0,
+         sl=0, is_global=1, port_num=1):
+    gr = GlobalRoute(dgid=GID(dgid), sgid_index=sgid_index,
+                     hop_limit=hop_limit, traffic_class=traffic_class,
+                     flow_label=flow_label)
+    return AHAttr(is_global=is_global, port_num=port_num, sl=sl, gr=gr)
+
+
+def err_code(err):
+    code = err.error_code
+    if code in (-1, None):
+        code = next((c for c in (errno.EINVAL, errno.ENOMEM, errno.EOPNOTSUPP,
+                                 errno.ENETUNREACH, errno.EHOSTUNREACH,
+                                 errno.ETIMEDOUT, errno.ENODATA,
+                                 errno.ENOENT)
+                     if os.strerror(c) in str(err)), -1)
+    return abs(code)
+
+
+def refused(pd, a, what, want=None, max_secs=5):
+    """creating an AH for @a must fail (with @want if given), in time"""
+    start = time.time()
+    try:
+        ah = AH(pd, attr=a)
+    except PyverbsRDMAError as err:
+        secs = time.time() - start
+        code = err_code(err)
+        if want is not None and code != want:
+            raise AssertionError(f"{what}: expected {errno.errorcode[want]}, "
+                                 f"got {err}") from err
+        if secs > max_secs:
+            raise AssertionError(f"{what}: took {secs:.1f} s")
+        print(f"ok: {what}: {errno.errorcode.get(code, code)} "
+              f"after {secs:.1f} s")
+        return
+    ah.close()
+    raise AssertionError(f"{what}: AH created")
+
+
+def created(pd, a, what):
+    ah = AH(pd, attr=a)
+    print(f"ok: {what}")
+    return ah
+
+
+def t_good(ctx, pd):
+    v4, v6, ll = int(ENV['V4']), int(ENV['V6']), int(ENV['LL'])
+    my4 = str(ctx.query_gid(1, v4))
+    ahs = [
+        created(pd, attr(ENV['PEER4'], v4), "IPv4 peer"),
+        created(pd, attr(my4, v4), "IPv4 local address (loopback)"),
+        created(pd, attr(ENV['PEER6'], v6), "IPv6 peer"),
+        created(pd, attr(ENV['PEERLL'], ll), "IPv6 link-local peer"),
+        created(pd, attr(v4gid('239.1.2.3'), v4), "IPv4 multicast group"),
+        created(pd, attr('ff0e:0000:0000:0000:0000:0000:0001:0002', v6),
+                "IPv6 multicast group"),
+        created(pd, attr(ENV['PEER6'], v6, hop_limit=1, traffic_class=0xb8,
+                         flow_label=0xfffff, sl=7),
+                "IPv6 peer with hop limit 1, DSCP, flow label, SL 7"),
+    ]
+
+    # a UD send names the AH (by its ah_num); the WQE waits, ERR flushes it
+    cq = CQ(ctx, 16)
+    qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_UD, scq=cq, rcq=cq,
+                           cap=QPCap(max_send_wr=4, max_recv_wr=4)))
+    for state, mask in ((e.IBV_QPS_INIT, e.IBV_QP_STATE | e.IBV_QP_PKEY_INDEX |
+                         e.IBV_QP_PORT | e.IBV_QP_QKEY),
+                        (e.IBV_QPS_RTR, e.IBV_QP_STATE),
+                        (e.IBV_QPS_RTS, e.IBV_QP_STATE | e.IBV_QP_SQ_PSN)):
+        qa = QPAttr(qp_state=state)
+        qa.qkey = 0x1234
+        qa.pkey_index = 0
+        qa.port_num = 1
+        qa.sq_psn = 0
+        qp.modify(qa, mask)
+    mr = MR(pd, 64, e.IBV_ACCESS_LOCAL_WRITE)
+    wr = SendWR(wr_id=77, opcode=e.IBV_WR_SEND, num_sge=1,
+                sg=[SGE(mr.buf, 8, mr.lkey)])
+    wr.set_wr_ud(ahs[0], 0x123, 0x1234)
+    qp.post_send(wr)
+    qp.modify(QPAttr(qp_state=e.IBV_QPS_ERR), e.IBV_QP_STATE)
+    end = time.time() + 5
+    n, wcs = 0, []
+    while not n and time.time() < end:
+        n, wcs = cq.poll(1)
+    if not n or wcs[0].wr_id != 77 or wcs[0].status != e.IBV_WC_WR_FLUSH_ERR:
+        raise AssertionError(f"UD send through an AH: {n} completions")
+    print("ok: UD send through an AH flushed on ERR")
+    qp.close()
+    cq.close()
+    mr.close()
+    for ah in ahs:
+        ah.close()
+
+    start = time.time()
+    many = [AH(pd, attr=attr(ENV['PEER4'], v4)) for _ in range(1000)]
+    for ah in many:
+        ah.close()
+    print(f"ok: 1000 AHs created and destroyed in {time.time() - start:.1f} s")
+
+
+def t_unreach(ctx, pd):
+    v4, v6 = int(ENV['V4']), int(ENV['V6'])
+    # IPv4: with the output interface bound, routing assumes any
+    # destination on link, so ARP has to fail: ib_core gives up after 1 s
+    refused(pd, attr(v4gid('10.25.0.77'), v4), "IPv4 on link, no one there",
+            errno.ETIMEDOUT)
+    refused(pd, attr(v4gid('192.0.2.1'), v4), "IPv4 without a route",
+            errno.ETIMEDOUT)
+    refused(pd, attr('2001:0db8:0025:0000:0000:0000:0000:0077', v6),
+            "IPv6 on link, no one there", errno.ETIMEDOUT)
+    refused(pd, attr('2001:0db8:0099:0000:0000:0000:0000:0001', v6),
+            "IPv6 without a route", errno.ENETUNREACH)
+
+
+def t_bad(ctx, pd):
+    v4, v1 = int(ENV['V4']), int(ENV['V1'])
+    peer = ENV['PEER4']
+    refused(pd, attr(peer, 250), "empty source GID index")
+    refused(pd, attr(peer, v1), "RoCE v1 source GID", errno.EOPNOTSUPP)
+    refused(pd, attr(peer, v4, is_global=0), "no GRH", errno.EINVAL)
+    refused(pd, attr(peer, v4, port_num=2), "port 2", errno.EINVAL)
+    refused(pd, attr(peer, v4, sl=16), "SL 16", errno.EINVAL)
+    refused(pd, attr(ENV['PEER6'], int(ENV['V6']), flow_label=0x100000),
+            "flow label over 20 bits", errno.EINVAL)
+    refused(pd, attr('0000:0000:0000:0000:0000:0000:0000:0000',
+                     int(ENV['V6'])), "unspecified destination")
+    refused(pd, attr(v4gid('0.0.0.0'), v4), "IPv4 destination 0.0.0.0")
+
+
+def t_hold(ctx, pd, count):
+    v4, v6 = int(ENV['V4']), int(ENV['V6'])
+    held = []
+    for i in range(count):
+        held.append(AH(pd, attr=attr(ENV['PEER4'], v4) if i % 2 else
+                       attr(ENV['PEER6'], v6)))
+    print("ready", flush=True)
+    while True:
+        time.sleep(60)
+
+
+def main():
+    dev, test = sys.argv[1], sys.argv[2]
+    ctx = Context(name=dev)
+    pd = PD(ctx)
+    if test == 'good':
+        t_good(ctx, pd)
+    elif test == 'unreach':
+        t_unreach(ctx, pd)
+    elif test == 'bad':
+        t_bad(ctx, pd)
+    elif test == 'hold':
+        t_hold(ctx, pd, int(sys.argv[3]))
+    else:
+        raise SystemExit(f"unknown test {test}")
+
+
+if __name__ == '__main__':
+    main()
