@@ -149,20 +149,13 @@ void sv_qp_event(struct sv_qp *qp, enum ib_event_type type)
 /* --- flushing ------------------------------------------------------------- */
 
 /*
- * WQEs waiting in @wq, or 0 if user space wrote an impossible producer
- * index (it can only hurt itself: its WQEs are then neither processed nor
- * flushed).
+ * WQEs waiting in @wq.  For a user ring this believes the user's producer
+ * index, masked (sv_queue.h): a process that scribbles on it only makes
+ * its own stale WQEs look posted, and each is checked before use.
  */
 static u32 sv_wq_pending(struct sv_qp *qp, struct sv_wq *wq)
 {
-	u32 count = sv_queue_count(wq->queue);
-
-	if (unlikely(count > sv_queue_capacity(wq->queue))) {
-		sv_err_qp(qp, "user %cQ producer index corrupted\n",
-			  wq == &qp->sq ? 'S' : 'R');
-		return 0;
-	}
-	return count;
+	return sv_queue_count(wq->queue);
 }
 
 /*
