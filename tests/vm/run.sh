@@ -23,10 +23,16 @@
 # Exit status: the command's, 124 on timeout, 125 if the guest never reported
 # one (panic, init failure), 2 on usage errors.
 #
-# Boot cost, measured on the 2-core TCG test bed (run.sh -- true, wall clock
-# from start to qemu exit, initramfs and vmlinux cached):
-#   6.1.0-56-amd64        ELF vmlinux: BOOT61_ELF s   (bzImage: BOOT61_BZ s)
-#   6.12.117+deb12-amd64  ELF vmlinux: BOOT612_ELF s  (bzImage: BOOT612_BZ s)
+# Boot cost, measured on the 2-core TCG test bed with `run.sh --kver K -- true`
+# (wall clock from start to qemu exit, caches warm). The box was shared with
+# kernel builds, so the load average is given; numbers scale with it.
+#   6.1.0-56-amd64        ELF vmlinux: /init at 2.4 s, 5.3-6.9 s total (load ~5)
+#                         ELF 8.5-9.6 s vs bzImage 14.5-17 s (load ~6.5)
+#   6.12.117+deb12-amd64  ELF vmlinux: /init at 2.6 s, ~6.0 s total (load ~5)
+#                         ELF 14-17.5 s vs bzImage 13.5-15 s (load ~7)
+#   debug 6.1.192-svdebug (KASAN, lockdep, kmemleak=on): /init at ~63 s (load ~15)
+# Past /init: ~1 s to load the 9p/overlay modules and mount, then every
+# exec of a host binary costs 50-120 ms under TCG.
 set -euo pipefail
 
 here=$(dirname "$(realpath "$0")")
