@@ -28,7 +28,8 @@
 # kernel builds, so the load average is given; numbers scale with it.
 #   6.1.0-56-amd64        ELF vmlinux: /init at 2.4 s, 5.3-6.9 s total (load ~5)
 #                         ELF 8.5-9.6 s vs bzImage 14.5-17 s (load ~6.5)
-#   6.12.117+deb12-amd64  ELF vmlinux: /init at 2.6 s, ~6.0 s total (load ~5)
+#   6.12.117+deb12-amd64  ELF vmlinux: ~6.0 s total (load ~5); /init at 5.2-6.1 s,
+#                         16-17.5 s total (load ~11; 6.1 at the same load: 3.3 s, 13-14 s)
 #                         ELF 14-17.5 s vs bzImage 13.5-15 s (load ~7)
 #   debug 6.1.192-svdebug (KASAN, lockdep, kmemleak=on): /init at ~63 s (load ~15)
 # Past /init: ~1 s to load the 9p/overlay modules and mount, then every
