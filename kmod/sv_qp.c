@@ -159,29 +159,23 @@ static u32 sv_wq_pending(struct sv_qp *qp, struct sv_wq *wq)
 }
 
 /*
- * Lock the consumer side of @wq; for kernel QPs also the producer side, so
- * that the kernel-owned producer index is read under its own lock.
+ * Lock @wq for consuming outside the transport (flushing, discarding):
+ * both sides, so that a kernel QP's producer index, which the kernel owns,
+ * is read under its own lock.  (A user QP's producer_lock guards nothing
+ * else; taking it costs nothing on these rare paths.)
  */
-static void sv_wq_lock_consumer(struct sv_qp *qp, struct sv_wq *wq,
-				unsigned long *flags)
+static void sv_wq_lock(struct sv_wq *wq, unsigned long *flags)
+	__acquires(&wq->producer_lock) __acquires(&wq->consumer_lock)
 {
-	if (qp->is_user) {
-		spin_lock_irqsave(&wq->consumer_lock, *flags);
-	} else {
-		spin_lock_irqsave(&wq->producer_lock, *flags);
-		spin_lock(&wq->consumer_lock);
-	}
+	spin_lock_irqsave(&wq->producer_lock, *flags);
+	spin_lock(&wq->consumer_lock);
 }
 
-static void sv_wq_unlock_consumer(struct sv_qp *qp, struct sv_wq *wq,
-				  unsigned long flags)
+static void sv_wq_unlock(struct sv_wq *wq, unsigned long flags)
+	__releases(&wq->consumer_lock) __releases(&wq->producer_lock)
 {
-	if (qp->is_user) {
-		spin_unlock_irqrestore(&wq->consumer_lock, flags);
-	} else {
-		spin_unlock(&wq->consumer_lock);
-		spin_unlock_irqrestore(&wq->producer_lock, flags);
-	}
+	spin_unlock(&wq->consumer_lock);
+	spin_unlock_irqrestore(&wq->producer_lock, flags);
 }
 
 /* Complete the oldest SQ WQE with a flush error; false if the SQ is empty. */
@@ -195,9 +189,9 @@ static bool sv_qp_flush_one_send(struct sv_qp *qp)
 	struct sv_send_wqe *wqe;
 	unsigned long flags;
 
-	sv_wq_lock_consumer(qp, wq, &flags);
+	sv_wq_lock(wq, &flags);
 	if (!sv_wq_pending(qp, wq)) {
-		sv_wq_unlock_consumer(qp, wq, flags);
+		sv_wq_unlock(wq, flags);
 		return false;
 	}
 	wqe = sv_queue_consumer_slot(wq->queue);
@@ -207,7 +201,7 @@ static bool sv_qp_flush_one_send(struct sv_qp *qp)
 	sv_queue_consume(wq->queue);
 	if (qp->req.in_flight)
 		qp->req.in_flight--;
-	sv_wq_unlock_consumer(qp, wq, flags);
+	sv_wq_unlock(wq, flags);
 
 	/*
 	 * Errors complete whether signaled or not (IBTA 10.8.3), so even
@@ -229,15 +223,15 @@ static bool sv_qp_flush_one_recv(struct sv_qp *qp)
 	struct sv_recv_wqe *wqe;
 	unsigned long flags;
 
-	sv_wq_lock_consumer(qp, wq, &flags);
+	sv_wq_lock(wq, &flags);
 	if (!sv_wq_pending(qp, wq)) {
-		sv_wq_unlock_consumer(qp, wq, flags);
+		sv_wq_unlock(wq, flags);
 		return false;
 	}
 	wqe = sv_queue_consumer_slot(wq->queue);
 	wc.wr_id = READ_ONCE(wqe->wr_id);
 	sv_queue_consume(wq->queue);
-	sv_wq_unlock_consumer(qp, wq, flags);
+	sv_wq_unlock(wq, flags);
 
 	sv_cq_post(to_sv_cq(qp->ibqp.recv_cq), &wc, false);
 	return true;
@@ -294,12 +288,12 @@ static void sv_wq_discard(struct sv_qp *qp, struct sv_wq *wq)
 
 	if (!wq->queue)
 		return;
-	sv_wq_lock_consumer(qp, wq, &flags);
+	sv_wq_lock(wq, &flags);
 	for (count = sv_wq_pending(qp, wq); count; count--)
 		sv_queue_consume(wq->queue);
 	if (wq == &qp->sq)
 		qp->req.in_flight = 0;
-	sv_wq_unlock_consumer(qp, wq, flags);
+	sv_wq_unlock(wq, flags);
 }
 
 /* --- state changes by the transport ---------------------------------------- */
