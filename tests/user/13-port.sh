@@ -29,13 +29,18 @@ expect_state 'PORT_ACTIVE (4)'
 
 tmp=$(mktemp -d)
 sv_on_exit "rm -rf $tmp"
-"$watch" sv_p0 8 >"$tmp/ours" 2>&1 &
+"$watch" sv_p0 12 >"$tmp/ours" 2>&1 &
 ours=$!
 if command -v ibv_asyncwatch >/dev/null; then
-	timeout 8 ibv_asyncwatch -d sv_p0 >"$tmp/theirs" 2>&1 &
+	# line-buffered, so "async event FD" shows it is listening
+	timeout 20 stdbuf -oL ibv_asyncwatch -d sv_p0 >"$tmp/theirs" 2>&1 &
 	theirs=$!
 fi
-sv_wait_for "grep -q watching $tmp/ours" 5 || sv_fail "asyncwatch did not start: $(cat "$tmp/ours")"
+sv_wait_for "grep -q watching $tmp/ours" 10 || sv_fail "asyncwatch did not start: $(cat "$tmp/ours")"
+if [ -n "${theirs:-}" ]; then
+	sv_wait_for "grep -q 'async event FD' $tmp/theirs" 10 ||
+		sv_fail "ibv_asyncwatch did not start: $(cat "$tmp/theirs")"
+fi
 sleep 1
 
 ip link set vB down
@@ -48,6 +53,7 @@ cat "$tmp/ours"
 diff <(printf 'watching sv_p0\nPORT_ERR port 1\nPORT_ACTIVE port 1\n') "$tmp/ours" ||
 	sv_fail "libsoftverbs saw the wrong events"
 if [ -n "${theirs:-}" ]; then
+	kill $theirs 2>/dev/null || true
 	wait $theirs || true
 	cat "$tmp/theirs"
 	grep -q 'IBV_EVENT_PORT_ERR' "$tmp/theirs" || sv_fail "rdma-core saw no PORT_ERR"
