@@ -219,11 +219,11 @@ static inline struct sv_cq *to_sv_cq(struct ib_cq *ibcq)
  *
  * If the CQ is armed (IB_CQ_NEXT_COMP, or IB_CQ_SOLICITED and this
  * completion is solicited), calls cq->ibcq.comp_handler once and disarms.
- * Returns 0, or -EOVERFLOW when the CQ is full (or user space corrupted its
- * consumer index): the CQ then enters the error state, IB_EVENT_CQ_ERR is
- * dispatched once, and every later post fails with -EOVERFLOW too.  The
- * caller must hold the CQ alive: post only through a QP or SRQ that counts
- * in cq->ibcq.usecnt, and finish posting before that QP is destroyed.
+ * Returns 0, or -EOVERFLOW when the CQ is full: the CQ then enters the
+ * error state, IB_EVENT_CQ_ERR is dispatched once, and every later post
+ * fails with -EOVERFLOW too.  The caller must hold the CQ alive: post only
+ * through a QP or SRQ that counts in cq->ibcq.usecnt, and finish posting
+ * before that QP is destroyed.
  */
 int sv_cq_post(struct sv_cq *cq, const struct ib_wc *wc, bool solicited);
 
@@ -247,13 +247,12 @@ struct sv_srq {
 	 * lock (irqsave: the responder pops from softirq, kernel consumers
 	 * may post with interrupts off) protects the queue pointer, the
 	 * kernel's side(s) of the ring (consumer: sv_srq_pop; producer of
-	 * kernel SRQs: post_srq_recv), limit and error.  Never held while
-	 * calling the SRQ's event handler.
+	 * kernel SRQs: post_srq_recv) and limit.  Never held while calling
+	 * the SRQ's event handler.
 	 */
 	spinlock_t		lock;
 	struct sv_queue		*queue;
 	u32			limit;		/* armed SRQ limit, 0 = disarmed */
-	bool			error;		/* ring found corrupted */
 
 	/* serialises modify_srq (uverbs runs it under a shared object lock) */
 	struct mutex		modify_mutex;
@@ -284,8 +283,9 @@ static inline size_t sv_srq_wqe_size(u32 max_sge)
  *
  * Returns 0 with a valid WQE in @out; -EINVAL if the WQE was malformed (it
  * is consumed and @out->wr_id is valid, for an error completion); -EAGAIN
- * if the SRQ is empty (RNR); -EIO if the SRQ is in the error state (its
- * ring indices were found corrupted: IB_EVENT_SRQ_ERR was dispatched).
+ * if the SRQ is empty (RNR).  A producer index user space corrupted is
+ * taken modulo the ring like any other: it can only make garbage look
+ * posted, and a garbage WQE is checked like any other.
  *
  * When taking a WQE leaves fewer WQEs than the armed SRQ limit, the limit
  * is disarmed and IB_EVENT_SRQ_LIMIT_REACHED dispatched, once per arming

@@ -16,9 +16,9 @@
  * handler may re-arm or poll the CQ straight away.
  *
  * The kernel never trusts the consumer index of a user CQ: sv_queue masks
- * every index it dereferences, and a consumer index that makes the ring
- * look more than full counts as an overrun.  So a process that corrupts
- * its CQ can only lose its own completions.
+ * it like every index user space writes, so whatever a process stores
+ * there names a slot inside the ring.  A process that corrupts its CQ can
+ * only make its own completions look polled or pending.
  */
 #include <linux/overflow.h>
 #include <linux/uaccess.h>
@@ -209,8 +209,7 @@ int sv_cq_destroy(struct ib_cq *ibcq, struct ib_udata *udata)
  * Move the entries waiting in the CQ's ring to the empty @new, oldest
  * first, and make @new the CQ's ring.  Fails with -EINVAL, changing
  * nothing, if there are more than the @cqe asked for (even if the rounded
- * up ring could take them: the consumer asked for a CQ that small), or if
- * the count is impossible (user space corrupted its consumer index).
+ * up ring could take them: the consumer asked for a CQ that small).
  */
 static int sv_cq_swap_queue(struct sv_cq *cq, struct sv_queue *new, u32 cqe)
 {
@@ -222,10 +221,6 @@ static int sv_cq_swap_queue(struct sv_cq *cq, struct sv_queue *new, u32 cqe)
 
 	count = sv_queue_count(old);
 	cons = sv_queue_cons(old);
-	if (count > sv_queue_capacity(old)) {
-		sv_dbg_cq(cq, "consumer index corrupted, cannot resize\n");
-		return -EINVAL;
-	}
 	if (count > cqe) {
 		sv_dbg_cq(cq, "%u entries waiting, cannot shrink to %u\n",
 			  count, cqe);
@@ -324,7 +319,6 @@ int sv_cq_post(struct sv_cq *cq, const struct ib_wc *wc, bool solicited)
 
 	spin_lock_irqsave(&cq->lock, flags);
 	q = cq->queue;
-	/* full also when a corrupted consumer index makes it look overfull */
 	if (unlikely(cq->overrun || sv_queue_full(q))) {
 		first_overrun = !cq->overrun;
 		cq->overrun = true;

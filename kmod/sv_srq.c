@@ -28,9 +28,6 @@
 #define sv_dbg_srq(srq, fmt, ...) \
 	ibdev_dbg((srq)->ibsrq.device, "srq#%u %s: " fmt, (srq)->srq_num, \
 		  __func__, ##__VA_ARGS__)
-#define sv_err_srq(srq, fmt, ...) \
-	ibdev_err_ratelimited((srq)->ibsrq.device, "srq#%u %s: " fmt, \
-			      (srq)->srq_num, __func__, ##__VA_ARGS__)
 
 /* SRQ numbers: 24 bits on the wire (XRCETH), 0 never used */
 #define SV_SRQ_NUM_LIMIT	XA_LIMIT(1, (1U << 24) - 1)
@@ -57,7 +54,7 @@ static struct ib_ucontext *sv_srq_ucontext(struct ib_udata *udata)
 					  ibuc)->ibuc;
 }
 
-/* IB_EVENT_SRQ_LIMIT_REACHED or IB_EVENT_SRQ_ERR, outside srq->lock */
+/* an affiliated asynchronous event of the SRQ, outside srq->lock */
 static void sv_srq_event(struct sv_srq *srq, enum ib_event_type type)
 {
 	struct ib_event event = {
@@ -183,8 +180,7 @@ int sv_srq_destroy(struct ib_srq *ibsrq, struct ib_udata *udata)
  * Move the WQEs waiting in the SRQ's ring to the empty @new, oldest first,
  * and make @new the SRQ's ring.  Fails with -EINVAL, changing nothing, if
  * there are more than the @max_wr asked for (even if the rounded up ring
- * could take them), or if the count is impossible (user space corrupted
- * its producer index).
+ * could take them).
  */
 static int sv_srq_swap_queue(struct sv_srq *srq, struct sv_queue *new,
 			     u32 max_wr)
@@ -197,10 +193,6 @@ static int sv_srq_swap_queue(struct sv_srq *srq, struct sv_queue *new,
 
 	count = sv_queue_count(old);
 	cons = sv_queue_cons(old);
-	if (count > sv_queue_capacity(old)) {
-		sv_dbg_srq(srq, "producer index corrupted, cannot resize\n");
-		return -EINVAL;
-	}
 	if (count > max_wr) {
 		sv_dbg_srq(srq, "%u WQEs posted, cannot shrink to %u\n",
 			   count, max_wr);
@@ -440,7 +432,6 @@ int sv_srq_pop(struct sv_srq *srq, struct sv_recv_wqe *out, size_t out_size)
 {
 	size_t wqe_size = sv_srq_wqe_size(srq->max_sge);
 	bool limit_reached = false;
-	bool first_error = false;
 	struct sv_queue *q;
 	unsigned long flags;
 	u32 count;
@@ -450,24 +441,12 @@ int sv_srq_pop(struct sv_srq *srq, struct sv_recv_wqe *out, size_t out_size)
 		return -EINVAL;
 
 	spin_lock_irqsave(&srq->lock, flags);
-	if (unlikely(srq->error)) {
-		err = -EIO;
-		goto out_unlock;
-	}
 	q = srq->queue;
 	count = sv_queue_count(q);
 	if (!count) {
-		err = -EAGAIN;
-		goto out_unlock;
+		spin_unlock_irqrestore(&srq->lock, flags);
+		return -EAGAIN;
 	}
-	if (unlikely(count > sv_queue_capacity(q))) {
-		/* user space wrote an impossible producer index */
-		srq->error = true;
-		first_error = true;
-		err = -EIO;
-		goto out_unlock;
-	}
-
 	memcpy(out, sv_queue_consumer_slot(q), wqe_size);
 	sv_queue_consume(q);
 	count--;
@@ -481,13 +460,5 @@ int sv_srq_pop(struct sv_srq *srq, struct sv_recv_wqe *out, size_t out_size)
 	err = sv_srq_check_wqe(srq, out);
 	if (limit_reached)
 		sv_srq_event(srq, IB_EVENT_SRQ_LIMIT_REACHED);
-	return err;
-
-out_unlock:
-	spin_unlock_irqrestore(&srq->lock, flags);
-	if (first_error) {
-		sv_err_srq(srq, "receive queue indices corrupted\n");
-		sv_srq_event(srq, IB_EVENT_SRQ_ERR);
-	}
 	return err;
 }

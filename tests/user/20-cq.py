@@ -9,7 +9,8 @@
   20-cq.py DEV notify    completion channel, arming for any/solicited events,
                          no spurious event
   20-cq.py DEV corrupt   user space scribbles on its ring's consumer index:
-                         the kernel refuses to resize, nothing breaks
+                         seemingly pending entries survive a resize, which
+                         may not shrink below them; nothing breaks
   20-cq.py DEV qp        destroying a CQ a QP uses fails with EBUSY (prints
                          "SKIP-QP: why" when QPs cannot be created)
   20-cq.py DEV hold N    create N CQs, print "ready", sleep until killed
@@ -29,7 +30,9 @@ from pyverbs.device import Context
 from pyverbs.pyverbs_error import PyverbsRDMAError
 import pyverbs.enums as e
 
-# struct sv_queue_buf: producer_index at byte 128, consumer_index at 256
+# struct sv_queue_buf: index_mask at byte 4, producer_index at 128,
+# consumer_index at 256
+INDEX_MASK_OFF = 4
 CONSUMER_INDEX_OFF = 256
 
 
@@ -158,6 +161,11 @@ def _ring_mappings():
 
 
 def t_corrupt(ctx):
+    """Rings keep indices in [0, index_mask] (librxe's convention) and the
+    kernel masks whatever user space writes.  A consumer index moved back
+    by 4 makes 4 (zeroed) entries look pending: resize must keep exactly
+    those and refuse to shrink below them.  An index far outside the ring
+    is taken modulo the ring; nothing may break."""
     before = set(_ring_mappings())
     cq = CQ(ctx, 100)
     new = [m for m in _ring_mappings() if m not in before]
@@ -165,18 +173,37 @@ def t_corrupt(ctx):
         raise AssertionError(f"cannot find the CQ ring mapping: {new}")
     start, _ = new[0]
     with open("/proc/self/mem", "r+b", buffering=0) as mem:
+        mem.seek(start + INDEX_MASK_OFF)
+        mask = struct.unpack("<I", mem.read(4))[0]
         mem.seek(start + CONSUMER_INDEX_OFF)
-        # beyond index_mask and far from the producer: impossible either way
-        mem.write(struct.pack("<I", 0x80000000))
+        mem.write(struct.pack("<I", (mask + 1 - 4) & mask))
     try:
-        cq.resize(200)
+        cq.resize(3)
     except PyverbsRDMAError as err:
         if err.error_code != errno.EINVAL:
             raise
-        print("ok: resize of a corrupted CQ refused: EINVAL")
+        print("ok: resize to 3 below 4 pending entries refused: EINVAL")
     else:
-        raise AssertionError("resize of a corrupted CQ succeeded")
+        raise AssertionError("resize below the pending entries succeeded")
+    cq.resize(4)
+    npolled, wcs = cq.poll(16)
+    if npolled != 4 or any(wc.wr_id != 0 for wc in wcs):
+        raise AssertionError(f"{npolled} entries after resize, wanted 4")
+    print("ok: 4 pending entries carried over by resize, then polled")
+
+    before = set(_ring_mappings())
+    cq.resize(100)
+    new = [m for m in _ring_mappings() if m not in before]
+    if len(new) != 1:
+        raise AssertionError(f"cannot find the resized ring mapping: {new}")
+    start, _ = new[0]
+    with open("/proc/self/mem", "r+b", buffering=0) as mem:
+        mem.seek(start + CONSUMER_INDEX_OFF)
+        mem.write(struct.pack("<I", 0x80000000))
+    cq.resize(200)      # the kernel reads the index modulo the ring
     cq.req_notify(0)
+    npolled, _ = cq.poll(4)
+    print(f"ok: index 0x80000000 taken modulo the ring ({npolled} polled)")
     cq.close()
     print("ok: corrupted CQ destroyed")
 

@@ -7,12 +7,13 @@
 # refused with EINVAL, as is a comp_vector past num_comp_vectors), resizes
 # up and down with the ring still usable by librxe after each, a completion
 # channel with CQs armed for any and for solicited completions (no event may
-# arrive without a completion), a ring whose consumer index user space
-# corrupted (resize refused, destroy fine), and a CQ destroy refused with
-# EBUSY while a QP uses it (skipped until QPs exist).  Here: a process
-# killed with SIGKILL while holding CQs, and a device removed while a
-# process still has CQs mapped, leave the CQ count where it started; the
-# module unloads; the kernel log stays clean.
+# arrive without a completion), a ring whose consumer index user space moved
+# (entries that look pending survive a resize, which may not shrink below
+# them: the only way to get entries into a CQ before the transport exists),
+# and a CQ destroy refused with EBUSY while a QP uses it (skipped until QPs
+# exist).  Here: a process killed with SIGKILL while holding CQs, and a
+# device removed while a process still has CQs mapped, leave the CQ count
+# where it started; the module unloads; the kernel log stays clean.
 #
 # Not reachable from user space until QPs and the transport exist: the
 # completion path itself (sv_cq_post: posting, overrun, notification),

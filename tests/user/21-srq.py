@@ -11,7 +11,8 @@ librxe.
                          the remaining room can be posted; shrinking below the
                          posted count is refused
   21-srq.py DEV corrupt  user space scribbles on its ring's producer index:
-                         the kernel refuses to resize, nothing breaks
+                         taken modulo the ring, the garbage survives a
+                         resize, which may not shrink below it
   21-srq.py DEV qp       destroying an SRQ a QP uses fails with EBUSY (prints
                          "SKIP-QP: why" when QPs cannot be created)
   21-srq.py DEV hold N   create N SRQs, print "ready", sleep until killed
@@ -180,21 +181,31 @@ def _ring_mappings():
 
 
 def t_corrupt(ctx, pd):
+    """The kernel masks the producer index user space writes: one far
+    outside the ring makes the ring look full of garbage WQEs.  Resize may
+    not shrink below them, carries them when growing; nothing breaks."""
     before = set(_ring_mappings())
     srq = new_srq(pd, 32)
     new = [m for m in _ring_mappings() if m not in before]
     if len(new) != 1:
         raise AssertionError(f"cannot find the SRQ ring mapping: {new}")
     start, _ = new[0]
+    size = srq.query().max_wr
     with open("/proc/self/mem", "r+b", buffering=0) as mem:
         mem.seek(start + PRODUCER_INDEX_OFF)
-        mem.write(struct.pack("<I", 0x80000000))
+        mem.write(struct.pack("<I", 0xffffffff))
     expect_errno(errno.EINVAL, lambda: srq.modify(
-        SrqAttr(max_wr=64), e.IBV_SRQ_MAX_WR), "resize of a corrupted SRQ")
+        SrqAttr(max_wr=size - 1), e.IBV_SRQ_MAX_WR),
+        f"resize below {size} seemingly posted WQEs")
+    srq.modify(SrqAttr(max_wr=2 * size), e.IBV_SRQ_MAX_WR)
+    new_size = srq.query().max_wr
+    post(srq, new_size - size, 100)
+    expect_errno(errno.ENOMEM, lambda: post(srq, 1, 500),
+                 "post beyond the carried garbage")
     srq.modify(SrqAttr(srq_limit=4), e.IBV_SRQ_LIMIT)
     srq.query()
     srq.close()
-    print("ok: corrupted SRQ destroyed")
+    print("ok: corrupted SRQ resized and destroyed")
 
 
 class _QPCap(ctypes.Structure):

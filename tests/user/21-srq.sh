@@ -8,12 +8,12 @@
 # (max_wr growth and shrinking, srq_limit arming and disarming, both at
 # once), bad max_wr, max_sge and srq_limit refused with EINVAL, posted WQEs
 # carried over by a resize (and a resize below the posted count refused), a
-# ring whose producer index user space corrupted (resize refused, destroy
-# fine), and an SRQ destroy refused with EBUSY while a QP uses it (skipped
-# until QPs exist).  Here: a process killed with SIGKILL while holding SRQs
-# with posted WQEs, and a device removed while a process still has SRQs
-# mapped, leave the SRQ count where it started; the module unloads; the
-# kernel log stays clean.
+# ring whose producer index user space corrupted (taken modulo the ring: the
+# garbage is carried like WQEs, nothing breaks), and an SRQ destroy refused
+# with EBUSY while a QP uses it (skipped until QPs exist).  Here: a process
+# killed with SIGKILL while holding SRQs with posted WQEs, and a device
+# removed while a process still has SRQs mapped, leave the SRQ count where it
+# started; the module unloads; the kernel log stays clean.
 #
 # Not reachable from user space until QPs and the responder exist: taking
 # WQEs off the SRQ (sv_srq_pop: num_sge validation, the SRQ limit event).
