@@ -996,13 +996,21 @@ int sv_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
  * work requests; atomics operate on 8 naturally aligned bytes.
  */
 static int sv_qp_check_send_wr(struct sv_qp *qp, const struct ib_send_wr *wr,
-			       u64 *length)
+			       bool flushing, u64 *length)
 {
+	enum ib_qp_type type = qp->ibqp.qp_type;
 	const struct sv_wr_opcode_info *info;
 	u64 len = 0;
 	int i;
 
-	info = sv_wr_opcode_info(wr->opcode, qp->ibqp.qp_type);
+	info = sv_wr_opcode_info(wr->opcode, type);
+	/*
+	 * A QP whose SQ flushes executes nothing, so any known opcode will do
+	 * there: ib_drain_sq() posts an RDMA Write whatever the QP type.
+	 */
+	if (!info && flushing && wr->opcode < ARRAY_SIZE(sv_wr_opcodes) &&
+	    sv_wr_opcodes[wr->opcode].qp_types)
+		info = &sv_wr_opcodes[wr->opcode];
 	if (!info || (info->flags & SV_WR_USER))
 		return -EINVAL;
 	if (wr->send_flags & ~SV_SEND_FLAGS)
@@ -1025,7 +1033,8 @@ static int sv_qp_check_send_wr(struct sv_qp *qp, const struct ib_send_wr *wr,
 	    (len < sizeof(u64) || !IS_ALIGNED(atomic_wr(wr)->remote_addr, 8)))
 		return -EINVAL;
 
-	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
+	if ((type == IB_QPT_UD || type == IB_QPT_GSI) &&
+	    (wr->opcode == IB_WR_SEND || wr->opcode == IB_WR_SEND_WITH_IMM)) {
 		const struct ib_ud_wr *ud = ud_wr(wr);
 
 		/* the AH and the QP must share their PD (IBTA 10.2.3) */
@@ -1167,13 +1176,15 @@ int sv_qp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 
 	spin_lock_irqsave(&qp->sq.producer_lock, flags);
 	for (; wr; wr = wr->next) {
+		enum ib_qp_state state = READ_ONCE(qp->state);
 		u64 length;
 
-		if (!sv_qp_sq_open(READ_ONCE(qp->state))) {
+		if (!sv_qp_sq_open(state)) {
 			err = -EINVAL;
 			break;
 		}
-		err = sv_qp_check_send_wr(qp, wr, &length);
+		err = sv_qp_check_send_wr(qp, wr, state == IB_QPS_SQE ||
+					  state == IB_QPS_ERR, &length);
 		if (err)
 			break;
 		if (sv_queue_full(qp->sq.queue)) {
