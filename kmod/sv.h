@@ -20,6 +20,7 @@
 #include "sv_param.h"
 #include "softverbs-abi.h"
 #include "sv_queue.h"
+#include "sv_stats.h"
 
 /* SV_VERSION comes from dkms.conf through kmod/Kbuild */
 #ifndef SV_VERSION
@@ -90,6 +91,9 @@ struct sv_dev {
 	atomic_t		num_mr;
 	atomic_t		num_mw;
 	atomic_t		num_ah;
+
+	/* data path counters (sv_stats.h), allocated with the device */
+	struct sv_stats __percpu *stats;
 };
 
 /*

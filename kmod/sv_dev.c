@@ -43,6 +43,7 @@ static void sv_dev_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&sv->mr_xa);
 	xa_destroy(&sv->srq_xa);
 	xa_destroy(&sv->ah_xa);
+	free_percpu(sv->stats);
 	sv_net_sock_put(sv->net);
 	netdev_put(sv->ndev, &sv->ndev_tracker);
 }
@@ -223,10 +224,16 @@ int sv_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 	sv->active_mtu = sv_eth_mtu_to_ib_mtu(READ_ONCE(ndev->mtu)) ?:
 			 IB_MTU_256;
 
+	sv->stats = alloc_percpu(struct sv_stats);
+	if (!sv->stats) {
+		err = -ENOMEM;
+		goto err_put_netdev;
+	}
+
 	sv->sock = sv_net_sock_get(sv->net);
 	if (IS_ERR(sv->sock)) {
 		err = PTR_ERR(sv->sock);
-		goto err_put_netdev;
+		goto err_free_stats;
 	}
 
 	sv->ibdev.node_type = RDMA_NODE_IB_CA;
@@ -283,6 +290,8 @@ int sv_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 
 err_put_sock:
 	sv_net_sock_put(sv->net);
+err_free_stats:
+	free_percpu(sv->stats);
 err_put_netdev:
 	netdev_put(ndev, &sv->ndev_tracker);
 	ib_dealloc_device(&sv->ibdev);
