@@ -54,7 +54,14 @@
  * hostile user can only corrupt its own queue, never kernel memory.
  *
  * log2_elem_size and index_mask in the header are a copy for user space;
- * the kernel keeps and uses its own values.
+ * the kernel keeps and uses its own values. *
+ * CQ slots are struct ib_uverbs_wc.  Its wc_flags carry libibverbs'
+ * values (enum ibv_wc_flags: GRH 1, WITH_IMM 2, IP_CSUM_OK 4, WITH_INV 8),
+ * not the kernel's IB_WC_* (which swap the last two): librxe copies CQEs
+ * into struct ibv_wc verbatim, so this is what makes an unmodified
+ * rdma-core report IBV_WC_WITH_INV correctly on softverbs.  (Soft-RoCE
+ * writes the kernel values; libsoftverbs translates for it.)  Only those
+ * four bits are ever set.
  */
 #ifndef SOFTVERBS_ABI_H
 #define SOFTVERBS_ABI_H

@@ -123,6 +123,8 @@ static struct sv_cq *cq_create(struct ibv_context *ctx, int cqe,
 		return NULL;
 	}
 
+	cq->kernel_wc_flags =
+		to_sv_device(ctx->device)->kernel_wc_flags;
 	cmd.core.user_handle = (uintptr_t)&cq->ibcq;
 	cmd.core.cqe = (uint32_t)cqe;
 	cmd.core.comp_vector = (uint32_t)comp_vector;
@@ -266,7 +268,8 @@ int sv_cq_poll(struct ibv_cq *ibcq, int n, struct ibv_wc *wc)
 	if ((uint32_t)n > ready)
 		n = (int)ready;
 	for (i = 0; i < n; i++)
-		sv_cqe_decode(&wc[i], sv_ring_slot(&cq->ring, cons + i));
+		sv_cqe_decode(&wc[i], sv_ring_slot(&cq->ring, cons + i),
+			      cq->kernel_wc_flags);
 	if (n)
 		sv_ring_publish_cons(&cq->ring, cons + n);	/* release */
 	pthread_spin_unlock(&cq->lock);
@@ -362,7 +365,9 @@ static void cq_ex_end_poll(struct ibv_cq_ex *cq_ex)
 
 CQ_EX_READER(opcode, enum ibv_wc_opcode, e->opcode)
 CQ_EX_READER(vendor_err, uint32_t, e->vendor_err)
-CQ_EX_READER(wc_flags, unsigned int, sv_wc_flags_from_kernel(e->wc_flags))
+CQ_EX_READER(wc_flags, unsigned int,
+	     sv_wc_flags_decode(e->wc_flags,
+					 to_sv_cq_ex(cq_ex)->kernel_wc_flags))
 CQ_EX_READER(byte_len, uint32_t, e->byte_len)
 CQ_EX_READER(imm_data, __be32, e->ex.imm_data)
 CQ_EX_READER(qp_num, uint32_t, e->qp_num)

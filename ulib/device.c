@@ -155,9 +155,11 @@ static struct sv_device *probe_one(const char *class_dir, const char *name,
 
 	/* The marker: only softverbs ib_devices carry this attribute. */
 	if (sv_sysfs_read(dev->ibdev.ibdev_path, buf, sizeof(buf),
-			  "softverbs_version") <= 0 &&
-	    !(allow_rxe() && is_rxe(dev->ibdev.ibdev_path)))
-		goto skip;
+			  "softverbs_version") <= 0) {
+		if (!(allow_rxe() && is_rxe(dev->ibdev.ibdev_path)))
+			goto skip;
+		dev->kernel_wc_flags = true;
+	}
 
 	dev->ibdev.node_type = read_node_type(dev->ibdev.ibdev_path);
 	dev->ibdev.transport_type = transport_of(dev->ibdev.node_type);

@@ -57,6 +57,12 @@ struct sv_device {
 	unsigned int uverbs_index;	/* N of uverbsN; sort key */
 	int driver_abi;			/* uverbsN/abi_version */
 	__be64 node_guid;		/* from sysfs node_guid, network order */
+	/*
+	 * CQEs carry the kernel's IB_WC_* flag values, not verbs.h's: true
+	 * only for Soft-RoCE (the SOFTVERBS_ALLOW_RXE test override).  A
+	 * softverbs kernel writes verbs.h's values (uapi/softverbs-abi.h).
+	 */
+	bool kernel_wc_flags;
 	char devnode[IBV_SYSFS_PATH_MAX]; /* /dev/infiniband/uverbsN */
 };
 
@@ -377,6 +383,7 @@ struct sv_cq {
 	pthread_spinlock_t lock;
 	struct sv_ring ring;
 	bool is_ex;
+	bool kernel_wc_flags;		/* copy of sv_device's */
 	/* ibv_cq_ex polling: held between start_poll and end_poll */
 	uint32_t cur;			/* consumer index of cqe */
 	const struct ib_uverbs_wc *cqe;	/* the entry read_*() report on */
@@ -445,9 +452,10 @@ int sv_wqe_encode_send(void *slot, const struct sv_sq_limits *lim,
 int sv_wqe_encode_recv(void *slot, size_t slot_size, uint32_t max_sge,
 		       const struct ibv_recv_wr *wr);
 /* Kernel completion flags (IB_WC_*) -> verbs.h completion flags (IBV_WC_*). */
-unsigned int sv_wc_flags_from_kernel(uint32_t flags);
+unsigned int sv_wc_flags_decode(uint32_t flags, bool kernel_values);
 /* Decode one CQE of the ring into a work completion. */
-void sv_cqe_decode(struct ibv_wc *wc, const struct ib_uverbs_wc *cqe);
+void sv_cqe_decode(struct ibv_wc *wc, const struct ib_uverbs_wc *cqe,
+		   bool kernel_wc_flags);
 
 /* ------------------------------------------------------------------ */
 /* ah.c — address handles, GRH parsing, multicast                      */

@@ -258,11 +258,12 @@ int sv_wqe_encode_recv(void *slot, size_t slot_size, uint32_t max_sge,
 }
 
 /*
- * The kernel fills CQEs with its own IB_WC_* flag values (include/rdma/
- * ib_verbs.h: GRH 1, WITH_IMM 2, WITH_INVALIDATE 4, IP_CSUM_OK 8), which
- * differ from verbs.h's (GRH 1, WITH_IMM 2, IP_CSUM_OK 4, WITH_INV 8) in
- * the two middle bits.  librxe copies the CQE verbatim, so its users see a
- * SEND_WITH_INV completion as IBV_WC_IP_CSUM_OK; we translate.
+ * wc_flags in a CQE: softverbs writes verbs.h's values (IBV_WC_GRH 1,
+ * IBV_WC_WITH_IMM 2, IBV_WC_IP_CSUM_OK 4, IBV_WC_WITH_INV 8), because
+ * librxe copies CQEs verbatim into struct ibv_wc and must see them right;
+ * see uapi/softverbs-abi.h.  Soft-RoCE writes the kernel's IB_WC_* values
+ * (include/rdma/ib_verbs.h: WITH_INVALIDATE 4, IP_CSUM_OK 8), so librxe's
+ * users see those two swapped; for it (@kernel_values) we translate.
  */
 enum {
 	KWC_GRH = 1 << 0,
@@ -271,10 +272,13 @@ enum {
 	KWC_IP_CSUM_OK = 1 << 3,
 };
 
-unsigned int sv_wc_flags_from_kernel(uint32_t flags)
+unsigned int sv_wc_flags_decode(uint32_t flags, bool kernel_values)
 {
 	unsigned int out = 0;
 
+	if (!kernel_values)
+		return flags & (IBV_WC_GRH | IBV_WC_WITH_IMM | IBV_WC_IP_CSUM_OK |
+				IBV_WC_WITH_INV);
 	if (flags & KWC_GRH)
 		out |= IBV_WC_GRH;
 	if (flags & KWC_WITH_IMM)
@@ -286,7 +290,8 @@ unsigned int sv_wc_flags_from_kernel(uint32_t flags)
 	return out;
 }
 
-void sv_cqe_decode(struct ibv_wc *wc, const struct ib_uverbs_wc *cqe)
+void sv_cqe_decode(struct ibv_wc *wc, const struct ib_uverbs_wc *cqe,
+		   bool kernel_wc_flags)
 {
 	wc->wr_id = cqe->wr_id;
 	/* IB_WC_* status and IB_UVERBS_WC_* opcodes are verbs.h's numbers */
@@ -294,7 +299,7 @@ void sv_cqe_decode(struct ibv_wc *wc, const struct ib_uverbs_wc *cqe)
 	wc->opcode = (enum ibv_wc_opcode)cqe->opcode;
 	wc->vendor_err = cqe->vendor_err;
 	wc->byte_len = cqe->byte_len;
-	wc->wc_flags = sv_wc_flags_from_kernel(cqe->wc_flags);
+	wc->wc_flags = sv_wc_flags_decode(cqe->wc_flags, kernel_wc_flags);
 	/* one union: imm_data (big endian) or the invalidated rkey */
 	wc->imm_data = cqe->ex.imm_data;
 	wc->qp_num = cqe->qp_num;

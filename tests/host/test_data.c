@@ -496,7 +496,7 @@ TEST(cqe_decode_all_fields)
 		.byte_len = 4096,
 		.qp_num = 0x11,
 		.src_qp = 0x22,
-		.wc_flags = 1 | 2,	/* kernel IB_WC_GRH | IB_WC_WITH_IMM */
+		.wc_flags = IBV_WC_GRH | IBV_WC_WITH_IMM,	/* softverbs */
 		.pkey_index = 3,
 		.slid = 0x44,
 		.sl = 5,
@@ -507,7 +507,7 @@ TEST(cqe_decode_all_fields)
 
 	c.ex.imm_data = htobe32(0xcafe);
 	memset(&wc, 0xa5, sizeof(wc));
-	sv_cqe_decode(&wc, &c);
+	sv_cqe_decode(&wc, &c, false);
 	CHECK(wc.wr_id == 0x0102030405060708ULL);
 	CHECK_INT(wc.status, IBV_WC_REM_ACCESS_ERR);
 	CHECK_INT(wc.opcode, IBV_WC_RECV_RDMA_WITH_IMM);
@@ -523,17 +523,29 @@ TEST(cqe_decode_all_fields)
 	CHECK_INT(wc.dlid_path_bits, 6);
 }
 
-TEST(cqe_wc_flags_translated_from_kernel_bits)
+TEST(cqe_wc_flags_softverbs_values_pass_through)
 {
-	/* kernel: WITH_INVALIDATE 1<<2, IP_CSUM_OK 1<<3; verbs.h swaps them */
-	CHECK_INT(sv_wc_flags_from_kernel(1 << 2), IBV_WC_WITH_INV);
-	CHECK_INT(sv_wc_flags_from_kernel(1 << 3), IBV_WC_IP_CSUM_OK);
-	CHECK_INT(sv_wc_flags_from_kernel(1 << 0), IBV_WC_GRH);
-	CHECK_INT(sv_wc_flags_from_kernel(1 << 1), IBV_WC_WITH_IMM);
-	CHECK_INT(sv_wc_flags_from_kernel(0xf), IBV_WC_GRH | IBV_WC_WITH_IMM |
+	/* softverbs writes verbs.h's values (uapi/softverbs-abi.h) */
+	CHECK_INT(sv_wc_flags_decode(IBV_WC_WITH_INV, false), IBV_WC_WITH_INV);
+	CHECK_INT(sv_wc_flags_decode(IBV_WC_IP_CSUM_OK, false),
+		  IBV_WC_IP_CSUM_OK);
+	CHECK_INT(sv_wc_flags_decode(0xf, false), IBV_WC_GRH | IBV_WC_WITH_IMM |
+		  IBV_WC_WITH_INV | IBV_WC_IP_CSUM_OK);
+	/* nothing above the four verbs.h flags leaks through */
+	CHECK_INT(sv_wc_flags_decode(0x70, false), 0);
+}
+
+TEST(cqe_wc_flags_translated_from_rxe_kernel_bits)
+{
+	/* Soft-RoCE: WITH_INVALIDATE 1<<2, IP_CSUM_OK 1<<3; verbs.h swaps them */
+	CHECK_INT(sv_wc_flags_decode(1 << 2, true), IBV_WC_WITH_INV);
+	CHECK_INT(sv_wc_flags_decode(1 << 3, true), IBV_WC_IP_CSUM_OK);
+	CHECK_INT(sv_wc_flags_decode(1 << 0, true), IBV_WC_GRH);
+	CHECK_INT(sv_wc_flags_decode(1 << 1, true), IBV_WC_WITH_IMM);
+	CHECK_INT(sv_wc_flags_decode(0xf, true), IBV_WC_GRH | IBV_WC_WITH_IMM |
 		  IBV_WC_WITH_INV | IBV_WC_IP_CSUM_OK);
 	/* SMAC/VLAN/network header type have no verbs.h meaning */
-	CHECK_INT(sv_wc_flags_from_kernel(0x70), 0);
+	CHECK_INT(sv_wc_flags_decode(0x70, true), 0);
 }
 
 /* ------------------------------------------------------------------ */
