@@ -145,3 +145,235 @@ sv_veth_pair() {
 	sv_on_exit "ip link del '$a' 2>/dev/null"
 	ip link set "$a" up
 }
+
+# --- transport tests (51-59): two RoCE devices and the tools between them ----
+#
+# sv_xport_setup TAG KIND_A KIND_B builds one of these topologies (KIND is
+# softverbs or rxe) and exports, for SIDE in A and B, XP_<SIDE>_{NS,IF,DEV,
+# IP4,IP6,GID4,GID6} (NS empty = init_net; GIDn = the RoCE v2 GID index of
+# the side's IPv4/IPv6 address):
+#
+#   softverbs - rxe        netns sv-TAGa: svTAGa on veth xTAGa 10.N.0.1, fdN::1
+#                          init_net:      rxeTAGb on veth xTAGb 10.N.0.2, fdN::2
+#   softverbs - softverbs  netns sv-TAGa and sv-TAGb, one veth end and one
+#                          softverbs device in each
+#   rxe - rxe              one rxe device in init_net talking to itself (two
+#                          rxe devices in one namespace don't talk); A and B
+#                          are the same device; the veth's other end sits in
+#                          netns sv-TAGb for the carrier
+#
+# N = 100 + the last two digits of TAG.  rdma_rxe binds UDP 4791 in init_net
+# only, so an rxe side is always there and softverbs always in a netns.
+# SV_XPORT_DUT=rxe turns every softverbs side into rxe: the same test then
+# runs on Soft-RoCE alone (rxe - rxe), which is how the tests themselves are
+# checked before softverbs carries data.  Everything is removed at exit.
+SV_XPORT_DUT=${SV_XPORT_DUT:-softverbs}
+XP_RUN_TIMEOUT=${XP_RUN_TIMEOUT:-60}
+
+# _sv_xport_gid DEV GID: index of GID (sysfs notation) of type RoCE v2
+_sv_xport_gid() {
+	local port=/sys/class/infiniband/$1/ports/1 f
+	for f in $(grep -lx "$2" "$port"/gids/* 2>/dev/null); do
+		[ "$(cat "$port/gid_attrs/types/${f##*/}" 2>/dev/null)" = "RoCE v2" ] &&
+			{ echo "${f##*/}"; return 0; }
+	done
+	return 1
+}
+
+# xp_exec SIDE CMD...: run CMD in SIDE's (A or B) network namespace
+xp_exec() {
+	local ns_var=XP_${1}_NS
+	shift
+	if [ -n "${!ns_var}" ]; then
+		ip netns exec "${!ns_var}" "$@"
+	else
+		"$@"
+	fi
+}
+
+sv_xport_setup() {
+	local tag=$1 ka=$2 kb=$3 n s kind ns ifn dev hex
+	[ "$SV_XPORT_DUT" != rxe ] || { ka=${ka/softverbs/rxe}; kb=${kb/softverbs/rxe}; }
+	n=$((100 + 10#${tag: -2}))
+	hex=$(printf '%02x' $n)
+	modprobe ib_core
+	modprobe ib_uverbs
+	if [ "$ka" = rxe ] || [ "$kb" = rxe ]; then
+		modinfo rdma_rxe >/dev/null 2>&1 || sv_skip "no rdma_rxe module for $SV_KVER"
+		modprobe rdma_rxe
+		sv_on_exit 'modprobe -r rdma_rxe 2>/dev/null'
+	fi
+	if [ "$ka" = softverbs ] || [ "$kb" = softverbs ]; then
+		sv_load_module
+		sv_on_exit sv_unload_module
+	fi
+	ulimit -l unlimited
+	XP_A_NS= XP_B_NS=sv-${tag}b
+	[ "$ka" = rxe ] || XP_A_NS=sv-${tag}a
+	[ "$kb" = rxe ] && [ "$ka" != rxe ] && XP_B_NS=
+	[ -z "$XP_A_NS" ] || sv_netns_add "$XP_A_NS"
+	[ -z "$XP_B_NS" ] || sv_netns_add "$XP_B_NS"
+	ip link add x${tag}a type veth peer name x${tag}b
+	sv_on_exit "ip link del x${tag}a 2>/dev/null; ip -n sv-${tag}a link del x${tag}a 2>/dev/null"
+	[ -z "$XP_A_NS" ] || ip link set x${tag}a netns "$XP_A_NS"
+	[ -z "$XP_B_NS" ] || ip link set x${tag}b netns "$XP_B_NS"
+	for s in A B; do
+		ns=XP_${s}_NS ns=${!ns} ifn=x${tag}${s,}
+		if [ $s = A ]; then n=1; else n=2; fi
+		ip ${ns:+-n "$ns"} link set "$ifn" up
+		ip ${ns:+-n "$ns"} addr add "10.$((100 + 10#${tag: -2})).0.$n/24" dev "$ifn"
+		ip ${ns:+-n "$ns"} addr add "fd$hex::$n/64" dev "$ifn" nodad
+		printf -v "XP_${s}_IF" %s "$ifn"
+		printf -v "XP_${s}_IP4" %s "10.$((100 + 10#${tag: -2})).0.$n"
+		printf -v "XP_${s}_IP6" %s "fd$hex::$n"
+	done
+	for s in A B; do
+		kind=$ka ns=XP_${s}_NS ns=${!ns} ifn=x${tag}${s,}
+		[ $s = A ] || kind=$kb
+		if [ $s = A ]; then n=1; else n=2; fi
+		if [ "$kind" = rxe ] && [ $s = B ] && [ "$ka" = rxe ]; then
+			# rxe - rxe: B is A's device talking to itself
+			XP_B_IF=$XP_A_IF XP_B_IP4=$XP_A_IP4 XP_B_IP6=$XP_A_IP6
+			XP_B_DEV=$XP_A_DEV XP_B_GID4=$XP_A_GID4 XP_B_GID6=$XP_A_GID6
+			continue
+		fi
+		if [ "$kind" = rxe ]; then
+			dev=rxe${tag}${s,}
+		else
+			dev=sv${tag}${s,}
+		fi
+		xp_exec $s rdma link add "$dev" type "$kind" netdev "$ifn" ||
+			sv_fail "cannot create $kind device $dev on $ifn"
+		sv_on_exit "rdma link delete $dev 2>/dev/null || ip netns exec '$ns' rdma link delete $dev 2>/dev/null"
+		printf -v "XP_${s}_DEV" %s "$dev"
+		sv_wait_for "[[ \"\$(rdma link show $dev/1)\" == *'state ACTIVE'* ]]" 20 ||
+			sv_fail "$dev port not ACTIVE: $(rdma link show "$dev/1" 2>&1)"
+		local g4 g6
+		g4=0000:0000:0000:0000:0000:ffff:0a$hex:000$n
+		g6=fd$hex:0000:0000:0000:0000:0000:0000:000$n
+		sv_wait_for "_sv_xport_gid $dev $g4 && _sv_xport_gid $dev $g6" 20 ||
+			sv_fail "$dev: no RoCE v2 GIDs for 10.x.0.$n / fd$hex::$n: $(grep -H . /sys/class/infiniband/$dev/ports/1/gids/* | grep -v ':0000:0000:0000:0000:0000:0000:0000:0000$')"
+		printf -v "XP_${s}_GID4" %s "$(_sv_xport_gid "$dev" "$g4")"
+		printf -v "XP_${s}_GID6" %s "$(_sv_xport_gid "$dev" "$g6")"
+	done
+	# rxe - rxe: B runs in init_net with A's device; sv-TAGb only holds the carrier
+	[ "$ka" != rxe ] || [ "$kb" != rxe ] || XP_B_NS=
+	export XP_A_NS XP_A_IF XP_A_DEV XP_A_IP4 XP_A_IP6 XP_A_GID4 XP_A_GID6
+	export XP_B_NS XP_B_IF XP_B_DEV XP_B_IP4 XP_B_IP6 XP_B_GID4 XP_B_GID6
+	echo "topology: A=$XP_A_DEV (${XP_A_NS:-init_net}, $XP_A_IP4 gid $XP_A_GID4, $XP_A_IP6 gid $XP_A_GID6)" \
+		"B=$XP_B_DEV (${XP_B_NS:-init_net}, $XP_B_IP4 gid $XP_B_GID4, $XP_B_IP6 gid $XP_B_GID6)"
+}
+
+# xp_pair FAM SRV CLI PROG [ARG...]: run PROG (ibv_*_pingpong or a perftest
+# ib_*) as server on side SRV and client on side CLI (A or B), on the RoCE v2
+# GIDs of address family FAM (4 or 6); the out-of-band TCP exchange always
+# uses IPv4.  Each side has XP_RUN_TIMEOUT seconds.  Returns PROG's status
+# (non-zero if either side failed); prints both sides' output, and on failure
+# the last kernel messages.  perftest results: a nonzero average bandwidth
+# (or a latency) must be reported.  XP_PORT (default 20000) is the first TCP
+# port, incremented per run.
+XP_PORT=${XP_PORT:-20000}
+xp_pair() {
+	local fam=$1 srv=$2 cli=$3 prog=$4 sgid cgid sdev cdev sip gopt
+	shift 4
+	XP_PORT=$((XP_PORT + 1))
+	local sdv=XP_${srv}_DEV cdv=XP_${cli}_DEV sgv=XP_${srv}_GID$fam cgv=XP_${cli}_GID$fam sipv=XP_${srv}_IP4
+	sdev=${!sdv} cdev=${!cdv} sgid=${!sgv} cgid=${!cgv} sip=${!sipv}
+	case $prog in
+	ib_*) gopt=-x ;;
+	*) gopt=-g ;;
+	esac
+	local so co rs=0 rc=0 pid
+	so=$(mktemp) co=$(mktemp)
+	xp_exec "$srv" timeout -k 5 "$XP_RUN_TIMEOUT" "$prog" -d "$sdev" $gopt "$sgid" -p $XP_PORT "$@" >"$so" 2>&1 &
+	pid=$!
+	if ! sv_wait_for "[ -n \"\$(xp_exec $srv ss -Hltn sport = :$XP_PORT)\" ]" 30; then
+		rs=1
+	else
+		xp_exec "$cli" timeout -k 5 "$XP_RUN_TIMEOUT" "$prog" -d "$cdev" $gopt "$cgid" -p $XP_PORT "$@" "$sip" >"$co" 2>&1 || rc=$?
+	fi
+	[ $rc -eq 0 ] || kill "$pid" 2>/dev/null
+	wait "$pid" || rs=$?
+	if [ $rs -eq 0 ] && [ $rc -eq 0 ] && [[ $prog == ib_* ]] && ! _xp_perf_ok "$co"; then
+		echo "no nonzero result in the client's report" >>"$co"
+		rc=1
+	fi
+	echo "--- IPv$fam server $srv ($sdev) <- client $cli ($cdev): $prog $* (server rc $rs, client rc $rc)"
+	if [ $rs -ne 0 ] || [ $rc -ne 0 ] || [ -n "${XP_VERBOSE:-}" ]; then
+		sed 's/^/  srv| /' "$so"
+		sed 's/^/  cli| /' "$co"
+	elif [[ $prog == ib_* ]]; then
+		echo "  result: $(awk '/^ *#bytes/ { h = 1; next } h && $1 ~ /^[0-9]+$/ { print; exit }' "$co")"
+	else
+		grep -E 'bytes in .* seconds' "$co" | sed 's/^/  /'
+	fi
+	rm -f "$so" "$co"
+	if [ $rs -ne 0 ] || [ $rc -ne 0 ]; then
+		[ $rs -ne 124 ] && [ $rc -ne 124 ] || echo "  (timed out after ${XP_RUN_TIMEOUT}s)"
+		echo "  kernel log:"
+		dmesg | tail -n 15 | sed 's/^/  dmesg| /'
+		return 1
+	fi
+}
+
+# _xp_perf_ok FILE: perftest's result line (after the "#bytes" header) has a
+# nonzero 4th field (BW average in bw tests; t_typical in lat tests)
+_xp_perf_ok() {
+	awk '/^ *#bytes/ { h = 1; next }
+	     h && $1 ~ /^[0-9]+$/ && NF >= 4 { if ($4 + 0 > 0) ok = 1 }
+	     END { exit !ok }' "$1"
+}
+
+# xp_perf_value FILE FIELD: field FIELD of perftest's result line
+xp_perf_value() {
+	awk -v f="$2" '/^ *#bytes/ { h = 1; next }
+	     h && $1 ~ /^[0-9]+$/ && NF >= f { print $f; exit }' "$1"
+}
+
+# Tallies for tests that run many cases and report them all at the end:
+# xp_case NAME CMD... runs CMD, records pass/fail; after XP_MAX_FAIL failures
+# (default 3) further cases are not run but recorded as "not run" (a dead
+# transport would otherwise spend a timeout on every case).  xp_summary
+# prints the table and fails the test if anything failed.
+XP_MAX_FAIL=${XP_MAX_FAIL:-3}
+_xp_pass=() _xp_fail=() _xp_notrun=()
+xp_case() {
+	local name=$1 t0
+	shift
+	if [ ${#_xp_fail[@]} -ge "$XP_MAX_FAIL" ]; then
+		_xp_notrun+=("$name")
+		return 0
+	fi
+	t0=$(date +%s)
+	if "$@"; then
+		_xp_pass+=("$name ($(($(date +%s) - t0))s)")
+	else
+		_xp_fail+=("$name: $*")
+	fi
+}
+xp_summary() {
+	local c
+	echo "=== summary: ${#_xp_pass[@]} passed, ${#_xp_fail[@]} failed, ${#_xp_notrun[@]} not run"
+	for c in "${_xp_pass[@]}"; do echo "pass: $c"; done
+	for c in "${_xp_fail[@]}"; do echo "FAILED: $c"; done
+	for c in "${_xp_notrun[@]}"; do echo "not run (after $XP_MAX_FAIL failures): $c"; done
+	[ ${#_xp_fail[@]} -eq 0 ] || sv_fail "${#_xp_fail[@]} case(s) failed: ${_xp_fail[0]}"
+}
+
+# xp_tools_suite FAM SRV CLI [quick]: the distro verbs tools between two
+# sides: ibverbs-utils pingpongs with data checks (-c), then perftest
+# bandwidth tests.  "quick" runs a subset: rc and ud pingpong, ib_write_bw
+# and ib_read_bw (a second address family or direction costs less).
+xp_tools_suite() {
+	local f=$1 s=$2 c=$3 q=${4:-} tag="IPv$1 $2<-$3"
+	xp_case "$tag rc_pingpong" xp_pair "$f" "$s" "$c" ibv_rc_pingpong -n 50 -s 4096 -c
+	[ -n "$q" ] || xp_case "$tag uc_pingpong" xp_pair "$f" "$s" "$c" ibv_uc_pingpong -n 50 -s 1024 -c
+	xp_case "$tag ud_pingpong" xp_pair "$f" "$s" "$c" ibv_ud_pingpong -n 50 -s 512 -c
+	[ -n "$q" ] || xp_case "$tag srq_pingpong" xp_pair "$f" "$s" "$c" ibv_srq_pingpong -n 20 -s 1024 -q 4 -c
+	[ -n "$q" ] || xp_case "$tag rc_pingpong events" xp_pair "$f" "$s" "$c" ibv_rc_pingpong -n 20 -s 100000 -e -c
+	[ -n "$q" ] || xp_case "$tag ib_send_bw" xp_pair "$f" "$s" "$c" ib_send_bw -F -n 100 -s 65536
+	xp_case "$tag ib_write_bw" xp_pair "$f" "$s" "$c" ib_write_bw -F -n 100 -s 65536
+	xp_case "$tag ib_read_bw" xp_pair "$f" "$s" "$c" ib_read_bw -F -n 100 -s 65536
+	[ -n "$q" ] || xp_case "$tag ib_atomic_bw" xp_pair "$f" "$s" "$c" ib_atomic_bw -F -n 100
+	return 0
+}
