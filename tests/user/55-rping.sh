@@ -1,0 +1,66 @@
+#!/bin/bash
+# rdma_cm between softverbs and Soft-RoCE: rping, ucmatose, udaddy.
+#
+#   netns sv-55a                              init_net
+#   sv55a (softverbs) on x55a 10.155.0.1  ==== x55b 10.155.0.2 <- rxe55b (rdma_rxe)
+#                           fd9b::1                  fd9b::2
+#
+# rdma_cm picks the device from the address, so these also check that the
+# connection manager finds softverbs in its namespace and that its CM MADs
+# (REQ/REP/RTU/DREQ, sent on the GSI QP1) get through.  rping -V -C 5: the
+# client checks every ping's data (RDMA READ of the client's buffer by the
+# server, then RDMA WRITE back), over IPv4 both directions and IPv6 one
+# direction; ucmatose (RC, 2 connections, 10 messages) and udaddy (UD) with
+# softverbs as server.  SV_XPORT_DUT=rxe runs them on Soft-RoCE alone.
+. "$(dirname "$0")/lib.sh"
+
+sv_need ip rdma rping ucmatose udaddy
+modinfo rdma_ucm >/dev/null 2>&1 || sv_skip "no rdma_ucm module"
+modprobe rdma_ucm
+sv_xport_setup 55 softverbs rxe
+
+# cm_pair SRV CLI WHAT SERVER_CMD... -- CLIENT_CMD...: start the server on
+# side SRV, give it a moment to listen (rdma_cm listeners are invisible to
+# ss), run the client on CLI; both must succeed within XP_RUN_TIMEOUT
+cm_pair() {
+	local srv=$1 cli=$2 what=$3 scmd=() ccmd=() so co rs=0 rc=0 pid try
+	shift 3
+	while [ "$1" != -- ]; do scmd+=("$1"); shift; done
+	shift
+	ccmd=("$@")
+	so=$(mktemp) co=$(mktemp)
+	xp_exec "$srv" timeout -k 5 "$XP_RUN_TIMEOUT" "${scmd[@]}" >"$so" 2>&1 &
+	pid=$!
+	# a client that finds no listener is rejected at once: retry a few times
+	for try in 1 2 3 4 5; do
+		sleep 1
+		rc=0
+		xp_exec "$cli" timeout -k 5 "$XP_RUN_TIMEOUT" "${ccmd[@]}" >"$co" 2>&1 || rc=$?
+		[ $rc -ne 0 ] && grep -qiE 'reject|unreachable|connect error|event 8|RDMA_CM_EVENT_REJECTED' "$co" || break
+	done
+	[ $rc -eq 0 ] || kill "$pid" 2>/dev/null
+	wait "$pid" || rs=$?
+	echo "--- $what: server $srv (${scmd[*]}) rc $rs, client $cli (${ccmd[*]}) rc $rc"
+	if [ $rs -ne 0 ] || [ $rc -ne 0 ]; then
+		sed 's/^/  srv| /' "$so" | tail -n 30
+		sed 's/^/  cli| /' "$co" | tail -n 30
+		dmesg | tail -n 15 | sed 's/^/  dmesg| /'
+		rm -f "$so" "$co"
+		return 1
+	fi
+	tail -n 2 "$co" | sed 's/^/  cli| /'
+	rm -f "$so" "$co"
+}
+
+p=25500
+xp_case "rping IPv4 A<-B" cm_pair A B rping rping -s -V -C 5 -S 1000 -a "$XP_A_IP4" -p $((p + 1)) -- \
+	rping -c -V -C 5 -S 1000 -a "$XP_A_IP4" -p $((p + 1))
+xp_case "rping IPv4 B<-A" cm_pair B A rping rping -s -V -C 5 -S 1000 -a "$XP_B_IP4" -p $((p + 2)) -- \
+	rping -c -V -C 5 -S 1000 -a "$XP_B_IP4" -p $((p + 2))
+xp_case "rping IPv6 A<-B" cm_pair A B rping rping -s -V -C 5 -S 1000 -a "$XP_A_IP6" -p $((p + 3)) -- \
+	rping -c -V -C 5 -S 1000 -a "$XP_A_IP6" -p $((p + 3))
+xp_case "ucmatose A<-B" cm_pair A B ucmatose ucmatose -b "$XP_A_IP4" -p $((p + 4)) -c 2 -C 10 -- \
+	ucmatose -s "$XP_A_IP4" -p $((p + 4)) -c 2 -C 10
+xp_case "udaddy A<-B" cm_pair A B udaddy udaddy -b "$XP_A_IP4" -c 2 -C 10 -- \
+	udaddy -s "$XP_A_IP4" -c 2 -C 10
+xp_summary
