@@ -399,8 +399,52 @@ struct sv_qp {
 		/* kernel QPs: next send sequence number, under sq.producer_lock */
 		u32		ssn;
 	} req;
+	/*
+	 * Responder (sv_resp.c).  lock (_bh: requests arrive in softirq,
+	 * the read-response work item and reset run in process context)
+	 * protects every field below; psn is also written by modify_qp
+	 * (INIT->RTR, RESET) under state_lock while the responder is not
+	 * active, and read by query_qp.  Lock order: resp.lock, then
+	 * state_lock or a work queue's consumer_lock or an SRQ's lock.
+	 * Never held across sv_cq_post(), sv_net_xmit() or QP events (the
+	 * one exception: an SRQ limit event dispatched by sv_srq_pop()).
+	 */
 	struct {
 		u32		psn;		/* next PSN expected (rq_psn) */
+		spinlock_t	lock;
+		u32		msn;		/* messages completed (AETH MSN) */
+		bool		active;		/* psn taken over from modify_qp */
+		bool		dead;		/* an error sent the QP to ERR */
+		bool		nak_sent;	/* NAK sent for the current gap */
+		bool		drop_msg;	/* UC: drop until First/Only */
+		bool		in_msg;		/* a First was accepted, no Last */
+		bool		wqe_valid;	/* *wqe is a taken receive WQE */
+		bool		serving;	/* the work item sends responses */
+		bool		ack_pending;	/* ACK deferred behind responses */
+		u32		msg_op;		/* SV_OP_SEND/WRITE of the message */
+		u32		ack_psn;	/* PSN of the deferred ACK */
+		u32		recv_len;	/* bytes received into *wqe */
+		/* RDMA WRITE in progress: where the next payload goes */
+		u64		wr_va;
+		u32		wr_rkey;
+		u32		wr_resid;
+		u32		wr_len;
+		/* private copy of the current receive WQE (max SGEs) */
+		struct sv_recv_wqe *wqe;
+		/*
+		 * RC responder resources (IBTA 9.7.5.1.4): a ring of
+		 * SV_MAX_QP_RD_ATOM RDMA READ / atomic requests, indexed by
+		 * sequence numbers: res_head is the next to allocate,
+		 * res_serve the oldest whose response is still to be sent.
+		 */
+		struct sv_resp_res *res;
+		u32		res_head;
+		u32		res_serve;
+		struct work_struct work;	/* sends queued responses */
+		/* for rdma resource show (monotonic) */
+		u32		rnr_naks;
+		u32		seq_naks;
+		u32		dup_reqs;
 	} resp;
 
 	/* flush requests; see sv_qp_flush() */
