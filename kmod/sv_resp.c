@@ -7,9 +7,13 @@
  * Packets are handled to completion in the receive softirq under the
  * per-QP responder lock (struct sv_qp, resp.lock).  Everything the lock
  * holder decides is collected in a struct sv_resp_out: packets to send,
- * a completion to post, events; sv_resp_finish() carries it out after the
- * lock is dropped, so no lock is held across sv_cq_post(), sv_net_xmit()
- * or a QP event.
+ * a completion to post, events.  The packets are sent before the lock is
+ * dropped (sv_resp_xmit()): packets of one QP may be handled on several
+ * CPUs, and an ACK overtaking the read responses before it would make
+ * the requester retry the read (IBTA 9.7.5.1.1).  Sending never calls
+ * back into the receive path synchronously (bottom halves are off).
+ * sv_resp_finish() then posts the completion and reports events with no
+ * lock held.
  *
  * No MR reference survives a packet: every payload is placed through a
  * fresh sv_mr_lookup(), so deregistration never waits for a stalled peer.
@@ -1140,17 +1144,25 @@ fail:
 
 /* --- entry points -------------------------------------------------------- */
 
-/* Carry out what was decided under the lock (no responder lock held). */
-static void sv_resp_finish(struct sv_qp *qp, struct sv_resp_out *out)
+/* Send the packets decided, in order, still under the lock (see the top). */
+static void sv_resp_xmit(struct sv_qp *qp, struct sv_resp_out *out)
 {
 	struct sv_dev *sv = sv_resp_dev(qp);
 	struct sk_buff *skb;
+	u16 sport;
 
+	lockdep_assert_held(&qp->resp.lock);
+	if (skb_queue_empty(&out->txq))
+		return;
+	sport = sv_path_udp_sport(out->path, qp->ibqp.qp_num,
+				  READ_ONCE(qp->attr.dest_qp_num));
 	while ((skb = __skb_dequeue(&out->txq)))
-		sv_net_xmit(sv, out->path,
-			    sv_path_udp_sport(out->path, qp->ibqp.qp_num,
-					      READ_ONCE(qp->attr.dest_qp_num)),
-			    skb);
+		sv_net_xmit(sv, out->path, sport, skb);
+}
+
+/* Carry out the rest of what was decided, with no responder lock held. */
+static void sv_resp_finish(struct sv_qp *qp, struct sv_resp_out *out)
+{
 	if (out->kick) {
 		sv_qp_get(qp);		/* the work item's, dropped by it */
 		if (!queue_work(sv_wq, &qp->resp.work))
@@ -1224,6 +1236,7 @@ void sv_resp_rcv(struct sv_qp *qp, struct sv_rx_pkt *pkt)
 	default:
 		break;
 	}
+	sv_resp_xmit(qp, &out);
 unlock:
 	spin_unlock_bh(&qp->resp.lock);
 	sv_resp_finish(qp, &out);
@@ -1249,10 +1262,9 @@ static void sv_resp_work(struct work_struct *work)
 			done = sv_resp_serve(qp, &out, SV_RESP_BATCH_PKTS);
 		if (done)
 			qp->resp.serving = false;
+		sv_resp_xmit(qp, &out);
 		spin_unlock_bh(&qp->resp.lock);
-		local_bh_disable();
 		sv_resp_finish(qp, &out);
-		local_bh_enable();
 		rcu_read_unlock();
 		cond_resched();
 	}
@@ -1267,14 +1279,19 @@ static void sv_resp_work(struct work_struct *work)
 void sv_resp_flush(struct sv_qp *qp)
 {
 	struct sv_resp_out out;
+	unsigned long flags;
 
 	sv_resp_out_init(&out);
-	spin_lock_bh(&qp->resp.lock);
+	/*
+	 * irqsave, not _bh: sv_qp_flush() runs in any context, e.g. from a
+	 * kernel consumer's post_send with interrupts disabled.
+	 */
+	spin_lock_irqsave(&qp->resp.lock, flags);
 	if (qp->resp.wqe_valid)
 		sv_resp_complete(qp, &out, IB_WC_WR_FLUSH_ERR, IB_WC_RECV, 0);
 	qp->resp.in_msg = false;
 	qp->resp.res_serve = qp->resp.res_head;
-	spin_unlock_bh(&qp->resp.lock);
+	spin_unlock_irqrestore(&qp->resp.lock, flags);
 	if (out.post_wc)
 		sv_cq_post(to_sv_cq(qp->ibqp.recv_cq), &out.wc, false);
 }
