@@ -93,32 +93,40 @@ static int sv_path_check_dgid(const struct sv_path *path, unsigned int flags)
 	return 0;
 }
 
+static struct dst_entry *sv_path_dst4(struct sv_dev *sv,
+				      const struct sv_path *path)
+{
+	struct flowi4 fl4 = {
+		.flowi4_oif = path->ifindex,
+		.flowi4_proto = IPPROTO_UDP,
+		.daddr = sv_path_daddr4(path),
+		.saddr = sv_path_saddr4(path),
+	};
+	struct rtable *rt = ip_route_output_key(sv->net, &fl4);
+
+	return IS_ERR(rt) ? ERR_CAST(rt) : &rt->dst;
+}
+
+static struct dst_entry *sv_path_dst6(struct sv_dev *sv,
+				      const struct sv_path *path)
+{
+	struct flowi6 fl6 = {
+		.flowi6_oif = path->ifindex,
+		.flowi6_proto = IPPROTO_UDP,
+		.daddr = *sv_gid_in6(&path->dgid),
+		.saddr = *sv_gid_in6(&path->sgid),
+	};
+
+	/* -EAFNOSUPPORT through the stub when IPv6 is disabled */
+	return ipv6_stub->ipv6_dst_lookup_flow(sv->net, NULL, &fl6, NULL);
+}
+
 /* The route from the source to the destination of @path, or ERR_PTR. */
 static struct dst_entry *sv_path_dst(struct sv_dev *sv,
 				     const struct sv_path *path)
 {
-	if (sv_path_is_ipv4(path)) {
-		struct flowi4 fl4 = {
-			.flowi4_oif = path->ifindex,
-			.flowi4_proto = IPPROTO_UDP,
-			.daddr = sv_path_daddr4(path),
-			.saddr = sv_path_saddr4(path),
-		};
-		struct rtable *rt = ip_route_output_key(sv->net, &fl4);
-
-		return IS_ERR(rt) ? ERR_CAST(rt) : &rt->dst;
-	} else {
-		struct flowi6 fl6 = {
-			.flowi6_oif = path->ifindex,
-			.flowi6_proto = IPPROTO_UDP,
-			.daddr = *sv_gid_in6(&path->dgid),
-			.saddr = *sv_gid_in6(&path->sgid),
-		};
-
-		/* -EAFNOSUPPORT through the stub when IPv6 is disabled */
-		return ipv6_stub->ipv6_dst_lookup_flow(sv->net, NULL, &fl6,
-						       NULL);
-	}
+	return sv_path_is_ipv4(path) ? sv_path_dst4(sv, path) :
+				       sv_path_dst6(sv, path);
 }
 
 /* The MAC of @dst's next hop towards @path's destination, if known. */
@@ -313,7 +321,7 @@ const struct sv_path *sv_ah_path_rcu(struct sv_dev *sv, u32 ah_num,
 {
 	const struct sv_path *path;
 
-	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "sv_ah_path_rcu without RCU");
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "AH path lookup outside RCU");
 	path = xa_load(&sv->ah_xa, ah_num);
 	/* an AH of another PD (e.g. another process's) is no AH for us */
 	return path && path->pd == pd ? path : NULL;

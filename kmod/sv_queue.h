@@ -72,6 +72,7 @@ static inline void *sv_queue_slot(const struct sv_queue *q, u32 index)
 static inline u32 sv_queue_prod(struct sv_queue *q)
 {
 	if (q->kind == SV_QUEUE_KERNEL_CONSUMES)
+		/* acquire: the slots the producer published before its index */
 		return smp_load_acquire(&q->buf->producer_index) &
 		       q->index_mask;
 	return q->prod;
@@ -80,6 +81,7 @@ static inline u32 sv_queue_prod(struct sv_queue *q)
 static inline u32 sv_queue_cons(struct sv_queue *q)
 {
 	if (q->kind == SV_QUEUE_KERNEL_PRODUCES)
+		/* acquire: the consumer's reads of the slots it handed back */
 		return smp_load_acquire(&q->buf->consumer_index) &
 		       q->index_mask;
 	return q->cons;

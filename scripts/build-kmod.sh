@@ -8,7 +8,8 @@
 # The sources are copied into OUTDIR first so builds for several kernels never
 # share objects and the source tree stays clean. The top-level Kbuild is the
 # same entry point DKMS uses, so this exercises the packaging path too.
-# Env: CC (e.g. "ccache gcc-12") is passed to kbuild if set; JOBS (default nproc).
+# Env: CC (e.g. "ccache gcc-12") is passed to kbuild if set; JOBS (default nproc);
+# SV_KBUILD_ARGS adds kbuild arguments (C=2 runs sparse on every file).
 # Fails on any compiler or modpost warning.
 set -euo pipefail
 
@@ -58,6 +59,9 @@ cp "$new_manifest" "$manifest"
 
 make_args=(-C "$kdir" M="$out" W=1 -j"${JOBS:-$(nproc)}")
 [ -n "${CC:-}" ] && make_args+=(CC="$CC")
+# SV_KBUILD_ARGS: extra kbuild arguments, e.g. "C=2" for sparse (scripts/lint.sh)
+# shellcheck disable=SC2206
+[ -n "${SV_KBUILD_ARGS:-}" ] && make_args+=($SV_KBUILD_ARGS)
 
 log="$out/build.log"
 echo "build-kmod.sh: make ${make_args[*]} modules" >&2

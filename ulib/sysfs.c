@@ -137,7 +137,7 @@ static int parse_groups(const char *s, uint8_t *out, unsigned int ngroups)
 
 int sv_parse_gid(const char *s, union ibv_gid *gid)
 {
-	union ibv_gid tmp;
+	union ibv_gid tmp = { .global = { 0 } };
 	int ret = parse_groups(s, tmp.raw, 8);
 
 	if (!ret)

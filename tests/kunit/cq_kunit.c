@@ -356,7 +356,9 @@ static void cq_user_librxe_consumer(struct kunit *test)
 		uwc = (void *)(buf->data + (cons << buf->log2_elem_size));
 		KUNIT_EXPECT_EQ(test, uwc->wr_id, (u64)i);
 		cons = (cons + 2) & buf->index_mask;
+		/* as librxe does: hand the slots back (release) ... */
 		smp_store_release(&buf->consumer_index, cons);
+		/* ... and read the producer's index (acquire) */
 		KUNIT_EXPECT_EQ(test, smp_load_acquire(&buf->producer_index),
 				cons);
 	}

@@ -323,6 +323,7 @@ static void srq_user_malformed_wqe(struct kunit *test)
 	slot->dma.num_sge = 100;
 	slot->dma.length = 5;
 	slot->dma.cur_sge = 3;
+	/* publish the slot as user space does (uapi/softverbs-abi.h) */
 	smp_store_release(&buf->producer_index, 1);
 	KUNIT_EXPECT_EQ(test, sv_srq_pop(srq, &out.wqe, sizeof(out)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, out.wqe.wr_id, 77ULL);
@@ -338,6 +339,7 @@ static void srq_user_malformed_wqe(struct kunit *test)
 	slot->dma.resid = 99;
 	slot->dma.cur_sge = 1;
 	slot->dma.sge_offset = 4;
+	/* publish the slot as user space does */
 	smp_store_release(&buf->producer_index, 2);
 	KUNIT_ASSERT_EQ(test, sv_srq_pop(srq, &out.wqe, sizeof(out)), 0);
 	KUNIT_EXPECT_EQ(test, out.wqe.dma.length, 30U);
@@ -363,6 +365,7 @@ static void srq_user_librxe_producer(struct kunit *test)
 		slot->wr_id = i;
 		slot->dma.num_sge = 1;
 		slot->dma.sge[0].length = 10;
+		/* publish the slot as user space does */
 		smp_store_release(&buf->producer_index,
 				  (prod + 1) & buf->index_mask);
 		KUNIT_ASSERT_EQ_MSG(test, sv_srq_pop(srq, &out.wqe, sizeof(out)),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* ib_device_ops.create_cq takes a uverbs_attr_bundle (6.10+), not udata */
 #include <rdma/ib_verbs.h>
 

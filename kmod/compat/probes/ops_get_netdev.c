@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* ib_core consults ops.get_netdev (removed upstream after 6.12) */
 #include <rdma/ib_verbs.h>
 
