@@ -12,6 +12,7 @@
 #include <linux/netdevice.h>
 #include <linux/refcount.h>
 #include <linux/seqlock.h>
+#include <linux/timer.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
@@ -349,6 +350,8 @@ struct sv_wq {
  * them with sv_qp_put().  A reference keeps the QP's memory, rings, CQ
  * pointers and path alive; it does not keep the QP out of the ERR state.
  */
+struct sv_swqe;
+
 struct sv_qp_handle {
 	refcount_t		ref;
 	struct sv_qp		*qp;
@@ -384,33 +387,64 @@ struct sv_qp {
 	struct sv_path __rcu	*path;
 
 	/*
-	 * Per-role transport state.  Only what modify_qp initialises lives
-	 * here so far; the transport engine adds its own fields.
+	 * Requester (sv_req.c).  It works from private copies of the WQEs
+	 * it starts (struct sv_swqe, sv_req.h), never from the ring slot
+	 * again.  lock (_bh: the completer and the timers run in softirq)
+	 * protects every field below except where noted, and the WQE
+	 * copies; lock order: req.lock, then sq.consumer_lock.  Never held
+	 * across sv_net_xmit() or sv_cq_post().
 	 */
 	struct {
-		u32		psn;		/* next PSN to send (sq_psn) */
+		/*
+		 * Next new PSN to send (sq_psn): set by modify_qp under
+		 * state_lock while the requester is idle (before RTS, or
+		 * drained in SQD), then the requester's, under lock.
+		 */
+		u32		psn;
 		/*
 		 * WQEs the requester has started and the completer not yet
 		 * retired: the first in_flight WQEs from the SQ's consumer
-		 * index; the rest wait.  Under sq.consumer_lock.  The SQ is
-		 * drained (SQD) when it is 0.
+		 * index; the rest wait.  Under sq.consumer_lock (changed with
+		 * lock held too).  The SQ is drained (SQD) when it is 0.
 		 */
 		u32		in_flight;
 		/* kernel QPs: next send sequence number, under sq.producer_lock */
 		u32		ssn;
+
+		spinlock_t	lock;
+		struct sv_swqe	*swqe;		/* one per SQ slot */
+		/*
+		 * Ring index of the WQE whose packets go next: an in-flight
+		 * WQE being sent or resent, or (cons + in_flight) & mask
+		 * when the next packet starts a new WQE.
+		 */
+		u32		cur;
+		u32		rd_atomic;	/* READ/atomic WQEs outstanding */
+		u32		noack_pkts;	/* sent since the last AckReq */
+		u8		retry_left;	/* of attr.retry_cnt */
+		u8		rnr_left;	/* of attr.rnr_retry (7 = infinite) */
+		bool		rnr_wait;	/* RNR NAK: wait for rnr_timer */
+		bool		stopped;	/* a WQE failed: send no more */
+		/* local ACK timeout (RC): armed while responses are due */
+		struct timer_list retrans_timer;
+		struct timer_list rnr_timer;
+		/*
+		 * The requester runs inline from sv_qp_kick() or in work
+		 * (sv_req_wq).  sched counts requests to run; only the
+		 * caller that raised it from 0 runs, until it drops back.
+		 */
+		atomic_t	sched;
+		struct work_struct work;
+		/* retiring for callers with interrupts off (sv_qp_flush) */
+		struct work_struct retire_work;
 	} req;
 	/*
-	 * Responder (sv_resp.c).  lock (_bh: requests arrive in softirq,
-	 * the read-response work item and reset run in process context)
-	 * protects every field below; psn is also written by modify_qp
-	 * (INIT->RTR, RESET) under state_lock while the responder is not
-	 * active, and read by query_qp.  Lock order: resp.lock, then
-	 * state_lock or a work queue's consumer_lock or an SRQ's lock.
-	 * Held across sv_net_xmit(), so that responses leave in order;
-	 * never across sv_cq_post() or QP events (the one exception: an SRQ
-	 * limit event dispatched by sv_srq_pop()).  sv_resp_flush() takes
-	 * it irqsave: flushing runs in any context.
+	 * Completer (sv_comp.c), under req.lock: the oldest PSN not yet
+	 * acknowledged.  Packets between comp.psn and req.psn are in flight.
 	 */
+	struct {
+		u32		psn;
+	} comp;
 	struct {
 		u32		psn;		/* next PSN expected (rq_psn) */
 		spinlock_t	lock;
@@ -538,6 +572,16 @@ void sv_qp_sq_drain_check(struct sv_qp *qp);
 void sv_qp_kick(struct sv_qp *qp);
 
 /*
+ * For the transport: retire finished send WQEs into the send CQ in order
+ * and, in SQE and ERR, flush the rest (IBTA 10.8.3).  Any context; one
+ * retirer at a time per QP (see sv_qp_flush()).
+ */
+void sv_qp_sq_complete(struct sv_qp *qp);
+
+/* the completion opcode of a send WQE's opcode (IB_WC_SEND if unknown) */
+enum ib_wc_opcode sv_qp_send_wc_opcode(u32 wr_opcode);
+
+/*
  * For the transport: check a send WQE taken from a user SQ.  @wqe must be
  * a private copy of the whole slot, because user space may rewrite the ring
  * at any time.  Checks the opcode against the QP type, the send flags,
@@ -560,6 +604,16 @@ int sv_qp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr);
 int sv_qp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
+
+/* sv_req.c: the requester's work queue, and its part of flushing */
+int sv_req_wq_create(void);
+void sv_req_wq_destroy(void);
+void sv_req_defer_retire(struct sv_qp *qp);
+/* make the requester run (inline when it can, else in work); any context */
+void sv_req_sched(struct sv_qp *qp);
+
+/* sv_comp.c: retiring send WQEs, for sv_qp_flush() only */
+void sv_comp_retire(struct sv_qp *qp, bool flush);
 
 /* sv_av.c: address handles and the paths of address vectors */
 

@@ -27,9 +27,13 @@ static int __init sv_init(void)
 	if (!sv_wq)
 		return -ENOMEM;
 
-	err = sv_net_init();
+	err = sv_req_wq_create();
 	if (err)
 		goto err_destroy_wq;
+
+	err = sv_net_init();
+	if (err)
+		goto err_destroy_req_wq;
 
 	err = sv_dev_notifier_register();
 	if (err)
@@ -41,6 +45,8 @@ static int __init sv_init(void)
 
 err_net_exit:
 	sv_net_exit();
+err_destroy_req_wq:
+	sv_req_wq_destroy();
 err_destroy_wq:
 	destroy_workqueue(sv_wq);
 	return err;
@@ -52,6 +58,7 @@ static void __exit sv_exit(void)
 	sv_dev_remove_all();
 	sv_dev_notifier_unregister();
 	sv_net_exit();
+	sv_req_wq_destroy();
 	destroy_workqueue(sv_wq);
 	pr_info("unloaded\n");
 }

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * The wire: building RoCEv2 packets into IPv4/IPv6 UDP datagrams and
+ * receiving them (sv_recv.c takes over from the encap hook).
+ *
  * RoCEv2 UDP sockets, one pair (IPv4, IPv6) per network namespace that has
  * softverbs devices, shared by those devices.  A device uses the sockets of
  * its netdev's namespace, so softverbs works in any namespace, not only in
@@ -12,12 +15,22 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/if_vlan.h>
+#include <linux/inetdevice.h>
 #include <linux/mutex.h>
+#include <net/addrconf.h>
+#include <net/ip.h>
+#include <net/ip6_route.h>
+#include <net/ipv6.h>
+#include <net/ipv6_stubs.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
+#include <net/route.h>
 #include <net/udp_tunnel.h>
 
 #include "sv.h"
+#include "sv_icrc.h"
+#include "sv_xport.h"
 
 struct sv_net_sock {
 	struct socket	*sk4;
@@ -37,15 +50,214 @@ static struct sv_net *sv_net(struct net *net)
 	return net_generic(net, sv_net_id);
 }
 
+/* --- transmit ------------------------------------------------------------- */
+
+/* room for the link header (a VLAN tag too), IPv6 (the larger) and UDP */
+static unsigned int sv_net_headroom(const struct sv_dev *sv)
+{
+	return LL_RESERVED_SPACE(sv->ndev) + VLAN_HLEN +
+	       sizeof(struct ipv6hdr) + sizeof(struct udphdr);
+}
+
+struct sk_buff *sv_net_alloc_skb(struct sv_dev *sv, const struct sv_path *path,
+				 unsigned int ib_len, gfp_t gfp)
+{
+	unsigned int headroom = sv_net_headroom(sv);
+	struct sk_buff *skb;
+
+	skb = alloc_skb(headroom + ib_len, gfp);
+	if (unlikely(!skb))
+		return NULL;
+	skb_reserve(skb, headroom);
+	skb_put(skb, ib_len);
+	skb->protocol = sv_path_is_ipv4(path) ? htons(ETH_P_IP) :
+						htons(ETH_P_IPV6);
+	return skb;
+}
+
+static void sv_net_push_udp(struct sk_buff *skb, u16 sport)
+{
+	struct udphdr *uh;
+
+	uh = skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	uh->source = htons(sport);
+	uh->dest = htons(SV_ROCE_V2_UDP_PORT);
+	uh->len = htons(skb->len);
+	/*
+	 * No UDP checksum: the ICRC protects the packet (IBTA Annex
+	 * A17.4.3.1), and Soft-RoCE sends none either.
+	 */
+	uh->check = 0;
+	skb->ip_summed = CHECKSUM_NONE;
+}
+
+static int sv_net_xmit4(struct sv_dev *sv, const struct sv_path *path,
+			u16 sport, struct sk_buff *skb)
+{
+	struct flowi4 fl4 = {
+		.flowi4_oif = path->ifindex,
+		.flowi4_tos = path->traffic_class & IPTOS_TOS_MASK,
+		.flowi4_proto = IPPROTO_UDP,
+		.daddr = sv_path_daddr4(path),
+		.saddr = sv_path_saddr4(path),
+		.fl4_sport = htons(sport),
+		.fl4_dport = htons(SV_ROCE_V2_UDP_PORT),
+	};
+	struct rtable *rt;
+	struct iphdr *iph;
+	int err;
+
+	rt = ip_route_output_key(sv->net, &fl4);
+	if (IS_ERR(rt)) {
+		kfree_skb(skb);
+		return PTR_ERR(rt);
+	}
+	skb_dst_set(skb, &rt->dst);
+
+	sv_net_push_udp(skb, sport);
+	iph = skb_push(skb, sizeof(*iph));
+	skb_reset_network_header(skb);
+	iph->version = 4;
+	iph->ihl = sizeof(*iph) >> 2;
+	iph->tos = path->traffic_class;
+	iph->tot_len = htons(skb->len);
+	iph->frag_off = htons(IP_DF);
+	iph->ttl = path->hop_limit ?: ip4_dst_hoplimit(&rt->dst);
+	iph->protocol = IPPROTO_UDP;
+	iph->saddr = fl4.saddr;
+	iph->daddr = fl4.daddr;
+	iph->check = 0;
+	/* before the ICRC: the identification is not a masked field */
+	ip_select_ident(sv->net, skb, NULL);
+	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+
+	err = sv_icrc_set_skb(skb, 0, skb->len);
+	if (unlikely(err)) {
+		kfree_skb(skb);
+		return err;
+	}
+	err = ip_local_out(sv->net, sv->sock->sk4->sk, skb);
+	return net_xmit_eval(err) ? -ENOBUFS : 0;
+}
+
+static int sv_net_xmit6(struct sv_dev *sv, const struct sv_path *path,
+			u16 sport, struct sk_buff *skb)
+{
+	struct flowi6 fl6 = {
+		.flowi6_oif = path->ifindex,
+		.flowi6_proto = IPPROTO_UDP,
+		.flowlabel = ip6_make_flowinfo(path->traffic_class,
+					       htonl(path->flow_label)),
+		.daddr = *(const struct in6_addr *)path->dgid.raw,
+		.saddr = *(const struct in6_addr *)path->sgid.raw,
+		.fl6_sport = htons(sport),
+		.fl6_dport = htons(SV_ROCE_V2_UDP_PORT),
+	};
+	struct socket *sock = sv->sock->sk6;
+	struct dst_entry *dst;
+	struct ipv6hdr *ip6h;
+	int err;
+
+	if (!sock) {
+		kfree_skb(skb);
+		return -EAFNOSUPPORT;
+	}
+	dst = ipv6_stub->ipv6_dst_lookup_flow(sv->net, sock->sk, &fl6, NULL);
+	if (IS_ERR(dst)) {
+		kfree_skb(skb);
+		return PTR_ERR(dst);
+	}
+	skb_dst_set(skb, dst);
+
+	sv_net_push_udp(skb, sport);
+	ip6h = skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6_flow_hdr(ip6h, path->traffic_class,
+		     htonl(path->flow_label & IB_GRH_FLOWLABEL_MASK));
+	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = path->hop_limit ?: ip6_dst_hoplimit(dst);
+	ip6h->saddr = fl6.saddr;
+	ip6h->daddr = fl6.daddr;
+	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+
+	err = sv_icrc_set_skb(skb, 0, skb->len);
+	if (unlikely(err)) {
+		kfree_skb(skb);
+		return err;
+	}
+	err = ip6_local_out(sv->net, sock->sk, skb);
+	return net_xmit_eval(err) ? -ENOBUFS : 0;
+}
+
+int sv_net_xmit(struct sv_dev *sv, const struct sv_path *path, u16 sport,
+		struct sk_buff *skb)
+{
+	unsigned int ib_len = skb->len;
+	int err;
+
+	if (sv_path_is_ipv4(path))
+		err = sv_net_xmit4(sv, path, sport, skb);
+	else
+		err = sv_net_xmit6(sv, path, sport, skb);
+	if (unlikely(err)) {
+		sv_stat_inc(sv, SV_STAT_TX_DROPS);
+		return err;
+	}
+	sv_stat_inc(sv, SV_STAT_TX_PKTS);
+	sv_stat_add(sv, SV_STAT_TX_BYTES, ib_len);
+	return 0;
+}
+
+/* --- receive --------------------------------------------------------------- */
+
+/*
+ * The netdev whose device a packet is for.  A packet to an address of
+ * this namespace arrives over lo (the route to a local address is local,
+ * whatever netdev the sender named), so for lo the netdev that holds the
+ * destination address decides.  A VLAN netdev belongs to the device of
+ * its real netdev (ib_core puts the VLAN's GIDs into that device's table).
+ */
+static struct sv_dev *sv_net_find_dev_rcu(struct sk_buff *skb)
+{
+	struct net_device *ndev = skb->dev;
+	struct sv_dev *sv;
+
+	if (ndev->flags & IFF_LOOPBACK) {
+		if (skb->protocol == htons(ETH_P_IP))
+			ndev = __ip_dev_find(dev_net(ndev), ip_hdr(skb)->daddr,
+					     false);
+		else if (skb->protocol == htons(ETH_P_IPV6))
+			ndev = ipv6_dev_find(dev_net(ndev),
+					     &ipv6_hdr(skb)->daddr, NULL);
+		else
+			ndev = NULL;
+		if (!ndev)
+			return NULL;
+	}
+	sv = sv_dev_find_rcu(ndev);
+	if (!sv && is_vlan_dev(ndev))
+		sv = sv_dev_find_rcu(vlan_dev_real_dev(ndev));
+	return sv;
+}
+
 /*
  * Every RoCEv2 packet for this namespace arrives here (UDP encap receive,
- * softirq, under RCU).  The transport engine is not part of this module
- * yet: packets are consumed without being processed, exactly as a port
- * with no QPs must treat them.
+ * softirq, under RCU, skb->data at the UDP header).  Packets for no
+ * softverbs device are consumed: a port with no QPs drops them.
  */
 static int sv_net_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
-	kfree_skb(skb);
+	struct sv_dev *sv;
+
+	rcu_read_lock();
+	sv = sv_net_find_dev_rcu(skb);
+	if (sv)
+		sv_recv(sv, skb);
+	else
+		kfree_skb(skb);
+	rcu_read_unlock();
 	return 0;
 }
 

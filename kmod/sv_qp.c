@@ -26,6 +26,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "sv.h"
+#include "sv_xport.h"
 
 /*
  * Send opcodes: which QP types accept them and how (IBTA chapter 9: the
@@ -103,7 +104,7 @@ static const struct sv_wr_opcode_info *sv_wr_opcode_info(u32 opcode,
 }
 
 /* the completion opcode of a (possibly bogus) send WQE opcode */
-static enum ib_wc_opcode sv_wr_wc_opcode(u32 opcode)
+enum ib_wc_opcode sv_qp_send_wc_opcode(u32 opcode)
 {
 	if (opcode >= ARRAY_SIZE(sv_wr_opcodes) ||
 	    !sv_wr_opcodes[opcode].qp_types)
@@ -178,40 +179,6 @@ static void sv_wq_unlock(struct sv_wq *wq, unsigned long flags)
 	spin_unlock_irqrestore(&wq->producer_lock, flags);
 }
 
-/* Complete the oldest SQ WQE with a flush error; false if the SQ is empty. */
-static bool sv_qp_flush_one_send(struct sv_qp *qp)
-{
-	struct sv_wq *wq = &qp->sq;
-	struct ib_wc wc = {
-		.status = IB_WC_WR_FLUSH_ERR,
-		.qp = &qp->ibqp,
-	};
-	struct sv_send_wqe *wqe;
-	unsigned long flags;
-
-	sv_wq_lock(wq, &flags);
-	if (!sv_wq_pending(qp, wq)) {
-		sv_wq_unlock(wq, flags);
-		return false;
-	}
-	wqe = sv_queue_consumer_slot(wq->queue);
-	/* user memory: read each field once, trust neither */
-	wc.wr_id = READ_ONCE(wqe->wr.wr_id);
-	wc.opcode = sv_wr_wc_opcode(READ_ONCE(wqe->wr.opcode));
-	sv_queue_consume(wq->queue);
-	if (qp->req.in_flight)
-		qp->req.in_flight--;
-	sv_wq_unlock(wq, flags);
-
-	/*
-	 * Errors complete whether signaled or not (IBTA 10.8.3), so even
-	 * unsignaled WQEs produce a flush completion; ib_drain_sq() relies
-	 * on that.  A full CQ reports its own error event.
-	 */
-	sv_cq_post(to_sv_cq(qp->ibqp.send_cq), &wc, false);
-	return true;
-}
-
 static bool sv_qp_flush_one_recv(struct sv_qp *qp)
 {
 	struct sv_wq *wq = &qp->rq;
@@ -266,13 +233,26 @@ static void sv_qp_flush(struct sv_qp *qp)
 		/* acquire: see what the requesters published before asking */
 		pending = atomic_read_acquire(&qp->flush_req);
 		state = READ_ONCE(qp->state);
-		if (state == IB_QPS_SQE || state == IB_QPS_ERR)
-			while (sv_qp_flush_one_send(qp))
-				;
+		/*
+		 * The SQ: finished WQEs are retired in order, and in SQE and
+		 * ERR the rest flush, in-flight ones included (sv_comp.c).
+		 * The transport's locks are bottom-half locks: with
+		 * interrupts off, its work queue does it.
+		 */
+		if (irqs_disabled())
+			sv_req_defer_retire(qp);
+		else
+			sv_comp_retire(qp, state == IB_QPS_SQE ||
+				       state == IB_QPS_ERR);
 		if (state == IB_QPS_ERR && qp->rq.queue)
 			while (sv_qp_flush_one_recv(qp))
 				;
 	} while (atomic_sub_return(pending, &qp->flush_req));
+}
+
+void sv_qp_sq_complete(struct sv_qp *qp)
+{
+	sv_qp_flush(qp);
 }
 
 /*
@@ -378,10 +358,9 @@ void sv_qp_kick(struct sv_qp *qp)
 	state = READ_ONCE(qp->state);
 	if (state == IB_QPS_SQE || state == IB_QPS_ERR)
 		sv_qp_flush(qp);
-	/*
-	 * RTS: the transport engine's requester takes the new WQEs from
-	 * here.  SQD: they wait until the QP is back in RTS.
-	 */
+	/* RTS: the requester takes them.  SQD: they wait for RTS. */
+	else if (state == IB_QPS_RTS)
+		sv_req_sched(qp);
 }
 
 int sv_qp_mtu(struct sv_qp *qp)
@@ -621,6 +600,10 @@ int sv_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err)
 		goto err_free_handle;
 
+	err = sv_req_init(qp);
+	if (err)
+		goto err_destroy_queues;
+
 	if (udata) {
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 		if (err)
@@ -639,6 +622,7 @@ int sv_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	return 0;
 
 err_destroy_queues:
+	sv_req_cleanup(qp);
 	sv_qp_destroy_queues(qp);
 err_free_handle:
 	kfree(qp->handle);
@@ -882,6 +866,7 @@ again:
 	switch (next) {
 	case IB_QPS_RESET:
 		if (cur != IB_QPS_RESET) {
+			sv_req_reset(qp);
 			sv_wq_discard(qp, &qp->sq);
 			sv_wq_discard(qp, &qp->rq);
 		}
@@ -979,6 +964,7 @@ int sv_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 		sv_mw_invalidate_qp(sv, ibqp->qp_num);
 	xa_erase_bh(&sv->qp_xa, ibqp->qp_num);
 
+	sv_req_cleanup(qp);
 	sv_qp_destroy_queues(qp);
 	if (path)
 		kfree_rcu(path, rcu);

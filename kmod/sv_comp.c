@@ -1,0 +1,486 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The completer: what comes back to a requester (IBTA 9.7.5, 9.7.6) and
+ * the retiring of send WQEs into the send CQ.
+ *
+ *  - ACKs complete SEND and RDMA WRITE WQEs up to their PSN; any response
+ *    also acknowledges everything before its PSN (implicit ACK, 9.7.5.1.2).
+ *  - RDMA READ responses are placed into the WQE's SGEs (local write
+ *    access), in PSN order; a gap or an ACK past an unanswered READ or
+ *    atomic means responses were lost: resend from there (implied NAK).
+ *  - Atomic ACKs put the original value into the WQE's buffer.
+ *  - NAKs: PSN sequence error -> resend from the NAK'd PSN; RNR NAK ->
+ *    wait the encoded time and resend, rnr_retry times (7: forever);
+ *    remote access / invalid request / remote operational error -> the
+ *    WQE completes with that error and the QP goes to ERR.
+ *  - The local ACK timeout resends from the oldest unacknowledged PSN,
+ *    retry_cnt times, then completes with IB_WC_RETRY_EXC_ERR.
+ *
+ * Responses are trusted only as far as they match what is in flight: a
+ * PSN outside [comp.psn, req.psn) is a duplicate or a ghost and dropped.
+ *
+ * Everything runs under qp->req.lock; completions are posted by
+ * sv_comp_retire() with no QP lock held, in ring order.
+ */
+#include "sv.h"
+#include "sv_req.h"
+#include "sv_xport.h"
+#include "sv_psn.h"
+#include "sv_rnr.h"
+
+static struct sv_dev *sv_comp_dev(struct sv_qp *qp)
+{
+	return to_sv_dev(qp->ibqp.device);
+}
+
+/* the PSN of the next response packet @sw still waits for */
+static u32 sv_comp_need_psn(const struct sv_swqe *sw)
+{
+	return sv_psn_add(sw->first_psn, sw->resp_len / sw->mtu);
+}
+
+/*
+ * @sw failed: it completes with @status, nothing after it is sent.  The
+ * QP goes to ERR (RC) or SQE (UC, UD) when the WQE is retired.
+ */
+void sv_comp_fail_locked(struct sv_qp *qp, struct sv_swqe *sw,
+			 enum ib_wc_status status)
+{
+	lockdep_assert_held(&qp->req.lock);
+	sw->state = SV_SWQE_DONE;
+	sw->status = status;
+	qp->req.stopped = true;
+}
+
+/* the oldest in-flight WQE not yet done, or NULL */
+static struct sv_swqe *sv_comp_first_open(struct sv_qp *qp)
+{
+	u32 head = qp->sq.queue->cons;
+	u32 i;
+
+	for (i = 0; i < qp->req.in_flight; i++) {
+		struct sv_swqe *sw = sv_req_swqe(qp, head + i);
+
+		if (sw->state != SV_SWQE_DONE)
+			return sw;
+	}
+	return NULL;
+}
+
+/*
+ * Acknowledge everything up to and including @psn: SEND and WRITE WQEs
+ * whose last packet it covers are done.  Stops at the first WQE it does
+ * not finish, which it returns (NULL: none open).  comp.psn moves to the
+ * oldest PSN still unacknowledged; *@progress says whether it moved.
+ */
+static struct sv_swqe *sv_comp_ack_locked(struct sv_qp *qp, u32 psn,
+					  bool *retire, bool *progress)
+{
+	u32 head = qp->sq.queue->cons;
+	u32 upto = sv_psn_add(psn, 1);
+	struct sv_swqe *open = NULL;
+	u32 i;
+
+	for (i = 0; i < qp->req.in_flight; i++) {
+		struct sv_swqe *sw = sv_req_swqe(qp, head + i);
+
+		if (sw->state == SV_SWQE_DONE) {
+			if (sw->status != IB_WC_SUCCESS)
+				break;
+			continue;
+		}
+		open = sw;
+		if (sw->flags & SV_SWQE_RESP) {
+			/* only its response finishes it */
+			u32 need = sv_comp_need_psn(sw);
+
+			if (sv_psn_before(need, upto))
+				upto = need;
+			break;
+		}
+		if (sw->state != SV_SWQE_SENT ||
+		    sv_psn_before(psn, sw->last_psn))
+			break;
+		sw->state = SV_SWQE_DONE;
+		*retire = true;
+		open = NULL;
+	}
+	if (sv_psn_after(upto, qp->comp.psn)) {
+		qp->comp.psn = upto;
+		*progress = true;
+	}
+	return open;
+}
+
+/* Place one RDMA READ response packet; returns true if it was used. */
+static bool sv_comp_read_resp_locked(struct sv_qp *qp, struct sv_swqe *sw,
+				     const struct sv_pkt_info *p, bool *retire,
+				     bool *progress)
+{
+	u32 len = sw->wqe->dma.length;
+	u32 rest = len - sw->resp_len;
+	bool last = p->info->flags & SV_OP_LAST;
+
+	/*
+	 * Every packet but the last carries exactly the MTU (IBTA 9.7.7),
+	 * and the last one ends the requested length; anything else is not
+	 * a response to this READ.
+	 */
+	if (last ? p->paylen != rest : (p->paylen != sw->mtu || rest <= sw->mtu))
+		return false;
+
+	if (p->paylen && sv_req_sge_copy(qp, sw->wqe, sw->resp_len,
+					 (void *)sv_pkt_payload(p), p->paylen,
+					 SV_COPY_TO_MR)) {
+		sv_comp_fail_locked(qp, sw, IB_WC_LOC_PROT_ERR);
+		*retire = true;
+		return true;
+	}
+	sw->resp_len += p->paylen;
+	qp->comp.psn = sv_psn_add(p->psn, 1);
+	*progress = true;
+	if (last) {
+		sw->state = SV_SWQE_DONE;
+		*retire = true;
+	}
+	return true;
+}
+
+static void sv_comp_atomic_ack_locked(struct sv_qp *qp, struct sv_swqe *sw,
+				      const struct sv_pkt_info *p,
+				      bool *retire, bool *progress)
+{
+	/* the original value, in host order, into the local buffer */
+	u64 orig = sv_atmack_orig(p->hdr);
+
+	if (sv_req_sge_copy(qp, sw->wqe, 0, &orig, sizeof(orig),
+			    SV_COPY_TO_MR))
+		sv_comp_fail_locked(qp, sw, IB_WC_LOC_PROT_ERR);
+	else
+		sw->state = SV_SWQE_DONE;
+	qp->comp.psn = sv_psn_add(p->psn, 1);
+	*progress = true;
+	*retire = true;
+}
+
+static enum ib_wc_status sv_comp_nak_status(struct sv_dev *sv, u8 code)
+{
+	switch (code) {
+	case SV_NAK_INVALID_REQ:
+		sv_stat_inc(sv, SV_STAT_RX_NAK_INV_REQ);
+		return IB_WC_REM_INV_REQ_ERR;
+	case SV_NAK_REM_ACCESS_ERR:
+		sv_stat_inc(sv, SV_STAT_RX_NAK_REM_ACC);
+		return IB_WC_REM_ACCESS_ERR;
+	case SV_NAK_REM_OP_ERR:
+		sv_stat_inc(sv, SV_STAT_RX_NAK_REM_OP);
+		return IB_WC_REM_OP_ERR;
+	case SV_NAK_INVALID_RD_REQ:
+		sv_stat_inc(sv, SV_STAT_RX_NAK_INV_REQ);
+		return IB_WC_REM_INV_RD_REQ_ERR;
+	default:
+		/* reserved codes: treat as invalid request (IBTA 9.7.5.2) */
+		sv_stat_inc(sv, SV_STAT_RX_NAK_INV_REQ);
+		return IB_WC_REM_INV_REQ_ERR;
+	}
+}
+
+static void sv_comp_stop_timers(struct sv_qp *qp)
+{
+	del_timer(&qp->req.retrans_timer);
+	del_timer(&qp->req.rnr_timer);
+}
+
+/* An RNR NAK for the open WQE @sw (IBTA 9.7.5.2.8). */
+static void sv_comp_rnr_locked(struct sv_qp *qp, struct sv_swqe *sw,
+			       u8 timer_code, bool *retire)
+{
+	struct sv_dev *sv = sv_comp_dev(qp);
+	bool infinite = READ_ONCE(qp->attr.rnr_retry) == 7;
+
+	if (!infinite && !qp->req.rnr_left) {
+		sv_stat_inc(sv, SV_STAT_RNR_RETRY_EXCEEDED);
+		sv_comp_fail_locked(qp, sw, IB_WC_RNR_RETRY_EXC_ERR);
+		sv_comp_stop_timers(qp);
+		*retire = true;
+		return;
+	}
+	if (!infinite)
+		qp->req.rnr_left--;
+	sv_stat_inc(sv, SV_STAT_RNR_RETRIES);
+	qp->req.rnr_wait = true;
+	del_timer(&qp->req.retrans_timer);
+	mod_timer(&qp->req.rnr_timer,
+		  jiffies + max(sv_rnr_timer_to_jiffies(timer_code), 1UL));
+}
+
+void sv_comp_rcv(struct sv_qp *qp, struct sv_rx_pkt *pkt)
+{
+	const struct sv_pkt_info *p = &pkt->p;
+	struct sv_dev *sv = pkt->sv;
+	bool retire = false, progress = false, kick = false;
+	u32 flags = p->info->flags;
+	enum ib_qp_state state;
+	struct sv_swqe *sw;
+	u8 syn = 0;
+
+	spin_lock_bh(&qp->req.lock);
+	state = READ_ONCE(qp->state);
+	if ((state != IB_QPS_RTS && state != IB_QPS_SQD) ||
+	    qp->ibqp.qp_type != IB_QPT_RC || !qp->req.in_flight)
+		goto out_unlock;
+	/* duplicates and ghosts: nothing outstanding has this PSN */
+	if (!sv_psn_in_window(p->psn, qp->comp.psn, qp->req.psn))
+		goto out_unlock;
+	if (sv_opcode_has(p->info, SV_EXT_AETH))
+		syn = sv_aeth_syndrome(p->hdr);
+
+	if (flags & SV_OP_ACK) {
+		switch (sv_aeth_type(syn)) {
+		case SV_AETH_ACK:
+			sv_stat_inc(sv, SV_STAT_RX_ACKS);
+			sw = sv_comp_ack_locked(qp, p->psn, &retire, &progress);
+			/* an ACK past an unanswered READ/atomic: lost response */
+			if (sw && (sw->flags & SV_SWQE_RESP) &&
+			    !sv_psn_before(p->psn, sv_comp_need_psn(sw))) {
+				sv_req_resend_locked(qp, qp->comp.psn);
+				kick = true;
+			}
+			break;
+		case SV_AETH_RNR_NAK:
+			sv_stat_inc(sv, SV_STAT_RX_NAK_RNR);
+			sw = sv_comp_ack_locked(qp, sv_psn_sub(p->psn, 1),
+						&retire, &progress);
+			if (progress)
+				qp->req.rnr_left = READ_ONCE(qp->attr.rnr_retry);
+			if (sw)
+				sv_comp_rnr_locked(qp, sw, sv_aeth_value(syn),
+						   &retire);
+			progress = false;	/* the RNR timer rules now */
+			break;
+		case SV_AETH_NAK:
+			sw = sv_comp_ack_locked(qp, sv_psn_sub(p->psn, 1),
+						&retire, &progress);
+			if (sv_aeth_value(syn) == SV_NAK_PSN_SEQ_ERR) {
+				sv_stat_inc(sv, SV_STAT_RX_NAK_SEQ);
+				if (sw) {
+					sv_req_resend_locked(qp, qp->comp.psn);
+					kick = true;
+				}
+				break;
+			}
+			if (sw) {
+				sv_comp_fail_locked(qp, sw,
+					sv_comp_nak_status(sv, sv_aeth_value(syn)));
+				sv_comp_stop_timers(qp);
+				retire = true;
+				progress = false;
+			}
+			break;
+		default:
+			break;	/* reserved syndrome: ignore the packet */
+		}
+	} else if (flags & (SV_OP_READ_RESP | SV_OP_ATOMIC_ACK)) {
+		/* every response also acknowledges what came before it */
+		sw = sv_comp_ack_locked(qp, sv_psn_sub(p->psn, 1), &retire,
+					&progress);
+		if (!sw || !(sw->flags & SV_SWQE_RESP))
+			goto out_timer;
+		if (sv_comp_need_psn(sw) != p->psn) {
+			/* responses of an earlier request were lost */
+			if (sv_psn_after(p->psn, sv_comp_need_psn(sw))) {
+				sv_req_resend_locked(qp, qp->comp.psn);
+				kick = true;
+			}
+			goto out_timer;
+		}
+		if (flags & SV_OP_READ_RESP) {
+			if (sw->wqe->wr.opcode == IB_WR_RDMA_READ)
+				sv_comp_read_resp_locked(qp, sw, p, &retire,
+							 &progress);
+		} else if (sw->wqe->wr.opcode != IB_WR_RDMA_READ) {
+			sv_comp_atomic_ack_locked(qp, sw, p, &retire,
+						  &progress);
+		}
+	}
+
+out_timer:
+	if (progress) {
+		qp->req.retry_left = READ_ONCE(qp->attr.retry_cnt);
+		if (qp->comp.psn == qp->req.psn)
+			del_timer(&qp->req.retrans_timer);
+		else if (!qp->req.rnr_wait)
+			sv_req_arm_retrans_locked(qp, true);
+		kick = true;
+	}
+out_unlock:
+	spin_unlock_bh(&qp->req.lock);
+	if (retire)
+		sv_qp_sq_complete(qp);
+	if (kick)
+		sv_req_sched(qp);
+}
+
+/* The local ACK timeout expired (IBTA 9.7.6.1.3): resend or give up. */
+void sv_comp_retrans_timeout(struct timer_list *t)
+{
+	struct sv_qp *qp = from_timer(qp, t, req.retrans_timer);
+	struct sv_dev *sv = sv_comp_dev(qp);
+	bool retire = false, kick = false;
+	enum ib_qp_state state;
+	struct sv_swqe *sw;
+
+	spin_lock_bh(&qp->req.lock);
+	state = READ_ONCE(qp->state);
+	if ((state != IB_QPS_RTS && state != IB_QPS_SQD) ||
+	    qp->req.rnr_wait || qp->comp.psn == qp->req.psn)
+		goto out_unlock;
+	sw = sv_comp_first_open(qp);
+	if (!sw)
+		goto out_unlock;
+	sv_stat_inc(sv, SV_STAT_RETRY_TIMEOUTS);
+	if (!qp->req.retry_left) {
+		sv_stat_inc(sv, SV_STAT_RETRY_EXCEEDED);
+		sv_comp_fail_locked(qp, sw, IB_WC_RETRY_EXC_ERR);
+		del_timer(&qp->req.rnr_timer);
+		retire = true;
+		goto out_unlock;
+	}
+	qp->req.retry_left--;
+	sv_req_resend_locked(qp, qp->comp.psn);
+	sv_req_arm_retrans_locked(qp, true);
+	kick = true;
+out_unlock:
+	spin_unlock_bh(&qp->req.lock);
+	if (retire)
+		sv_qp_sq_complete(qp);
+	if (kick)
+		sv_req_sched(qp);
+}
+
+/* The wait an RNR NAK asked for is over: resend what it refused. */
+void sv_comp_rnr_timeout(struct timer_list *t)
+{
+	struct sv_qp *qp = from_timer(qp, t, req.rnr_timer);
+	enum ib_qp_state state;
+	bool kick = false;
+
+	spin_lock_bh(&qp->req.lock);
+	state = READ_ONCE(qp->state);
+	if (qp->req.rnr_wait && (state == IB_QPS_RTS || state == IB_QPS_SQD)) {
+		qp->req.rnr_wait = false;
+		sv_req_resend_locked(qp, qp->comp.psn);
+		sv_req_arm_retrans_locked(qp, true);
+		kick = true;
+	}
+	spin_unlock_bh(&qp->req.lock);
+	if (kick)
+		sv_req_sched(qp);
+}
+
+/* --- retiring -------------------------------------------------------------- */
+
+/*
+ * Post the completions of finished WQEs at the head of the SQ, in ring
+ * order, and give their slots back; with @flush (SQE, ERR) every WQE,
+ * finished or not, in flight or not, completes: a finished one with its
+ * own status (so an error completion comes before the flushes), the
+ * others with IB_WC_WR_FLUSH_ERR.  An error completion moves the QP to
+ * ERR (RC) or SQE (UC, UD) and ends this pass; sv_qp_flush() passes
+ * again in the new state.
+ *
+ * Only through sv_qp_flush(), which runs one retirer at a time, with
+ * interrupts enabled (req.lock is a bottom-half lock).
+ */
+void sv_comp_retire(struct sv_qp *qp, bool flush)
+{
+	struct sv_queue *q = qp->sq.queue;
+	struct sv_cq *cq = to_sv_cq(qp->ibqp.send_cq);
+	bool retired = false, rd_atomic = false;
+
+	for (;;) {
+		struct ib_wc wc = { .qp = &qp->ibqp };
+		unsigned long flags;
+		bool post;
+		u32 idx;
+
+		spin_lock_bh(&qp->req.lock);
+		spin_lock_irqsave(&qp->sq.consumer_lock, flags);
+		idx = q->cons;
+		if (!((smp_load_acquire(&q->buf->producer_index) - idx) &
+		      q->index_mask)) {
+			spin_unlock_irqrestore(&qp->sq.consumer_lock, flags);
+			spin_unlock_bh(&qp->req.lock);
+			break;
+		}
+		if (qp->req.in_flight) {
+			struct sv_swqe *sw = sv_req_swqe(qp, idx);
+			const struct sv_send_wqe *wqe = sw->wqe;
+
+			if (sw->state == SV_SWQE_DONE) {
+				wc.status = sw->status;
+			} else if (flush) {
+				wc.status = IB_WC_WR_FLUSH_ERR;
+			} else {
+				spin_unlock_irqrestore(&qp->sq.consumer_lock,
+						       flags);
+				spin_unlock_bh(&qp->req.lock);
+				break;
+			}
+			wc.wr_id = wqe->wr.wr_id;
+			wc.opcode = sw->wc_opcode;
+			wc.byte_len = wqe->wr.opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+				      wqe->wr.opcode == IB_WR_ATOMIC_FETCH_AND_ADD ?
+				      sizeof(u64) : wqe->dma.length;
+			post = (sw->flags & SV_SWQE_SIGNALED) ||
+			       wc.status != IB_WC_SUCCESS;
+			if (sw->flags & SV_SWQE_RD_ATOMIC) {
+				qp->req.rd_atomic--;
+				rd_atomic = true;
+			}
+			sw->state = SV_SWQE_DONE;
+			qp->req.in_flight--;
+			if (qp->req.cur == idx)
+				qp->req.cur = (idx + 1) & q->index_mask;
+		} else {
+			/* never started: the ring slot is all there is */
+			const struct sv_send_wqe *slot = sv_queue_slot(q, idx);
+
+			if (!flush) {
+				spin_unlock_irqrestore(&qp->sq.consumer_lock,
+						       flags);
+				spin_unlock_bh(&qp->req.lock);
+				break;
+			}
+			wc.status = IB_WC_WR_FLUSH_ERR;
+			wc.wr_id = READ_ONCE(slot->wr.wr_id);
+			wc.opcode = sv_qp_send_wc_opcode(READ_ONCE(slot->wr.opcode));
+			post = true;
+		}
+		sv_queue_consume(q);
+		spin_unlock_irqrestore(&qp->sq.consumer_lock, flags);
+		spin_unlock_bh(&qp->req.lock);
+
+		/* errors complete signaled or not (IBTA 10.8.3) */
+		if (post)
+			sv_cq_post(cq, &wc, false);
+		retired = true;
+		if (wc.status != IB_WC_SUCCESS &&
+		    wc.status != IB_WC_WR_FLUSH_ERR) {
+			sv_stat_inc(sv_comp_dev(qp), SV_STAT_SEND_CQE_ERR);
+			if (qp->ibqp.qp_type == IB_QPT_RC)
+				sv_qp_error(qp, 0);
+			else
+				sv_qp_sq_error(qp);
+			break;
+		}
+	}
+
+	if (flush)
+		sv_comp_stop_timers(qp);
+	if (retired)
+		sv_qp_sq_drain_check(qp);
+	/* a fence or max_rd_atomic may have held the requester back */
+	if (rd_atomic && !flush)
+		sv_req_sched(qp);
+}

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Receive dispatch: every RoCEv2 packet of a device, from the UDP encap
+ * hook (sv_net.c), is checked here before any QP sees it, in this order:
+ *
+ *   1. linear data, at least a UDP header        else RX_DROP_INVALID
+ *   2. the ICRC (IBTA Annex A17.3.3)              else RX_DROP_ICRC
+ *   3. sv_hdr_parse(): BTH and extension headers  else RX_DROP_INVALID
+ *   4. the default P_Key (IBTA Annex A16.4.3)     else RX_DROP_INVALID
+ *   5. the destination QP (unicast QPN, or QPN 0xffffff with a multicast
+ *      destination GID: every attached QP), and that the opcode belongs
+ *      to its transport                           else RX_DROP_NO_QP
+ *
+ * then requests go to the responder (sv_resp_rcv) and responses to the
+ * completer (sv_comp_rcv), which check the rest.  The skb is freed here
+ * when they return.  Congestion notification packets are accepted and
+ * ignored: softverbs does no rate control (DCQCN).
+ */
+#include <linux/etherdevice.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <net/ipv6.h>
+#include <net/udp.h>
+#include <rdma/ib_addr.h>
+
+#include "sv.h"
+#include "sv_icrc.h"
+#include "sv_xport.h"
+
+/* the multicast QPN (IBTA 10.5.1.1: "0xFFFFFF") */
+#define SV_QPN_MULTICAST	0xffffff
+
+/* Fill the addresses of @pkt from the IP header of its skb. */
+static void sv_recv_addrs(struct sv_rx_pkt *pkt)
+{
+	struct sk_buff *skb = pkt->skb;
+
+	if (skb->protocol == htons(ETH_P_IP)) {
+		const struct iphdr *iph = ip_hdr(skb);
+
+		pkt->network_type = RDMA_NETWORK_IPV4;
+		ipv6_addr_set_v4mapped(iph->saddr,
+				       (struct in6_addr *)pkt->sgid.raw);
+		ipv6_addr_set_v4mapped(iph->daddr,
+				       (struct in6_addr *)pkt->dgid.raw);
+		pkt->traffic_class = iph->tos;
+		pkt->hop_limit = iph->ttl;
+		pkt->flow_label = 0;
+	} else {
+		const struct ipv6hdr *ip6h = ipv6_hdr(skb);
+
+		pkt->network_type = RDMA_NETWORK_IPV6;
+		memcpy(pkt->sgid.raw, &ip6h->saddr, sizeof(pkt->sgid.raw));
+		memcpy(pkt->dgid.raw, &ip6h->daddr, sizeof(pkt->dgid.raw));
+		pkt->traffic_class = ip6_tclass(ip6_flowinfo(ip6h));
+		pkt->hop_limit = ip6h->hop_limit;
+		pkt->flow_label = be32_to_cpu(ip6_flowlabel(ip6h));
+	}
+	if (skb_mac_header_was_set(skb) && skb_mac_header_len(skb) >= ETH_HLEN)
+		ether_addr_copy(pkt->smac, eth_hdr(skb)->h_source);
+	else
+		eth_zero_addr(pkt->smac);
+}
+
+/* Hand @pkt to @qp's responder or completer, if its transport fits. */
+static bool sv_recv_deliver(struct sv_qp *qp, struct sv_rx_pkt *pkt)
+{
+	const struct sv_opcode_info *info = pkt->p.info;
+
+	if (!sv_opcode_qp_ok(info, qp->ibqp.qp_type))
+		return false;
+	/* the responder (sv_resp.c) is not part of the module yet */
+	if (info->flags & SV_OP_REQ)
+		return false;
+	sv_comp_rcv(qp, pkt);
+	return true;
+}
+
+static bool sv_recv_mcast(struct sv_dev *sv, struct sv_rx_pkt *pkt)
+{
+	struct sv_qp *qps[SV_MAX_MCAST_QP_ATTACH];
+	unsigned int i, n;
+	bool any = false;
+
+	/* only UD sends may go to a group (IBTA 10.5.1.1) */
+	if (pkt->p.info->qp_type != IB_QPT_UD)
+		return false;
+	n = sv_mcast_get_qps(sv, &pkt->dgid, qps, ARRAY_SIZE(qps));
+	for (i = 0; i < n; i++) {
+		any |= sv_recv_deliver(qps[i], pkt);
+		sv_qp_put(qps[i]);
+	}
+	return any;
+}
+
+void sv_recv(struct sv_dev *sv, struct sk_buff *skb)
+{
+	struct sv_rx_pkt pkt;
+	struct sv_qp *qp;
+	int l3_off;
+	bool ok;
+
+	if (unlikely(skb_linearize(skb) || skb->len < sizeof(struct udphdr)))
+		goto drop_invalid;
+	__skb_pull(skb, sizeof(struct udphdr));
+
+	/* from the IP header, which lies in front of skb->data */
+	l3_off = skb_network_offset(skb);
+	if (unlikely(!sv_icrc_verify_skb(skb, l3_off, skb->len - l3_off))) {
+		sv_stat_inc(sv, SV_STAT_RX_DROP_ICRC);
+		goto drop;
+	}
+	if (unlikely(sv_hdr_parse(skb->data, skb->len, &pkt.p)))
+		goto drop_invalid;
+	/* full or limited member of the default partition */
+	if (unlikely((pkt.p.pkey & 0x7fff) != (SV_DEFAULT_PKEY & 0x7fff)))
+		goto drop_invalid;
+	if (unlikely(pkt.p.info->flags & SV_OP_CNP_PKT))
+		goto consume;
+
+	pkt.skb = skb;
+	pkt.sv = sv;
+	sv_recv_addrs(&pkt);
+
+	rcu_read_lock();
+	if (pkt.p.qpn == SV_QPN_MULTICAST &&
+	    rdma_is_multicast_addr((struct in6_addr *)pkt.dgid.raw)) {
+		ok = sv_recv_mcast(sv, &pkt);
+	} else {
+		qp = sv_qp_get_by_qpn(sv, pkt.p.qpn);
+		ok = qp && sv_recv_deliver(qp, &pkt);
+		if (qp)
+			sv_qp_put(qp);
+	}
+	rcu_read_unlock();
+	if (!ok) {
+		sv_stat_inc(sv, SV_STAT_RX_DROP_NO_QP);
+		goto drop;
+	}
+	sv_stat_inc(sv, SV_STAT_RX_PKTS);
+	sv_stat_add(sv, SV_STAT_RX_BYTES, pkt.p.len);
+consume:
+	consume_skb(skb);
+	return;
+
+drop_invalid:
+	sv_stat_inc(sv, SV_STAT_RX_DROP_INVALID);
+drop:
+	kfree_skb(skb);
+}

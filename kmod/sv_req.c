@@ -1,0 +1,732 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The requester: turns send WQEs into request packets (IBTA 9.4, 9.7).
+ *
+ * It runs from sv_qp_kick() (the doorbell of user QPs, post_send of kernel
+ * QPs), from the completer when responses open the window again, and from
+ * the timers through the completer: inline when the caller's context
+ * allows it, otherwise, and after a budget of packets, as a work item on
+ * sv_req_wq.  One runner at a time per QP (req.sched), so packets leave in
+ * PSN order.
+ *
+ * Each WQE is copied out of the ring when it starts (struct sv_swqe,
+ * sv_req.h) and checked there: user space may rewrite the slot at any
+ * time, but the copy is what is sent, resent and completed.  PSNs are
+ * assigned packet by packet as they first go out; a retransmission
+ * (sv_req_resend_locked) moves the send position back and sends the same
+ * packets with the same PSNs again.
+ *
+ * Not implemented: FLUSH and ATOMIC WRITE (IBTA 1.5).  sv_qp.c's opcode
+ * table refuses them, so such a WQE completes with IB_WC_LOC_QP_OP_ERR.
+ */
+#include <linux/delay.h>
+#include <linux/interrupt.h>
+
+#include "sv.h"
+#include "sv_req.h"
+#include "sv_xport.h"
+#include "sv_psn.h"
+#include "sv_rnr.h"
+
+struct workqueue_struct *sv_req_wq;
+
+/* packets one run may send before it yields to the work item */
+#define SV_REQ_BUDGET_INLINE	32
+#define SV_REQ_BUDGET_WORK	256
+
+/* a packet the requester built under req.lock, to send after it */
+struct sv_req_pkt {
+	struct sk_buff		*skb;
+	const struct sv_path	*path;
+	u16			sport;
+	struct sv_path		av_path;	/* UD sends of old librxe */
+};
+
+static struct sv_dev *sv_req_dev(struct sv_qp *qp)
+{
+	return to_sv_dev(qp->ibqp.device);
+}
+
+static bool sv_req_is_ud(const struct sv_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
+}
+
+/*
+ * WQEs posted to the SQ, in flight or not.  The producer index is read
+ * with acquire from the shared header for kernel rings too (it is stored
+ * there with release after the slot), so no producer lock is needed.
+ */
+static u32 sv_req_posted(struct sv_qp *qp)
+{
+	struct sv_queue *q = qp->sq.queue;
+
+	lockdep_assert_held(&qp->sq.consumer_lock);
+	return (smp_load_acquire(&q->buf->producer_index) - q->cons) &
+	       q->index_mask;
+}
+
+/*
+ * Copy @len bytes between @buf and the SGEs of @wqe, starting @off bytes
+ * into them (gather for requests, scatter for READ and atomic responses).
+ * Any context.  Returns 0, or a negative errno: a key refused by
+ * sv_mr_lookup() (Local Protection Error), or the SGEs end first.
+ */
+int sv_req_sge_copy(struct sv_qp *qp, const struct sv_send_wqe *wqe, u32 off,
+		    void *buf, u32 len, enum sv_copy_dir dir)
+{
+	int access = dir == SV_COPY_TO_MR ? IB_ACCESS_LOCAL_WRITE : 0;
+	struct sv_dev *sv = sv_req_dev(qp);
+	u8 *p = buf;
+	u32 i;
+
+	if (wqe->wr.send_flags & IB_SEND_INLINE) {
+		/* dma.length was checked against the slot's room */
+		if (dir != SV_COPY_FROM_MR || off > wqe->dma.length ||
+		    len > wqe->dma.length - off)
+			return -EINVAL;
+		memcpy(p, wqe->dma.inline_data + off, len);
+		return 0;
+	}
+
+	for (i = 0; i < wqe->dma.num_sge && len; i++) {
+		const struct sv_sge *sge = &wqe->dma.sge[i];
+		struct sv_mr *mr;
+		u64 iova;
+		u32 n;
+		int err;
+
+		if (off >= sge->length) {
+			off -= sge->length;
+			continue;
+		}
+		n = min(len, sge->length - off);
+		iova = sge->addr + off;
+		mr = sv_mr_lookup(sv, sge->lkey, qp->ibqp.pd, qp->ibqp.qp_num,
+				  access, &iova, n);
+		if (IS_ERR(mr))
+			return PTR_ERR(mr);
+		err = sv_mr_copy(mr, iova, p, n, dir);
+		sv_mr_put(mr);
+		if (err)
+			return err;
+		p += n;
+		len -= n;
+		off = 0;
+	}
+	return len ? -EINVAL : 0;
+}
+
+/* --- retransmission timer -------------------------------------------------- */
+
+/*
+ * Arm the local ACK timeout (IBTA 9.7.6.1.3) for an RC QP with responses
+ * due: @restart pushes it out (progress was made), otherwise an armed
+ * timer keeps running so it measures from the oldest unanswered packet.
+ */
+void sv_req_arm_retrans_locked(struct sv_qp *qp, bool restart)
+{
+	unsigned long t;
+
+	lockdep_assert_held(&qp->req.lock);
+	if (qp->ibqp.qp_type != IB_QPT_RC)
+		return;
+	t = sv_ack_timeout_jiffies(READ_ONCE(qp->attr.timeout));
+	if (!t)
+		return;		/* timeout 0: wait forever */
+	if (restart || !timer_pending(&qp->req.retrans_timer))
+		mod_timer(&qp->req.retrans_timer, jiffies + t);
+}
+
+/*
+ * Send again from @psn (NAK, timeout, RNR wait, implied NAK): the WQE
+ * holding @psn restarts from that packet (a READ re-requests what is still
+ * missing), every later WQE from its first packet.  PSNs do not change.
+ */
+void sv_req_resend_locked(struct sv_qp *qp, u32 psn)
+{
+	u32 mask = sv_req_mask(qp);
+	u32 head = qp->sq.queue->cons;
+	bool found = false;
+	u32 i;
+
+	lockdep_assert_held(&qp->req.lock);
+	for (i = 0; i < qp->req.in_flight; i++) {
+		u32 idx = (head + i) & mask;
+		struct sv_swqe *sw = sv_req_swqe(qp, idx);
+
+		if (sw->state == SV_SWQE_DONE)
+			continue;
+		if (!found) {
+			if (sv_psn_before(sw->last_psn, psn))
+				continue;
+			found = true;
+			qp->req.cur = idx;
+			if (sw->flags & SV_SWQE_RESP ||
+			    sv_psn_before(psn, sw->first_psn))
+				sw->next = 0;
+			else
+				sw->next = sv_psn_dist(sw->first_psn, psn);
+			continue;
+		}
+		sw->next = 0;
+	}
+	qp->req.noack_pkts = 0;
+}
+
+/* --- starting a WQE ------------------------------------------------------- */
+
+static bool sv_req_is_local(u32 opcode)
+{
+	return opcode == IB_WR_LOCAL_INV || opcode == IB_WR_REG_MR ||
+	       opcode == IB_WR_BIND_MW;
+}
+
+static bool sv_req_is_rd_atomic(u32 opcode)
+{
+	return opcode == IB_WR_RDMA_READ ||
+	       opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* LOCAL_INV, REG_MR, BIND_MW: executed when the requester reaches them */
+static enum ib_wc_status sv_req_local_op(struct sv_qp *qp,
+					 const struct sv_send_wqe *wqe)
+{
+	struct sv_dev *sv = sv_req_dev(qp);
+	struct ib_pd *pd = qp->ibqp.pd;
+	u32 qpn = qp->ibqp.qp_num;
+
+	switch (wqe->wr.opcode) {
+	case IB_WR_LOCAL_INV:
+		if (sv_mr_invalidate(sv, wqe->wr.ex.invalidate_rkey, pd, qpn,
+				     false))
+			return IB_WC_LOC_PROT_ERR;
+		return IB_WC_SUCCESS;
+	case IB_WR_REG_MR:
+		/* kernel rings only: the MR pointer was checked at post */
+		if (sv_mr_fast_reg(wqe->wr.wr.reg.mr, pd, wqe->wr.wr.reg.key,
+				   wqe->wr.wr.reg.access))
+			return IB_WC_LOC_PROT_ERR;
+		return IB_WC_SUCCESS;
+	case IB_WR_BIND_MW: {
+		struct sv_mw_bind_args args = {
+			.mw_rkey = wqe->wr.wr.mw.mw_rkey,
+			.new_rkey = wqe->wr.wr.mw.rkey,
+			.mr_lkey = wqe->wr.wr.mw.mr_lkey,
+			.addr = wqe->wr.wr.mw.addr,
+			.length = wqe->wr.wr.mw.length,
+			.access = wqe->wr.wr.mw.access,
+		};
+
+		if (sv_mw_bind(sv, pd, qpn, &args))
+			return IB_WC_MW_BIND_ERR;
+		return IB_WC_SUCCESS;
+	}
+	default:
+		return IB_WC_LOC_QP_OP_ERR;
+	}
+}
+
+static void sv_req_in_flight_inc(struct sv_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq.consumer_lock, flags);
+	qp->req.in_flight++;
+	spin_unlock_irqrestore(&qp->sq.consumer_lock, flags);
+}
+
+/*
+ * Start the WQE at ring index @idx: copy, check, and either execute it (a
+ * local operation, or a WQE that fails before it sends anything: DONE at
+ * once) or prepare its packets.  Returns false when it must wait (fence,
+ * max_rd_atomic): nothing is started then.
+ */
+static bool sv_req_start_locked(struct sv_qp *qp, u32 idx, bool *retire)
+{
+	struct sv_queue *q = qp->sq.queue;
+	struct sv_swqe *sw = sv_req_swqe(qp, idx);
+	struct sv_send_wqe *wqe = sw->wqe;
+	enum ib_wc_status status = IB_WC_SUCCESS;
+	u32 opcode, len, mtu;
+
+	lockdep_assert_held(&qp->req.lock);
+
+	memcpy(wqe, sv_queue_slot(q, idx), (size_t)1 << q->log2_elem_size);
+	if (qp->is_user && sv_qp_check_send_wqe(qp, wqe))
+		status = IB_WC_LOC_QP_OP_ERR;
+	opcode = wqe->wr.opcode;
+
+	if (status == IB_WC_SUCCESS && qp->ibqp.qp_type == IB_QPT_RC) {
+		u32 max_rd = max_t(u32, READ_ONCE(qp->attr.max_rd_atomic), 1);
+
+		/* IBTA 10.8.3.3: a fenced WR waits for READs and atomics */
+		if ((wqe->wr.send_flags & IB_SEND_FENCE) && qp->req.rd_atomic)
+			return false;
+		/* IBTA 9.5: at most max_rd_atomic outstanding at the responder */
+		if (sv_req_is_rd_atomic(opcode) && qp->req.rd_atomic >= max_rd)
+			return false;
+	}
+
+	if (!qp->req.in_flight) {
+		/* nothing outstanding: the completer starts here */
+		qp->comp.psn = qp->req.psn;
+		qp->req.retry_left = READ_ONCE(qp->attr.retry_cnt);
+		qp->req.rnr_left = READ_ONCE(qp->attr.rnr_retry);
+	}
+
+	sw->wc_opcode = sv_qp_send_wc_opcode(opcode);
+	sw->flags = 0;
+	if (qp->sq_sig_all || (wqe->wr.send_flags & IB_SEND_SIGNALED))
+		sw->flags |= SV_SWQE_SIGNALED;
+	sw->state = SV_SWQE_SENDING;
+	sw->status = IB_WC_SUCCESS;
+	sw->next = 0;
+	sw->resp_len = 0;
+	sw->first_psn = qp->req.psn;
+	mtu = sv_qp_mtu(qp);
+	sw->mtu = mtu;
+	len = wqe->dma.length;
+
+	if (status == IB_WC_SUCCESS && sv_req_is_local(opcode))
+		status = sv_req_local_op(qp, wqe);
+	else if (status == IB_WC_SUCCESS && sv_req_is_ud(qp) && len > mtu)
+		status = IB_WC_LOC_LEN_ERR;	/* UD: one packet (IBTA 9.8.2) */
+
+	sv_req_in_flight_inc(qp);
+	if (status != IB_WC_SUCCESS || sv_req_is_local(opcode)) {
+		sw->npkts = 0;
+		sw->last_psn = sw->first_psn;
+		sw->state = SV_SWQE_DONE;
+		sw->status = status;
+		if (status != IB_WC_SUCCESS)
+			qp->req.stopped = true;
+		*retire = true;
+		return true;
+	}
+
+	if (sv_req_is_rd_atomic(opcode)) {
+		sw->flags |= SV_SWQE_RD_ATOMIC | SV_SWQE_RESP;
+		qp->req.rd_atomic++;
+		sw->npkts = 1;
+		sw->last_psn = opcode == IB_WR_RDMA_READ ?
+			sv_psn_add(sw->first_psn, sv_mtu_npkts(len, mtu) - 1) :
+			sw->first_psn;
+	} else {
+		if (qp->ibqp.qp_type == IB_QPT_RC)
+			sw->flags |= SV_SWQE_ACKED;
+		sw->npkts = sv_mtu_npkts(len, mtu);
+		sw->last_psn = sv_psn_add(sw->first_psn, sw->npkts - 1);
+	}
+	return true;
+}
+
+/* --- building a packet ------------------------------------------------------ */
+
+/* Find the path and UDP source port of a packet of @wqe; under RCU. */
+static int sv_req_path(struct sv_qp *qp, const struct sv_send_wqe *wqe,
+		       struct sv_req_pkt *pk, u32 *dqpn)
+{
+	struct sv_dev *sv = sv_req_dev(qp);
+	const struct sv_path *path;
+
+	if (!sv_req_is_ud(qp)) {
+		path = rcu_dereference(qp->path);
+		if (!path)
+			return -EINVAL;
+		*dqpn = READ_ONCE(qp->attr.dest_qp_num);
+		pk->path = path;
+		pk->sport = path->udp_sport;
+		return 0;
+	}
+
+	*dqpn = wqe->wr.wr.ud.remote_qpn & SV_QPN_MASK;
+	if (wqe->wr.wr.ud.ah_num) {
+		path = sv_ah_path_rcu(sv, wqe->wr.wr.ud.ah_num, qp->ibqp.pd);
+		if (!path)
+			return -EINVAL;
+	} else {
+		/* old librxe: an address vector in the WQE, checked there */
+		if (sv_path_from_user_av(sv, &wqe->wr.wr.ud.av, &pk->av_path))
+			return -EINVAL;
+		path = &pk->av_path;
+	}
+	pk->path = path;
+	pk->sport = sv_path_udp_sport(path, qp->ibqp.qp_num, *dqpn);
+	return 0;
+}
+
+/* Fill the extension headers the opcode of @hdr has. */
+static void sv_req_build_ext(struct sv_qp *qp, struct sv_swqe *sw, u8 *hdr,
+			     const struct sv_opcode_info *info)
+{
+	const struct sv_send_wqe *wqe = sw->wqe;
+
+	if (sv_opcode_has(info, SV_EXT_DETH)) {
+		u32 qkey = wqe->wr.wr.ud.remote_qkey;
+
+		/* a controlled Q_Key in the WR means the QP's (IBTA 10.2.5) */
+		if (qkey & 0x80000000U)
+			qkey = READ_ONCE(qp->attr.qkey);
+		sv_hdr_build_deth(hdr, qkey, qp->ibqp.qp_num);
+	}
+	if (sv_opcode_has(info, SV_EXT_RETH)) {
+		u32 len = wqe->dma.length;
+		u64 va = wqe->wr.wr.rdma.remote_addr;
+
+		if (wqe->wr.opcode == IB_WR_RDMA_READ) {
+			/* a resumed READ asks for what is still missing */
+			va += sw->resp_len;
+			len -= sw->resp_len;
+		}
+		sv_hdr_build_reth(hdr, va, wqe->wr.wr.rdma.rkey, len);
+	}
+	if (sv_opcode_has(info, SV_EXT_ATMETH)) {
+		bool cas = wqe->wr.opcode == IB_WR_ATOMIC_CMP_AND_SWP;
+
+		/* Compare & Swap: swap, compare; Fetch & Add: add, unused */
+		sv_hdr_build_atmeth(hdr, wqe->wr.wr.atomic.remote_addr,
+				    wqe->wr.wr.atomic.rkey,
+				    cas ? wqe->wr.wr.atomic.swap :
+					  wqe->wr.wr.atomic.compare_add,
+				    cas ? wqe->wr.wr.atomic.compare_add : 0);
+	}
+	if (sv_opcode_has(info, SV_EXT_IMMDT))
+		sv_hdr_build_immdt(hdr, wqe->wr.ex.imm_data);
+	if (sv_opcode_has(info, SV_EXT_IETH))
+		sv_hdr_build_ieth(hdr, wqe->wr.ex.invalidate_rkey);
+}
+
+/*
+ * Build the next request packet of @sw into @pk (pk->skb stays NULL if the
+ * skb could not be allocated: a loss the retransmission covers for RC).
+ * Returns 0, or an ib_wc_status the WQE fails with.
+ */
+static int sv_req_build_locked(struct sv_qp *qp, struct sv_swqe *sw,
+			       struct sv_req_pkt *pk, bool *retire)
+{
+	struct sv_dev *sv = sv_req_dev(qp);
+	const struct sv_send_wqe *wqe = sw->wqe;
+	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
+	bool read = wqe->wr.opcode == IB_WR_RDMA_READ;
+	const struct sv_opcode_info *info;
+	u32 psn, off, paylen = 0, flags = 0, dqpn;
+	struct sk_buff *skb;
+	bool first, last;
+	int opcode;
+	u8 *hdr;
+
+	lockdep_assert_held(&qp->req.lock);
+
+	if (read || (sw->flags & SV_SWQE_RESP)) {
+		/* READ and atomics: one request; a READ resumes (IBTA 9.7.4.1.4) */
+		first = last = true;
+		off = sw->resp_len;
+		psn = sv_psn_add(sw->first_psn, off / sw->mtu);
+	} else {
+		first = sw->next == 0;
+		last = sw->next + 1 == sw->npkts;
+		off = sw->next * sw->mtu;
+		psn = sv_psn_add(sw->first_psn, sw->next);
+		paylen = min(sw->mtu, wqe->dma.length - off);
+	}
+	opcode = sv_opcode_wr_pkt(wqe->wr.opcode, qp->ibqp.qp_type,
+				  sv_pkt_pos(first, last));
+	if (opcode < 0)
+		return IB_WC_LOC_QP_OP_ERR;
+	info = &sv_opcode_table[opcode];
+	if (sv_req_path(qp, wqe, pk, &dqpn))
+		return IB_WC_LOC_QP_OP_ERR;
+
+	skb = sv_net_alloc_skb(sv, pk->path, sv_hdr_pkt_len(info, paylen),
+			       GFP_ATOMIC);
+	if (skb) {
+		hdr = skb->data;
+		if (last && (wqe->wr.send_flags & IB_SEND_SOLICITED) &&
+		    (info->flags & SV_OP_SE))
+			flags |= SV_BTH_SE;
+		/* ask for an ACK at the end of a message and now and then */
+		if (rc && (last || ++qp->req.noack_pkts >= SV_REQ_ACKREQ_EVERY)) {
+			flags |= SV_BTH_ACKREQ;
+			qp->req.noack_pkts = 0;
+		}
+		sv_hdr_build_bth(hdr, opcode, flags, SV_DEFAULT_PKEY, dqpn, psn,
+				 paylen);
+		sv_req_build_ext(qp, sw, hdr, info);
+		if (paylen) {
+			u8 *pay = hdr + info->hdr_len;
+
+			if (sv_req_sge_copy(qp, wqe, off, pay, paylen,
+					    SV_COPY_FROM_MR)) {
+				kfree_skb(skb);
+				return IB_WC_LOC_PROT_ERR;
+			}
+			memset(pay + paylen, 0, sv_hdr_pad(paylen));
+		}
+	} else {
+		sv_stat_inc(sv, SV_STAT_TX_DROPS);
+	}
+	pk->skb = skb;
+
+	if (psn == qp->req.psn)		/* first time out */
+		qp->req.psn = sv_psn_add(read ? sw->last_psn : psn, 1);
+	else
+		sv_stat_inc(sv, SV_STAT_RETRANS_PKTS);
+	sw->next++;
+	if (sw->next >= sw->npkts) {
+		if (rc) {
+			if (sw->state == SV_SWQE_SENDING)
+				sw->state = SV_SWQE_SENT;
+		} else {
+			/* UC and UD complete when sent (IBTA 9.8, 9.7) */
+			sw->state = SV_SWQE_DONE;
+			*retire = true;
+		}
+	}
+	if (rc)
+		sv_req_arm_retrans_locked(qp, false);
+	return 0;
+}
+
+/*
+ * Pick the next packet to send, starting a WQE if needed.  Returns 1 when
+ * something happened (a packet in @pk, or a WQE started or finished), 0
+ * when there is nothing to do now.
+ */
+static int sv_req_next_locked(struct sv_qp *qp, struct sv_req_pkt *pk,
+			      bool *retire)
+{
+	enum ib_qp_state state = READ_ONCE(qp->state);
+	struct sv_queue *q = qp->sq.queue;
+	u32 mask = sv_req_mask(qp);
+	u32 cons, in_flight, posted, cur, end;
+	unsigned long flags;
+	struct sv_swqe *sw;
+	int status;
+
+	lockdep_assert_held(&qp->req.lock);
+	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
+		return 0;
+	if (qp->req.rnr_wait)
+		return 0;
+
+	spin_lock_irqsave(&qp->sq.consumer_lock, flags);
+	cons = q->cons;
+	in_flight = qp->req.in_flight;
+	posted = sv_req_posted(qp);
+	spin_unlock_irqrestore(&qp->sq.consumer_lock, flags);
+
+	end = (cons + in_flight) & mask;
+	if (!in_flight) {
+		qp->req.cur = cons;
+		qp->req.stopped = false;
+	}
+	for (cur = qp->req.cur; cur != end; cur = (cur + 1) & mask) {
+		sw = sv_req_swqe(qp, cur);
+		if (sw->state == SV_SWQE_DONE) {
+			/* nothing after a failed WQE goes out */
+			if (sw->status != IB_WC_SUCCESS) {
+				qp->req.cur = cur;
+				return 0;
+			}
+			continue;
+		}
+		if (sw->next < sw->npkts)
+			break;
+	}
+	qp->req.cur = cur;
+
+	if (cur == end) {
+		/* SQD: what started finishes, nothing new starts */
+		if (state != IB_QPS_RTS || qp->req.stopped ||
+		    posted <= in_flight)
+			return 0;
+		if (!sv_req_start_locked(qp, end, retire))
+			return 0;
+		sw = sv_req_swqe(qp, end);
+		if (sw->state == SV_SWQE_DONE)
+			return 1;
+	} else {
+		sw = sv_req_swqe(qp, cur);
+	}
+
+	status = sv_req_build_locked(qp, sw, pk, retire);
+	if (status) {
+		sv_comp_fail_locked(qp, sw, status);
+		*retire = true;
+	}
+	return 1;
+}
+
+/*
+ * Send up to *@budget packets.  Returns true when the requester has
+ * nothing more to do now, false when the budget ran out first.
+ */
+static bool sv_req_send_some(struct sv_qp *qp, int *budget)
+{
+	struct sv_dev *sv = sv_req_dev(qp);
+	bool retire = false, idle = false;
+	struct sv_req_pkt pk;
+
+	/* bottom halves off for the batch: packets queue up, then go */
+	local_bh_disable();
+	while (*budget > 0) {
+		int ret;
+
+		pk.skb = NULL;
+		rcu_read_lock();
+		spin_lock(&qp->req.lock);
+		ret = sv_req_next_locked(qp, &pk, &retire);
+		spin_unlock(&qp->req.lock);
+		if (pk.skb)
+			sv_net_xmit(sv, pk.path, pk.sport, pk.skb);
+		rcu_read_unlock();
+		if (!ret) {
+			idle = true;
+			break;
+		}
+		(*budget)--;
+	}
+	local_bh_enable();
+
+	if (retire)
+		sv_qp_sq_complete(qp);
+	return idle;
+}
+
+static void sv_req_run(struct sv_qp *qp, int budget)
+{
+	int n;
+
+	do {
+		n = atomic_read(&qp->req.sched);
+		if (!sv_req_send_some(qp, &budget)) {
+			/* more to send: the work item goes on as the runner */
+			queue_work(sv_req_wq, &qp->req.work);
+			return;
+		}
+	} while (atomic_sub_return(n, &qp->req.sched));
+}
+
+static void sv_req_work(struct work_struct *work)
+{
+	struct sv_qp *qp = container_of(work, struct sv_qp, req.work);
+
+	sv_req_run(qp, SV_REQ_BUDGET_WORK);
+}
+
+/* the SQ must be retired but the caller had interrupts off */
+static void sv_req_retire_work(struct work_struct *work)
+{
+	struct sv_qp *qp = container_of(work, struct sv_qp, req.retire_work);
+
+	sv_qp_sq_complete(qp);
+}
+
+/*
+ * Make the requester run: inline if it is idle and the context allows
+ * (not with interrupts off: the requester takes bottom-half locks), else
+ * in sv_req_wq.  Any context.
+ */
+void sv_req_sched(struct sv_qp *qp)
+{
+	if (atomic_inc_return(&qp->req.sched) > 1)
+		return;		/* the runner will pass again */
+	if (irqs_disabled() || in_hardirq()) {
+		queue_work(sv_req_wq, &qp->req.work);
+		return;
+	}
+	sv_req_run(qp, SV_REQ_BUDGET_INLINE);
+}
+
+/* For sv_qp_flush() when interrupts are off: retire from the work queue. */
+void sv_req_defer_retire(struct sv_qp *qp)
+{
+	queue_work(sv_req_wq, &qp->req.retire_work);
+}
+
+/* --- life cycle ------------------------------------------------------------ */
+
+int sv_req_init(struct sv_qp *qp)
+{
+	struct sv_queue *q = qp->sq.queue;
+	u32 slots = q->index_mask + 1;
+	size_t slot_size = (size_t)1 << q->log2_elem_size;
+	u8 *copies;
+	u32 i;
+
+	spin_lock_init(&qp->req.lock);
+	timer_setup(&qp->req.retrans_timer, sv_comp_retrans_timeout, 0);
+	timer_setup(&qp->req.rnr_timer, sv_comp_rnr_timeout, 0);
+	atomic_set(&qp->req.sched, 0);
+	INIT_WORK(&qp->req.work, sv_req_work);
+	INIT_WORK(&qp->req.retire_work, sv_req_retire_work);
+
+	/* per slot: the state, then (after all states) the WQE copy */
+	qp->req.swqe = kvcalloc(slots, sizeof(struct sv_swqe) + slot_size,
+				GFP_KERNEL);
+	if (!qp->req.swqe)
+		return -ENOMEM;
+	copies = (u8 *)(qp->req.swqe + slots);
+	for (i = 0; i < slots; i++)
+		qp->req.swqe[i].wqe = (struct sv_send_wqe *)(copies +
+							     i * slot_size);
+	return 0;
+}
+
+/*
+ * Wait until no timer, work item or runner of the requester is active.
+ * The QP is in RESET already, where none of them starts anything new or
+ * re-arms; runners that saw the old state finish their packet and stop.
+ */
+static void sv_req_quiesce(struct sv_qp *qp)
+{
+	for (;;) {
+		del_timer_sync(&qp->req.retrans_timer);
+		del_timer_sync(&qp->req.rnr_timer);
+		flush_work(&qp->req.work);
+		flush_work(&qp->req.retire_work);
+		if (!atomic_read(&qp->req.sched))
+			break;
+		msleep(1);
+	}
+	del_timer_sync(&qp->req.retrans_timer);
+	del_timer_sync(&qp->req.rnr_timer);
+}
+
+void sv_req_reset(struct sv_qp *qp)
+{
+	sv_req_quiesce(qp);
+	spin_lock_bh(&qp->req.lock);
+	qp->req.cur = qp->sq.queue->cons;
+	qp->req.rd_atomic = 0;
+	qp->req.noack_pkts = 0;
+	qp->req.rnr_wait = false;
+	qp->req.stopped = false;
+	qp->comp.psn = 0;
+	spin_unlock_bh(&qp->req.lock);
+}
+
+void sv_req_cleanup(struct sv_qp *qp)
+{
+	sv_req_quiesce(qp);
+	kvfree(qp->req.swqe);
+	qp->req.swqe = NULL;
+}
+
+int sv_req_wq_create(void)
+{
+	/*
+	 * High priority: requester work is the transmit path.  Memory
+	 * reclaim may depend on it (NVMe-oF, NFS over softverbs).
+	 */
+	sv_req_wq = alloc_workqueue("softverbs_req", WQ_HIGHPRI |
+				    WQ_MEM_RECLAIM, 0);
+	return sv_req_wq ? 0 : -ENOMEM;
+}
+
+void sv_req_wq_destroy(void)
+{
+	destroy_workqueue(sv_req_wq);
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the requester (sv_req.c) and the completer (sv_comp.c) share: the
+ * private copy of every send WQE they work on, and the calls between them.
+ * Nothing here is for other files: sv_qp.c sees only sv_xport.h and sv.h.
+ *
+ * A send WQE's life (all under qp->req.lock):
+ *
+ *   ring slot --copy--> SENDING --last request packet--> SENT --response--> DONE
+ *                          |                                                 ^
+ *                          +-- local op, UC/UD send, or a local error -------+
+ *
+ * DONE WQEs are retired in ring order by sv_comp_retire(): it posts their
+ * completions and hands the slots back.  "In flight" (qp->req.in_flight)
+ * counts the WQEs from the SQ's consumer index that have a copy here.
+ */
+#ifndef SV_REQ_H
+#define SV_REQ_H
+
+#include "sv.h"
+
+enum sv_swqe_state {
+	SV_SWQE_SENDING,	/* started; request packets remain */
+	SV_SWQE_SENT,		/* RC: every request packet went out once */
+	SV_SWQE_DONE,		/* finished, status final: retire in order */
+};
+
+enum sv_swqe_flags {
+	SV_SWQE_SIGNALED	= BIT(0),	/* completes even on success */
+	SV_SWQE_RD_ATOMIC	= BIT(1),	/* READ or atomic: counts in
+						 * req.rd_atomic until retired */
+	SV_SWQE_RESP		= BIT(2),	/* RC READ/atomic: its response
+						 * carries data (not an ACK) */
+	SV_SWQE_ACKED		= BIT(3),	/* RC: finished by an ACK */
+};
+
+/**
+ * struct sv_swqe - the requester's state of one send WQE
+ * @wqe:	private copy of the ring slot (checked, never re-read)
+ * @first_psn:	PSN of its first request packet
+ * @last_psn:	PSN of its last packet: the last request packet, or for a
+ *		READ the last response packet
+ * @npkts:	request packets (a READ request is one packet)
+ * @next:	index of the next request packet to (re)send
+ * @mtu:	path MTU the WQE is segmented with (fixed at start, so a
+ *		retransmission sends the same packets)
+ * @resp_len:	READ: response bytes received and placed so far
+ * @state:	enum sv_swqe_state
+ * @status:	enum ib_wc_status once DONE
+ * @wc_opcode:	enum ib_wc_opcode of its completion
+ * @flags:	enum sv_swqe_flags
+ */
+struct sv_swqe {
+	struct sv_send_wqe	*wqe;
+	u32			first_psn;
+	u32			last_psn;
+	u32			npkts;
+	u32			next;
+	u32			mtu;
+	u32			resp_len;
+	u8			state;
+	u8			status;
+	u8			wc_opcode;
+	u8			flags;
+};
+
+/* how many packets of an RC message may go before one asks for an ACK */
+#define SV_REQ_ACKREQ_EVERY	64
+
+/* sv_req.c */
+extern struct workqueue_struct *sv_req_wq;
+void sv_req_resend_locked(struct sv_qp *qp, u32 psn);
+void sv_req_arm_retrans_locked(struct sv_qp *qp, bool restart);
+int sv_req_sge_copy(struct sv_qp *qp, const struct sv_send_wqe *wqe, u32 off,
+		    void *buf, u32 len, enum sv_copy_dir dir);
+
+static inline u32 sv_req_mask(const struct sv_qp *qp)
+{
+	return qp->sq.queue->index_mask;
+}
+
+static inline struct sv_swqe *sv_req_swqe(const struct sv_qp *qp, u32 idx)
+{
+	return &qp->req.swqe[idx & sv_req_mask(qp)];
+}
+
+/* sv_comp.c */
+void sv_comp_retrans_timeout(struct timer_list *t);
+void sv_comp_rnr_timeout(struct timer_list *t);
+void sv_comp_fail_locked(struct sv_qp *qp, struct sv_swqe *sw,
+			 enum ib_wc_status status);
+
+#endif /* SV_REQ_H */
