@@ -24,6 +24,13 @@ the RoCE v2 GID each side uses.  Cases (REGEX selects by name):
       src_qp), ud_bad_qkey (a datagram with the wrong Q_Key is dropped:
       the receive is consumed by the next good one)
 
+Named explicitly (REGEX), the cases for 54-netem: bulk (XP_BULK_MIB MiB by
+RC RDMA WRITE, READ back, then SEND, all verified), ud_loss / uc_loss (100
+datagrams / 60 three-packet messages: the share that arrives fits netem's
+XP_LOSS_PCT when XP_LOSSY=1; what arrives is intact and in order; after
+XP_NETEM_OFF runs, UC delivers everything again), retry_blackhole (RC into
+a 100 % loss path: IBV_WC_RETRY_EXC_ERR).
+
 Every completion's status, opcode, byte_len, qp_num, wc_flags and imm_data
 are checked, and every byte that travelled.  All cases run; the output has
 one "ok"/"FAIL" line per case and direction; exit 1 if any failed.
@@ -44,7 +51,8 @@ from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.wr import RecvWR, SendWR, SGE
 import pyverbs.enums as e
 
-MR_SIZE = 1 << 20
+BULK = int(float(os.environ.get('XP_BULK_MIB', '4')) * (1 << 20))
+MR_SIZE = max(1 << 20, 2 * BULK)
 RECV_OFF = MR_SIZE // 2      # responders receive into the upper half
 QKEY = 0x1a2b3c4d
 GRH = 40
@@ -65,8 +73,13 @@ def fd_target(fd):
         return ''
 
 
+_BASE = bytes((i * 7) & 0xff for i in range(256))
+
+
 def pattern(n, seed):
-    return bytes((i * 7 + seed) & 0xff for i in range(n))
+    """n bytes of a pattern that differs by seed (fast for MiBs)"""
+    s = (seed * 13) % 256
+    return (_BASE * (n // 256 + 2))[s:s + n]
 
 
 class Side:
@@ -85,8 +98,8 @@ class Side:
             raise AssertionError(f"cannot tell the completion channel's fd: "
                                  f"{[(fd, fd_target(fd)) for fd in new]}")
         self.chan_fd = new[0]
-        self.scq = CQ(self.ctx, 64)
-        self.rcq = CQ(self.ctx, 64, None, self.chan, 0)
+        self.scq = CQ(self.ctx, 256)
+        self.rcq = CQ(self.ctx, 256, None, self.chan, 0)
         self.mr = MR(self.pd, MR_SIZE, ACC)
         self.gid_idx = gid_idx
         self.gid = str(self.ctx.query_gid(1, gid_idx))
@@ -123,8 +136,8 @@ def ah_attr(src, dst):
     return AHAttr(is_global=1, port_num=1, gr=gr)
 
 
-def make_qp(side, qpt, sig_all=1, inline=0, sges=4):
-    cap = QPCap(max_send_wr=16, max_recv_wr=16, max_send_sge=sges,
+def make_qp(side, qpt, sig_all=1, inline=0, sges=4, depth=16):
+    cap = QPCap(max_send_wr=depth, max_recv_wr=depth, max_send_sge=sges,
                 max_recv_sge=sges, max_inline_data=inline)
     return QP(side.pd, QPInitAttr(qp_type=qpt, scq=side.scq, rcq=side.rcq,
                                   cap=cap, sq_sig_all=sig_all))
@@ -170,12 +183,12 @@ def connect(qp, qpt, me, peer, peer_qpn, timeout=14, retry_cnt=7,
 class Pair:
     """a requester QP on side @req connected to a responder QP on @resp"""
 
-    def __init__(self, req, resp, qpt, sig_all=1, inline=0, **conn):
+    def __init__(self, req, resp, qpt, sig_all=1, inline=0, depth=16, **conn):
         self.req, self.resp, self.qpt = req, resp, qpt
         req.drain()
         resp.drain()
-        self.qa = make_qp(req, qpt, sig_all, inline)
-        self.qb = make_qp(resp, qpt)
+        self.qa = make_qp(req, qpt, sig_all, inline, depth=depth)
+        self.qb = make_qp(resp, qpt, depth=depth)
         connect(self.qa, qpt, req, resp, self.qb.qp_num, **conn)
         connect(self.qb, qpt, resp, req, self.qa.qp_num, **conn)
         if qpt == e.IBV_QPT_UD:
@@ -575,6 +588,159 @@ CASES = [
 ]
 
 
+# --- cases for 54-netem (run only when named) ---------------------------------
+# XP_LOSSY=1 says the path really drops packets (netem on a veth the packets
+# cross; not so for a device talking to itself).  XP_NETEM_OFF is a shell
+# command that removes the impairment.
+
+LOSSY = os.environ.get('XP_LOSSY', '0') == '1'
+CHUNK = 65536
+WINDOW = 8
+
+
+def windowed(p, ops):
+    """ops: [(post function, wr_id)]; keep WINDOW signaled WRs in flight"""
+    done = 0
+    for i, (fn, wr_id) in enumerate(ops):
+        if i - done >= WINDOW:
+            for wc in poll(p.req.scq, 1, WAIT + 60):
+                check_wc(wc, f"bulk WR {wc.wr_id}")
+            done += 1
+        fn(wr_id)
+    for wc in poll(p.req.scq, len(ops) - done, WAIT + 60):
+        check_wc(wc, f"bulk WR {wc.wr_id}")
+
+
+def c_bulk(p):
+    """BULK bytes by RDMA WRITE, read back by RDMA READ, then by SEND"""
+    n = BULK // CHUNK
+    data = b''.join(pattern(CHUNK, i) for i in range(n))
+    t0 = time.monotonic()
+    p.req.fill(0, data)
+    p.resp.fill(RECV_OFF, bytes(BULK))
+    windowed(p, [(lambda w: p.post_send(
+        e.IBV_WR_RDMA_WRITE, [(w * CHUNK, CHUNK)], wr_id=w,
+        rdma=p.remote(RECV_OFF + w * CHUNK)), i) for i in range(n)])
+    same(p.resp.read(RECV_OFF, BULK), data, "RDMA WRITE data")
+    p.req.fill(0, bytes(BULK))
+    windowed(p, [(lambda w: p.post_send(
+        e.IBV_WR_RDMA_READ, [(w * CHUNK, CHUNK)], wr_id=w,
+        rdma=p.remote(RECV_OFF + w * CHUNK)), i) for i in range(n)])
+    same(p.req.read(0, BULK), data, "RDMA READ data")
+    posted = min(n, WINDOW * 2)
+    for i in range(posted):
+        p.post_recv([(RECV_OFF + i * CHUNK, CHUNK)], wr_id=1000 + i)
+    got = 0
+
+    def send(w):
+        nonlocal posted, got
+        # keep receives ahead of the sends
+        cnt, wcs = p.resp.rcq.poll(WINDOW)
+        for wc in wcs[:cnt]:
+            check_wc(wc, "bulk receive", byte_len=CHUNK)
+            got += 1
+        while posted < n and posted - got < WINDOW * 2:
+            p.post_recv([(RECV_OFF + posted * CHUNK, CHUNK)],
+                        wr_id=1000 + posted)
+            posted += 1
+        p.post_send(e.IBV_WR_SEND, [(w * CHUNK, CHUNK)], wr_id=w)
+
+    windowed(p, [(send, i) for i in range(n)])
+    while got < n:
+        while posted < n and posted - got < WINDOW * 2:
+            p.post_recv([(RECV_OFF + posted * CHUNK, CHUNK)],
+                        wr_id=1000 + posted)
+            posted += 1
+        for wc in poll(p.resp.rcq, 1, WAIT + 60):
+            check_wc(wc, "bulk receive", byte_len=CHUNK)
+            got += 1
+    same(p.resp.read(RECV_OFF, BULK), data, "SEND data")
+    print(f"  bulk: 3 x {BULK >> 20} MiB (write, read, send) intact in "
+          f"{time.monotonic() - t0:.1f}s")
+
+
+def counted(p, count, size):
+    """send @count numbered messages, return the sequence numbers received"""
+    for i in range(count):
+        p.post_recv([(RECV_OFF + i * 4096, 4096)], wr_id=1000 + i)
+    for i in range(count):
+        msg = i.to_bytes(4, 'little') + pattern(size - 4, i)
+        p.req.fill(i * 4096, msg)
+        p.post_send(e.IBV_WR_SEND, [(i * 4096, size)], wr_id=i)
+        if i % 8 == 7:
+            for wc in poll(p.req.scq, 8):
+                check_wc(wc, "send")
+    for wc in poll(p.req.scq, count % 8):
+        check_wc(wc, "send")
+    time.sleep(1.0)
+    seqs = []
+    off = GRH if p.qpt == e.IBV_QPT_UD else 0
+    while True:
+        cnt, wcs = p.resp.rcq.poll(16)
+        if not cnt:
+            break
+        for wc in wcs[:cnt]:
+            check_wc(wc, "receive", byte_len=size + off)
+            k = wc.wr_id - 1000
+            buf = p.resp.read(RECV_OFF + k * 4096 + off, size)
+            seq = int.from_bytes(buf[:4], 'little')
+            same(buf, seq.to_bytes(4, 'little') + pattern(size - 4, seq),
+                 f"message {seq}")
+            seqs.append(seq)
+    if seqs != sorted(seqs) or len(set(seqs)) != len(seqs):
+        raise AssertionError(f"messages out of order or twice: {seqs}")
+    return seqs
+
+
+def loss_check(what, got, count, per_msg_pkts):
+    pct = float(os.environ.get('XP_LOSS_PCT', '0'))
+    lost = count - len(got)
+    print(f"  {what}: {len(got)} of {count} messages arrived ({lost} lost; "
+          f"netem loss {pct}% per packet, {per_msg_pkts} packet(s) each)")
+    if not LOSSY:
+        if lost:
+            raise AssertionError("messages lost on a loss-free path")
+        return
+    expect = count * (1 - (1 - pct / 100) ** per_msg_pkts)
+    if not (1 <= lost <= 3 * expect + 5):
+        raise AssertionError(f"{lost} lost, expected about {expect:.0f}")
+
+
+def c_ud_loss(p):
+    got = counted(p, 100, 512)
+    loss_check("UD", got, 100, 1)
+
+
+def c_uc_loss(p):
+    got = counted(p, 60, 3000)     # 3 packets per message
+    loss_check("UC", got, 60, 3)
+    off = os.environ.get('XP_NETEM_OFF')
+    if off:
+        os.system(off)
+        p.resp.drain()
+        got = counted(p, 5, 3000)
+        if len(got) != 5:
+            raise AssertionError(f"after the loss: {len(got)} of 5 arrived")
+        print("  UC: the QP delivers every message once the loss stops")
+
+
+def c_retry_blackhole(p):
+    if not LOSSY:
+        raise Skip("the path cannot black-hole packets (device talks to itself)")
+    p.post_send(e.IBV_WR_SEND, [(0, 64)])
+    check_wc(poll(p.req.scq, wait=WAIT + 30)[0], "send into a black hole",
+             status=e.IBV_WC_RETRY_EXC_ERR)
+
+
+EXTRA = [
+    ('bulk', RC, c_bulk, {}),
+    ('ud_loss', UD, c_ud_loss, {'depth': 128}),
+    ('uc_loss', UC, c_uc_loss, {'depth': 128}),
+    ('retry_blackhole', RC, c_retry_blackhole,
+     {'timeout': 10, 'retry_cnt': 2}),
+]
+
+
 def main():
     if len(sys.argv) < 5:
         print(__doc__)
@@ -585,8 +751,11 @@ def main():
     sel = re.compile(sys.argv[5] if len(sys.argv) > 5 else '')
     fails = skips = oks = 0
     for req, resp in ((a, b), (b, a)) if a is not b else ((a, a),):
-        for name, qpt, fn, kw in CASES:
+        for name, qpt, fn, kw in CASES + EXTRA:
             if not sel.search(name):
+                continue
+            # the netem cases run only when named
+            if (name, qpt, fn, kw) in EXTRA and not sel.pattern:
                 continue
             what = f"{name} {req.dev}->{resp.dev}"
             t0 = time.monotonic()

@@ -1,0 +1,79 @@
+#!/bin/bash
+# softverbs <-> softverbs through a lossy, duplicating, reordering veth.
+#
+#   netns sv-54a                              netns sv-54b
+#   sv54a (softverbs) on x54a 10.154.0.1  ==== x54b 10.154.0.2 <- sv54b (softverbs)
+#           tc qdisc netem on x54a and x54b (each end's egress)
+#
+# Phases (the Python cases are in 53-verbs-matrix.py):
+#   loss 3 % both ways           RC bulk: 4 MiB by RDMA WRITE, READ back, SEND,
+#                                every byte checked; ib_send_bw -n 200
+#   duplicate 5 %, delay 2 ms    RC bulk again (duplicate requests, ACKs and
+#   with 25 % reordered          read responses; PSN sequence NAKs)
+#   loss 10 % on x54a            UD: about that share of 100 datagrams lost;
+#                                UC: 3-packet messages dropped whole, the rest
+#                                intact and in order, all arrive once the loss
+#                                stops
+#   loss 100 % on x54a           RC: IBV_WC_RETRY_EXC_ERR (timeout 10, retry 2)
+# SV_XPORT_DUT=rxe: one Soft-RoCE device talking to itself never crosses the
+# veth, so netem has no effect there; the cases then only check the data.
+. "$(dirname "$0")/lib.sh"
+
+sv_need ip rdma tc ss ib_send_bw
+py=/usr/bin/python3
+helper=$(dirname "$0")/53-verbs-matrix.py
+$py -c 'import pyverbs.qp' 2>/dev/null || sv_skip "python3-pyverbs is not installed"
+modprobe sch_netem 2>/dev/null || sv_skip "no sch_netem module"
+XP_PORT=24000
+sv_xport_setup 54 softverbs softverbs
+
+export XP_LOSSY=1
+[ "$XP_A_DEV" != "$XP_B_DEV" ] || XP_LOSSY=0
+
+# netem SIDES ARGS...: set (or with "off", remove) netem on the veth end of
+# each side in SIDES ("A", "B" or "AB")
+netem() {
+	local sides=$1 s ifv
+	shift
+	for s in $(grep -o . <<<"$sides"); do
+		ifv=XP_${s}_IF
+		if [ "$1" = off ]; then
+			xp_exec "$s" tc qdisc del dev "${!ifv}" root 2>/dev/null || true
+		else
+			xp_exec "$s" tc qdisc replace dev "${!ifv}" root netem "$@"
+		fi
+	done
+	echo "netem $sides: ${*}"
+}
+sv_on_exit 'netem AB off >/dev/null'
+
+rc=0
+matrix() {
+	timeout -k 5 600 $py "$helper" "$XP_A_DEV" "$XP_A_GID4" "$XP_B_DEV" "$XP_B_GID4" "$1" && return 0
+	echo "--- kernel log"
+	dmesg | tail -n 30
+	rc=1
+}
+stats() {
+	xp_exec A tc -s qdisc show dev "$XP_A_IF" | grep -E 'netem|Sent|dropped' | sed 's/^/  A: /'
+}
+
+netem AB loss 3%
+matrix '^bulk$'
+xp_pair 4 B A ib_send_bw -F -n 200 -s 65536 || rc=1
+stats
+
+netem AB duplicate 5% delay 2ms reorder 75% 50%
+matrix '^bulk$'
+stats
+
+netem AB off
+netem A loss 10%
+off=
+[ -z "$XP_A_NS" ] || off="ip netns exec $XP_A_NS tc qdisc del dev $XP_A_IF root"
+XP_LOSS_PCT=10 XP_NETEM_OFF=$off matrix '^(ud_loss|uc_loss)$'
+
+netem A loss 100%
+matrix '^retry_blackhole$'
+netem AB off
+[ $rc -eq 0 ] || sv_fail "failures under netem (see above)"
