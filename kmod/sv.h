@@ -22,6 +22,7 @@
 #include "softverbs-abi.h"
 #include "sv_queue.h"
 #include "sv_stats.h"
+#include "sv_fault.h"
 
 /* SV_VERSION comes from dkms.conf through kmod/Kbuild */
 #ifndef SV_VERSION
@@ -95,6 +96,13 @@ struct sv_dev {
 
 	/* data path counters (sv_stats.h), allocated with the device */
 	struct sv_stats __percpu *stats;
+
+	/* --- management plane (sv_stats.c, sv_fault.c, sv_nl.c) --- */
+	/* most QPs alive at once; raised by sv_stats_qp_created() */
+	atomic_t		qp_peak;
+	/* fault injection state (sv_fault.h) */
+	struct sv_fault		fault;
+	/* --- end management plane --- */
 };
 
 /*
@@ -132,6 +140,28 @@ void sv_dev_remove_all(void);
 int sv_dev_notifier_register(void);
 void sv_dev_notifier_unregister(void);
 struct sv_dev *sv_dev_find_rcu(const struct net_device *ndev);
+
+/* --- management plane --- */
+/* sv_stats.c: hw counters (rdma statistic) and restrack driver detail */
+void sv_stats_read(struct sv_dev *sv, u64 *vals);
+unsigned int sv_stats_num(void);
+const char *sv_stats_name(unsigned int i);
+void sv_stats_qp_created(struct sv_dev *sv);
+struct rdma_hw_stats *sv_stats_alloc_port(struct ib_device *ibdev,
+					  u32 port_num);
+int sv_stats_get(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		 u32 port_num, int index);
+int sv_stats_fill_res_qp(struct sk_buff *msg, struct ib_qp *ibqp);
+int sv_stats_fill_res_cq(struct sk_buff *msg, struct ib_cq *ibcq);
+int sv_stats_fill_res_mr(struct sk_buff *msg, struct ib_mr *ibmr);
+
+/* sv_nl.c: the softverbs generic netlink family */
+int sv_nl_init(void);
+void sv_nl_exit(void);
+
+/* sv_dev.c, for sv_nl.c: the device of @net after @index, referenced */
+struct sv_dev *sv_dev_get_next(struct net *net, u32 index);
+/* --- end management plane --- */
 
 /* sv_port.c: port and device attributes */
 int sv_port_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,

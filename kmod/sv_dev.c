@@ -43,6 +43,8 @@ static void sv_dev_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&sv->mr_xa);
 	xa_destroy(&sv->srq_xa);
 	xa_destroy(&sv->ah_xa);
+	/* management plane: off sv_devices, so no receive hook from now on */
+	sv_fault_dev_cleanup(sv);
 	free_percpu(sv->stats);
 	sv_net_sock_put(sv->net);
 	netdev_put(sv->ndev, &sv->ndev_tracker);
@@ -109,6 +111,13 @@ static const struct ib_device_ops sv_dev_ops = {
 
 	.alloc_mw = sv_mw_alloc,
 	.dealloc_mw = sv_mw_dealloc,
+
+	/* management plane (sv_stats.c) */
+	.alloc_hw_port_stats = sv_stats_alloc_port,
+	.get_hw_stats = sv_stats_get,
+	.fill_res_qp_entry = sv_stats_fill_res_qp,
+	.fill_res_cq_entry = sv_stats_fill_res_cq,
+	.fill_res_mr_entry = sv_stats_fill_res_mr,
 
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sv_ucontext, ibuc),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sv_pd, ibpd),
@@ -229,6 +238,8 @@ int sv_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 		err = -ENOMEM;
 		goto err_put_netdev;
 	}
+	/* management plane: nothing to undo until dealloc_driver */
+	sv_fault_dev_init(sv);
 
 	sv->sock = sv_net_sock_get(sv->net);
 	if (IS_ERR(sv->sock)) {
@@ -297,6 +308,32 @@ err_put_netdev:
 	ib_dealloc_device(&sv->ibdev);
 	return err;
 }
+
+/* --- management plane --- */
+/*
+ * For the generic netlink family: the device of namespace @net with the
+ * smallest ib_device index >= @index, with a reference (ib_device_put()),
+ * or NULL.  Devices being unregistered are skipped.
+ */
+struct sv_dev *sv_dev_get_next(struct net *net, u32 index)
+{
+	struct sv_dev *sv, *best = NULL;
+
+	mutex_lock(&sv_devices_mutex);
+	list_for_each_entry(sv, &sv_devices, list) {
+		if (!net_eq(sv->net, net) || sv->ibdev.index < index ||
+		    (best && sv->ibdev.index > best->ibdev.index))
+			continue;
+		if (!ib_device_try_get(&sv->ibdev))
+			continue;
+		if (best)
+			ib_device_put(&best->ibdev);
+		best = sv;
+	}
+	mutex_unlock(&sv_devices_mutex);
+	return best;
+}
+/* --- end management plane --- */
 
 /*
  * Module unload: remove every device.  A device found here may be in the

@@ -39,10 +39,17 @@ static int __init sv_init(void)
 	if (err)
 		goto err_net_exit;
 
+	/* management plane: the softverbs generic netlink family */
+	err = sv_nl_init();
+	if (err)
+		goto err_notifier_unregister;
+
 	rdma_link_register(&sv_link_ops);
 	pr_info("loaded, version " SV_VERSION "\n");
 	return 0;
 
+err_notifier_unregister:
+	sv_dev_notifier_unregister();
 err_net_exit:
 	sv_net_exit();
 err_destroy_req_wq:
@@ -55,6 +62,7 @@ err_destroy_wq:
 static void __exit sv_exit(void)
 {
 	rdma_link_unregister(&sv_link_ops);
+	sv_nl_exit();	/* management plane */
 	sv_dev_remove_all();
 	sv_dev_notifier_unregister();
 	sv_net_exit();

@@ -92,6 +92,18 @@ static void sv_net_push_udp(struct sk_buff *skb, u16 sport)
 	skb->ip_summed = CHECKSUM_NONE;
 }
 
+/* --- fault injection (sv_fault.c): how a judged packet goes out --- */
+static int sv_net_out4(struct sv_dev *sv, struct sk_buff *skb)
+{
+	return ip_local_out(sv->net, sv->sock->sk4->sk, skb);
+}
+
+static int sv_net_out6(struct sv_dev *sv, struct sk_buff *skb)
+{
+	return ip6_local_out(sv->net, sv->sock->sk6->sk, skb);
+}
+/* --- end fault injection --- */
+
 static int sv_net_xmit4(struct sv_dev *sv, const struct sv_path *path,
 			u16 sport, struct sk_buff *skb)
 {
@@ -137,7 +149,12 @@ static int sv_net_xmit4(struct sv_dev *sv, const struct sv_path *path,
 		kfree_skb(skb);
 		return err;
 	}
-	err = ip_local_out(sv->net, sv->sock->sk4->sk, skb);
+	/* --- fault injection (sv_fault.c) --- */
+	if (sv_fault_active(sv, SV_FAULT_TX))
+		err = sv_fault_tx(sv, skb, sv_net_out4);
+	else
+	/* --- end fault injection --- */
+		err = ip_local_out(sv->net, sv->sock->sk4->sk, skb);
 	return net_xmit_eval(err) ? -ENOBUFS : 0;
 }
 
@@ -187,7 +204,12 @@ static int sv_net_xmit6(struct sv_dev *sv, const struct sv_path *path,
 		kfree_skb(skb);
 		return err;
 	}
-	err = ip6_local_out(sv->net, sock->sk, skb);
+	/* --- fault injection (sv_fault.c) --- */
+	if (sv_fault_active(sv, SV_FAULT_TX))
+		err = sv_fault_tx(sv, skb, sv_net_out6);
+	else
+	/* --- end fault injection --- */
+		err = ip6_local_out(sv->net, sock->sk, skb);
 	return net_xmit_eval(err) ? -ENOBUFS : 0;
 }
 

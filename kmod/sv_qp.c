@@ -573,6 +573,7 @@ int sv_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		sv_dbg_dev(sv, "no more than %u QPs\n", SV_MAX_QP);
 		return -ENOMEM;
 	}
+	sv_stats_qp_created(sv);	/* management plane: the QP peak */
 
 	qp->is_user = !!udata;
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;

@@ -100,6 +100,11 @@ void sv_recv(struct sv_dev *sv, struct sk_buff *skb)
 	int l3_off;
 	bool ok;
 
+	/* --- fault injection (sv_fault.c): it may take the packet --- */
+	if (sv_fault_active(sv, SV_FAULT_RX) && sv_fault_rx(sv, skb, sv_recv))
+		return;
+	/* --- end fault injection --- */
+
 	if (unlikely(skb_linearize(skb) || skb->len < sizeof(struct udphdr)))
 		goto drop_invalid;
 	__skb_pull(skb, sizeof(struct udphdr));
