@@ -116,6 +116,16 @@ if [ -f ulib/Makefile ] && grep -q '^test:' ulib/Makefile; then
 	row "host: ulib tests" "$p" "$f" "$s" "$stage_secs" "$([ $rc -eq 0 ] || echo "exit $rc")"
 fi
 
+# --- svctl offline checks (tools/selftest.sh; management plane, mg) ---
+if [ -f tools/Makefile ] && grep -q '^test:' tools/Makefile; then
+	if stage svctl-selftest make -C tools test; then
+		row "host: svctl selftest" 1 0 0 "$stage_secs"
+	else
+		row "host: svctl selftest" 0 1 0 "$stage_secs" "$(grep -c '^FAIL' "$results/svctl-selftest.log" 2>/dev/null) failed"
+	fi
+fi
+# --- end svctl offline checks ---
+
 # --- kernels -----------------------------------------------------------------
 
 # test_kernel LABEL KVER KDIR TIMEOUT RUN_ARGS...: build the module for one

@@ -37,6 +37,25 @@ check 2 link show a/x
 check 2 res show a b
 check 2 qp a b
 check 2 help bogus
+check 2 stats -w
+check 2 stats -w 0
+check 2 stats -w x
+check 2 stats a b
+check 2 fault sv0 bogus 1
+check 2 fault sv0 drop
+check 2 fault sv0 drop 2
+check 2 fault sv0 drop -0.1
+check 2 fault sv0 drop 5x
+check 2 fault sv0 seed
+check 2 fault sv0 seed -1
+check 2 fault sv0 tx
+check 2 fault sv0 off now
+check 2 fault show a b
+check 2 fault "$(printf 'n%.0s' $(seq 64))"
+check 2 set
+check 2 set sv0
+check 2 set sv0 fault
+check 2 set sv0 mtu 1
 check 0 help
 check 0 help link
 check 0 -h
@@ -45,6 +64,11 @@ check 0 link help
 check 0 dev help
 check 0 res help
 check 0 qp help
+check 0 stats help
+check 0 fault help
+check 0 set help
+check 0 help stats
+check 0 help fault
 check 1 -n /nonexistent/netns dev
 
 [ $fails = 0 ] && echo "svctl selftest: all passed" && exit 0

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <linux/genetlink.h>
 #include <linux/netlink.h>
 
 #include "svctl.h"
@@ -22,8 +23,6 @@
 #define SV_VERSION "unknown"
 #endif
 
-/* the generic netlink family the module will register (counters, faults) */
-#define SV_GENL_NAME	"softverbs"
 
 static void main_usage(FILE *f)
 {
@@ -31,7 +30,7 @@ static void main_usage(FILE *f)
 		"Usage: svctl [OPTIONS] OBJECT [COMMAND [ARGS]]\n"
 		"       svctl help [OBJECT]\n"
 		"       svctl -V\n"
-		"where  OBJECT := { dev | link | res | qp }\n"
+		"where  OBJECT := { dev | link | res | qp | stats | fault | set }\n"
 		"       OPTIONS := { -j[son] | -p[retty] | -d[etails] | -n[etns] NAME |\n"
 		"                    -V[ersion] | -h[elp] }\n");
 }
@@ -45,6 +44,10 @@ static const struct sv_cmd objects[] = {
 	{ "res",	cmd_res },
 	{ "resource",	cmd_res },
 	{ "qp",		cmd_qp },
+	{ "stats",	cmd_stats },
+	{ "statistics",	cmd_stats },
+	{ "fault",	cmd_fault },
+	{ "set",	cmd_set },
 	{ NULL,		NULL },
 };
 
@@ -57,6 +60,10 @@ static const struct {
 	{ "res",	res_usage },
 	{ "resource",	res_usage },
 	{ "qp",		res_usage },
+	{ "stats",	stats_usage },
+	{ "statistics",	stats_usage },
+	{ "fault",	fault_usage },
+	{ "set",	fault_usage },
 };
 
 /* "svctl help [OBJECT]"; also where "svctl NOSUCHOBJECT" ends up */
@@ -133,6 +140,37 @@ struct nl *sv_nl(struct svctl *sv)
 	return &sv->nl;
 }
 
+struct nl *sv_genl(struct svctl *sv)
+{
+	int err;
+
+	if (sv->gnl.sk)
+		return &sv->gnl;
+	err = nl_open(&sv->gnl, NETLINK_GENERIC);
+	if (!err)
+		err = genl_family_id(&sv->gnl, SV_GENL_NAME, &sv->gfamily);
+	if (err) {
+		sv_err(sv, err, "generic netlink family \"%s\"", SV_GENL_NAME);
+		if (err == -ENOENT)
+			fputs("svctl: is the softverbs module loaded (modprobe softverbs)?\n",
+			      stderr);
+		exit(SV_EXIT_FAIL);
+	}
+	return &sv->gnl;
+}
+
+struct nlmsghdr *sv_genl_req(struct svctl *sv, uint8_t cmd, uint16_t flags)
+{
+	struct nl *nl = sv_genl(sv);
+	struct nlmsghdr *nlh = nl_req(nl, sv->gfamily, flags);
+	struct genlmsghdr *g;
+
+	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+	g->cmd = cmd;
+	g->version = SV_GENL_VERSION;
+	return nlh;
+}
+
 static void vmsg(const char *fmt, va_list ap)
 {
 	fputs("svctl: ", stderr);
@@ -149,6 +187,8 @@ int sv_err(struct svctl *sv, int err, const char *fmt, ...)
 	fprintf(stderr, ": %s", strerror(err < 0 ? -err : err));
 	if (sv->nl.sk && sv->nl.ext_msg[0])
 		fprintf(stderr, " (kernel: %s)", sv->nl.ext_msg);
+	else if (sv->gnl.sk && sv->gnl.ext_msg[0])
+		fprintf(stderr, " (kernel: %s)", sv->gnl.ext_msg);
 	fputc('\n', stderr);
 	return SV_EXIT_FAIL;
 }
@@ -307,5 +347,6 @@ int main(int argc, char **argv)
 	}
 	free(sv.outbuf);
 	nl_close(&sv.nl);
+	nl_close(&sv.gnl);
 	return rc;
 }

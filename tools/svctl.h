@@ -21,6 +21,8 @@
 #include <libmnl/libmnl.h>
 #include <rdma/rdma_netlink.h>
 
+#include "softverbs-nl.h"
+
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* exit codes */
@@ -152,6 +154,8 @@ struct svctl {
 	char **argv;
 	bool json, pretty, details;
 	struct nl nl;		/* RDMA netlink, opened on first use */
+	struct nl gnl;		/* generic netlink (softverbs family), ditto */
+	uint16_t gfamily;	/* its family id */
 	/* output is collected and printed only when the command succeeds */
 	FILE *out;
 	char *outbuf;
@@ -204,6 +208,14 @@ int sv_fail(struct svctl *sv, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Extra words after a complete command: usage error, or 0 if none. */
 int sv_no_more_args(struct svctl *sv, const char *what);
+
+/*
+ * The softverbs generic netlink family (uapi/softverbs-nl.h): the socket,
+ * opened on first use (exits with a message when the module is not loaded),
+ * and a request for one of its commands.
+ */
+struct nl *sv_genl(struct svctl *sv);
+struct nlmsghdr *sv_genl_req(struct svctl *sv, uint8_t cmd, uint16_t flags);
 
 /* --- sysfs.c ------------------------------------------------------------ */
 
@@ -266,5 +278,16 @@ void link_usage(FILE *f);
 int cmd_res(struct svctl *sv);
 int cmd_qp(struct svctl *sv);
 void res_usage(FILE *f);
+
+/* --- stats.c: counters (STATS_GET) ------------------------------------- */
+
+int cmd_stats(struct svctl *sv);
+void stats_usage(FILE *f);
+
+/* --- fault.c: fault injection (FAULT_GET/FAULT_SET), and "set" ---------- */
+
+int cmd_fault(struct svctl *sv);
+int cmd_set(struct svctl *sv);
+void fault_usage(FILE *f);
 
 #endif /* SVCTL_H */

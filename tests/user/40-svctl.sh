@@ -16,7 +16,9 @@
 # there with its netdev (ip netns exec, svctl -n) and from init_net without
 # it.  The resource counts and the QP listing follow a process that holds a
 # PD, a CQ and an RC QP (40-svctl.py): its QP shows with its PSNs, pid and
-# comm, next to ib_mad's QP1.  With rdma_rxe installed: a Soft-RoCE device
+# comm, and the driver's detail (its PSNs again, queue sizes), next to
+# ib_mad's QP1.  stats and fault list nothing without devices (41-stats.sh
+# and 42-fault.sh test them with devices).  With rdma_rxe installed: a Soft-RoCE device
 # is not listed and cannot be deleted through svctl.
 #
 # Every command line error is in tools/selftest.sh (make -C tools test, no
@@ -72,7 +74,7 @@ sv_assert_eq "svctl $ver" "$l1" "svctl -V"
 [[ $l2 == "softverbs module $modver,"* ]] || sv_fail "svctl -V: module version: $l2"
 
 echo "--- nothing yet: empty listings"
-for o in dev link res qp; do
+for o in dev link res qp stats fault; do
 	"$svctl" -j $o >"$tmp/empty" || sv_fail "svctl -j $o"
 	read -r out <"$tmp/empty"
 	sv_assert_eq "[]" "$out" "svctl -j $o without devices"
@@ -306,6 +308,10 @@ if have('holder'):
                 sq_psn=0xabcdef, pid=pid, comm='python3', port=1)
     for k, v in want.items():
         assert q.get(k) == v, ("qp", k, q.get(k), v, q)
+    # the driver's own view (restrack detail, sv_stats.c)
+    d = q['driver']
+    assert (d['sq_psn'], d['rq_psn'], d['in_flight']) == (0xabcdef, 0x123456, 0), d
+    assert d['sq_size'] >= 4 and d['rq_size'] >= 4, d
     print("held QP:", json.dumps(q))
 print("res:", json.dumps(res1))
 EOF
