@@ -168,7 +168,7 @@ sv_veth_pair() {
 # runs on Soft-RoCE alone (rxe - rxe), which is how the tests themselves are
 # checked before softverbs carries data.  Everything is removed at exit.
 SV_XPORT_DUT=${SV_XPORT_DUT:-softverbs}
-XP_RUN_TIMEOUT=${XP_RUN_TIMEOUT:-60}
+XP_RUN_TIMEOUT=${XP_RUN_TIMEOUT:-40}
 
 # _sv_xport_gid DEV GID: index of GID (sysfs notation) of type RoCE v2
 _sv_xport_gid() {
