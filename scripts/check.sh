@@ -20,6 +20,7 @@
 #   SV_KERNELS="KVER..."  stock kernels to test (default: all installed with headers;
 #                         "none": only the debug kernel)
 #   SV_DEBUG_KERNEL=0     skip the debug kernel (its first build takes ~13 min)
+#   SV_LINT=0             skip scripts/lint.sh (checkpatch, sparse, cppcheck)
 #   SV_TESTS=REGEX        only the tests whose name matches (tests/user/NAME.sh, kunit)
 #   SV_DEBUG_TESTS=REGEX  the debug kernel's selection (default: KUnit, 1x and 2x tests)
 #   SV_VM_TIMEOUT=SEC     per-VM timeout (default: 600 + 600 per test; x2 for the
@@ -250,6 +251,17 @@ if [ -f scripts/debug-kernel.sh ] && [ "${SV_DEBUG_KERNEL:-1}" != 0 ]; then
 	else
 		row "debug kernel" 0 1 0 "$stage_secs" "build failed"
 	fi
+fi
+
+# --- source hygiene (scripts/lint.sh) ----------------------------------------
+# After the debug kernel: checkpatch comes from the source tree it extracted.
+if [ -f scripts/lint.sh ] && [ "${SV_LINT:-1}" != 0 ]; then
+	rc=0
+	stage lint bash scripts/lint.sh || rc=$?
+	read -r p f s <<<"$(awk '/^ok .*# SKIP/ { s++; next } /^ok / { p++ } /^not ok / { f++ }
+		END { print p + 0, f + 0, s + 0 }' "$results/lint.log")"
+	[ $rc -eq 0 ] || [ "$f" -gt 0 ] || f=1	# it failed without saying what
+	row "host: lint" "$p" "$f" "$s" "$stage_secs"
 fi
 
 # --- report ------------------------------------------------------------------

@@ -20,6 +20,8 @@ packages=(
 	# RDMA userspace: the interop peer (rdma_rxe + rdma-core) and test tools
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev perftest
 	rdmacm-utils python3-pyverbs libmnl-dev nvme-cli
+	# source hygiene (scripts/lint.sh; sparse is listed above)
+	cppcheck
 )
 
 # dpkg-query prints nothing for packages it has never heard of, and "ii" only
