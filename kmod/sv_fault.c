@@ -133,7 +133,9 @@ static struct sk_buff *sv_fault_judge(struct sv_fault_dir_state *d,
 	for (k = 0; k < SV_FAULT_NUM_KINDS; k++) {
 		r[k] = prandom_u32_state(&d->rnd);
 		hit[k] = r[k] % SV_FAULT_PPM_MAX < d->ppm[k];
-		if (hit[k] && (k == SV_FAULT_DROP || !hit[SV_FAULT_DROP]))
+		/* a dropped packet suffers nothing else; reorder counts below */
+		if (hit[k] && k != SV_FAULT_REORDER &&
+		    (k == SV_FAULT_DROP || !hit[SV_FAULT_DROP]))
 			d->hits[k]++;
 	}
 	if (hit[SV_FAULT_DROP]) {
@@ -155,6 +157,7 @@ static struct sk_buff *sv_fault_judge(struct sv_fault_dir_state *d,
 
 	spin_lock_bh(&d->lock);
 	if (hit[SV_FAULT_REORDER] && !d->held && !d->dead) {
+		d->hits[SV_FAULT_REORDER]++;
 		d->held = skb;
 		d->held_send = out->send;
 		d->held_recv = out->recv;
