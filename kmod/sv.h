@@ -475,6 +475,18 @@ struct sv_qp {
 	struct {
 		u32		psn;
 	} comp;
+	/*
+	 * Responder (sv_resp.c).  lock (_bh: requests arrive in softirq,
+	 * the read-response work item and reset run in process context)
+	 * protects every field below; psn is also written by modify_qp
+	 * (INIT->RTR, RESET) under state_lock while the responder is not
+	 * active, and read by query_qp.  Lock order: resp.lock, then
+	 * state_lock or a work queue's consumer_lock or an SRQ's lock.
+	 * Held across sv_net_xmit(), so that responses leave in order;
+	 * never across sv_cq_post() or QP events (the one exception: an SRQ
+	 * limit event dispatched by sv_srq_pop()).  sv_resp_flush() takes
+	 * it irqsave: flushing runs in any context.
+	 */
 	struct {
 		u32		psn;		/* next PSN expected (rq_psn) */
 		spinlock_t	lock;

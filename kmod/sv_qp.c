@@ -244,6 +244,9 @@ static void sv_qp_flush(struct sv_qp *qp)
 		else
 			sv_comp_retire(qp, state == IB_QPS_SQE ||
 				       state == IB_QPS_ERR);
+		/* the responder's WQE in progress is older than the RQ's */
+		if (state == IB_QPS_ERR)
+			sv_resp_flush(qp);
 		if (state == IB_QPS_ERR && qp->rq.queue)
 			while (sv_qp_flush_one_recv(qp))
 				;
@@ -605,6 +608,10 @@ int sv_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err)
 		goto err_destroy_queues;
 
+	err = sv_resp_init(qp);
+	if (err)
+		goto err_destroy_queues;
+
 	if (udata) {
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 		if (err)
@@ -623,6 +630,7 @@ int sv_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	return 0;
 
 err_destroy_queues:
+	sv_resp_cleanup(qp);
 	sv_req_cleanup(qp);
 	sv_qp_destroy_queues(qp);
 err_free_handle:
@@ -868,6 +876,7 @@ again:
 	case IB_QPS_RESET:
 		if (cur != IB_QPS_RESET) {
 			sv_req_reset(qp);
+			sv_resp_reset(qp);
 			sv_wq_discard(qp, &qp->sq);
 			sv_wq_discard(qp, &qp->rq);
 		}
@@ -966,6 +975,7 @@ int sv_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 	xa_erase_bh(&sv->qp_xa, ibqp->qp_num);
 
 	sv_req_cleanup(qp);
+	sv_resp_cleanup(qp);
 	sv_qp_destroy_queues(qp);
 	if (path)
 		kfree_rcu(path, rcu);

@@ -69,10 +69,10 @@ static bool sv_recv_deliver(struct sv_qp *qp, struct sv_rx_pkt *pkt)
 
 	if (!sv_opcode_qp_ok(info, qp->ibqp.qp_type))
 		return false;
-	/* the responder (sv_resp.c) is not part of the module yet */
 	if (info->flags & SV_OP_REQ)
-		return false;
-	sv_comp_rcv(qp, pkt);
+		sv_resp_rcv(qp, pkt);
+	else
+		sv_comp_rcv(qp, pkt);
 	return true;
 }
 

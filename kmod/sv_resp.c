@@ -86,6 +86,24 @@ struct sv_resp_out {
 	enum ib_event_type	event;	/* with qp_error; 0 = none */
 };
 
+/*
+ * In skb->cb of a response built from a resource, until it is handed to
+ * sv_net_xmit(): where the resource's cursor stood before the packet, so
+ * that the work item can send it again when the way out was full.
+ */
+struct sv_resp_cb {
+	u32		seq;		/* resource sequence number */
+	u32		cur_psn;
+	u32		cur_off;
+	bool		from_res;
+};
+
+static struct sv_resp_cb *sv_resp_cb(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct sv_resp_cb) > sizeof(skb->cb));
+	return (struct sv_resp_cb *)skb->cb;
+}
+
 /* Outcomes of executing a request, and what each means on the wire. */
 enum sv_resp_err {
 	SV_RESP_OK,
@@ -168,6 +186,7 @@ static void sv_resp_send_aeth(struct sv_qp *qp, struct sv_resp_out *out,
 	if (!hdr)
 		return;
 	sv_hdr_build_aeth(hdr, syndrome, qp->resp.msn);
+	sv_resp_cb(skb)->from_res = false;
 	__skb_queue_tail(&out->txq, skb);
 }
 
@@ -686,6 +705,12 @@ static bool sv_resp_read_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 				return false;
 			}
 		}
+		*sv_resp_cb(skb) = (struct sv_resp_cb) {
+			.seq = qp->resp.res_serve,
+			.cur_psn = res->cur_psn,
+			.cur_off = res->cur_off,
+			.from_res = true,
+		};
 		__skb_queue_tail(&out->txq, skb);
 	}
 	/* a packet we could not allocate is lost: the requester retries */
@@ -727,6 +752,10 @@ static bool sv_resp_atomic_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 		sv_hdr_build_aeth(hdr, sv_aeth_syn_ack(SV_AETH_CREDITS_INVALID),
 				  res->msn);
 		sv_hdr_build_atmack(hdr, res->orig);
+		*sv_resp_cb(skb) = (struct sv_resp_cb) {
+			.seq = qp->resp.res_serve,
+			.from_res = true,
+		};
 		__skb_queue_tail(&out->txq, skb);
 	}
 	res->pending = false;
@@ -780,16 +809,44 @@ static bool sv_resp_serve(struct sv_qp *qp, struct sv_resp_out *out,
 	return true;
 }
 
-/* New responses were queued: send them now or leave them to the worker. */
+/* Packets still to send for the queued responses, counted up to @limit. */
+static u32 sv_resp_pending_pkts(struct sv_qp *qp, u32 limit)
+{
+	u32 seq, n = 0;
+
+	for (seq = qp->resp.res_serve; seq != qp->resp.res_head && n <= limit;
+	     seq++) {
+		struct sv_resp_res *res = sv_resp_res_at(qp, seq);
+
+		if (!res->pending)
+			continue;
+		if (res->type == SV_RES_READ)
+			n += sv_mtu_npkts(res->length - res->cur_off, res->mtu);
+		else
+			n++;
+	}
+	return n;
+}
+
+/*
+ * New responses were queued: send them now if they are few, else leave
+ * them all to the work item, queued on this CPU.  Each CPU has its own
+ * backlog on the way to a local peer (veth, loopback) and may have its
+ * own transmit queue on a NIC, so packets sent from two CPUs can swap
+ * places: a read's responses must all leave from one CPU, and the
+ * responses after them from that CPU too, while the work item sends.
+ */
 static void sv_resp_start_serving(struct sv_qp *qp, struct sv_resp_out *out)
 {
 	lockdep_assert_held(&qp->resp.lock);
 	if (qp->resp.serving)
 		return;		/* the work item will get to them */
-	if (!sv_resp_serve(qp, out, SV_RESP_INLINE_PKTS)) {
-		qp->resp.serving = true;
-		out->kick = true;
-	}
+	if (sv_resp_pending_pkts(qp, SV_RESP_INLINE_PKTS) <=
+	    SV_RESP_INLINE_PKTS &&
+	    sv_resp_serve(qp, out, SV_RESP_INLINE_PKTS))
+		return;
+	qp->resp.serving = true;
+	out->kick = true;
 }
 
 static enum sv_resp_err sv_resp_read(struct sv_qp *qp,
@@ -1144,8 +1201,47 @@ fail:
 
 /* --- entry points -------------------------------------------------------- */
 
-/* Send the packets decided, in order, still under the lock (see the top). */
-static void sv_resp_xmit(struct sv_qp *qp, struct sv_resp_out *out)
+/*
+ * A response from a resource could not be sent (the device or the way to
+ * the peer is full): put the cursors of @skb's resource and of every
+ * later one in the queue back to their first unsent packet, which the
+ * work item sends again.  The rest of the queue is freed.
+ */
+static void sv_resp_rewind(struct sv_qp *qp, struct sv_resp_out *out,
+			   const struct sv_resp_cb *failed)
+{
+	const struct sv_resp_cb *cb = failed;
+	struct sk_buff *skb = NULL;
+	bool first = true;
+
+	do {
+		struct sv_resp_res *res;
+
+		if (skb)
+			cb = sv_resp_cb(skb);
+		if (cb->from_res) {
+			res = sv_resp_res_at(qp, cb->seq);
+			if (first)
+				qp->resp.res_serve = cb->seq;
+			first = false;
+			if (!res->pending || (res->type == SV_RES_READ &&
+			    sv_psn_before(cb->cur_psn, res->cur_psn))) {
+				res->cur_psn = cb->cur_psn;
+				res->cur_off = cb->cur_off;
+				res->pending = true;
+			}
+		}
+		kfree_skb(skb);
+	} while ((skb = __skb_dequeue(&out->txq)));
+}
+
+/*
+ * Send the packets decided, in order, still under the lock (see the top).
+ * With @retry (the work item), a packet the way out refused is kept for
+ * another try; false tells the caller to back off first.
+ */
+static bool sv_resp_xmit(struct sv_qp *qp, struct sv_resp_out *out,
+			 bool retry)
 {
 	struct sv_dev *sv = sv_resp_dev(qp);
 	struct sk_buff *skb;
@@ -1153,11 +1249,20 @@ static void sv_resp_xmit(struct sv_qp *qp, struct sv_resp_out *out)
 
 	lockdep_assert_held(&qp->resp.lock);
 	if (skb_queue_empty(&out->txq))
-		return;
+		return true;
 	sport = sv_path_udp_sport(out->path, qp->ibqp.qp_num,
 				  READ_ONCE(qp->attr.dest_qp_num));
-	while ((skb = __skb_dequeue(&out->txq)))
-		sv_net_xmit(sv, out->path, sport, skb);
+	while ((skb = __skb_dequeue(&out->txq))) {
+		/* sv_net_xmit() consumes the skb: keep the cursor */
+		struct sv_resp_cb cb = *sv_resp_cb(skb);
+
+		if (!sv_net_xmit(sv, out->path, sport, skb) || !retry ||
+		    !cb.from_res)
+			continue;
+		sv_resp_rewind(qp, out, &cb);
+		return false;
+	}
+	return true;
 }
 
 /* Carry out the rest of what was decided, with no responder lock held. */
@@ -1165,7 +1270,8 @@ static void sv_resp_finish(struct sv_qp *qp, struct sv_resp_out *out)
 {
 	if (out->kick) {
 		sv_qp_get(qp);		/* the work item's, dropped by it */
-		if (!queue_work(sv_wq, &qp->resp.work))
+		if (!queue_work_on(raw_smp_processor_id(), system_highpri_wq,
+				   &qp->resp.work))
 			sv_qp_put(qp);
 	}
 	if (out->comm_est)
@@ -1236,37 +1342,72 @@ void sv_resp_rcv(struct sv_qp *qp, struct sv_rx_pkt *pkt)
 	default:
 		break;
 	}
-	sv_resp_xmit(qp, &out);
+	sv_resp_xmit(qp, &out, false);
 unlock:
 	spin_unlock_bh(&qp->resp.lock);
 	sv_resp_finish(qp, &out);
 }
 
-/* The work item: sends queued responses in batches (see the top). */
+/* batches the work item sends before it makes room for other work */
+#define SV_RESP_WORK_BATCHES	64
+/* refused sends in a row before the work item lets packets go lost */
+#define SV_RESP_XMIT_TRIES	1000
+
+/*
+ * The work item: sends queued responses in batches (see the top), on the
+ * CPU it was queued on; it requeues itself there after a while rather
+ * than occupy the CPU's worker pool with a long read.
+ */
 static void sv_resp_work(struct work_struct *work)
 {
 	struct sv_qp *qp = container_of(work, struct sv_qp, resp.work);
+	unsigned int batches = SV_RESP_WORK_BATCHES;
+	unsigned int refused = 0;
 	bool done = false;
 
 	while (!done) {
 		struct sv_resp_out out;
+		bool sent = true;
 
+		if (!batches--) {
+			/* our reference goes with the requeued work */
+			queue_work_on(raw_smp_processor_id(), system_highpri_wq,
+				      &qp->resp.work);
+			return;
+		}
 		sv_resp_out_init(&out);
 		rcu_read_lock();
 		out.path = rcu_dereference(qp->path);
 		spin_lock_bh(&qp->resp.lock);
 		if (!sv_resp_state_ok(READ_ONCE(qp->state)) ||
-		    qp->resp.dead || !qp->resp.serving)
+		    qp->resp.dead || !qp->resp.serving) {
 			done = true;
-		else
+		} else {
 			done = sv_resp_serve(qp, &out, SV_RESP_BATCH_PKTS);
+			/*
+			 * Pace to the way out: a long read easily outruns a
+			 * peer's backlog (e.g. veth's netdev_max_backlog);
+			 * what it refuses is sent again after a pause,
+			 * instead of being lost and read again by the
+			 * requester after its timeout.
+			 */
+			sent = sv_resp_xmit(qp, &out,
+					    refused < SV_RESP_XMIT_TRIES);
+			if (!sent)
+				done = false;
+		}
 		if (done)
 			qp->resp.serving = false;
-		sv_resp_xmit(qp, &out);
 		spin_unlock_bh(&qp->resp.lock);
 		sv_resp_finish(qp, &out);
 		rcu_read_unlock();
-		cond_resched();
+		if (sent) {
+			refused = 0;
+			cond_resched();
+		} else {
+			refused++;
+			usleep_range(50, 100);
+		}
 	}
 	sv_qp_put(qp);
 }
