@@ -107,6 +107,7 @@ static struct sv_swqe *sv_comp_ack_locked(struct sv_qp *qp, u32 psn,
 	}
 	if (sv_psn_after(upto, qp->comp.psn)) {
 		qp->comp.psn = upto;
+		qp->req.retrying = false;
 		*progress = true;
 	}
 	return open;
@@ -138,6 +139,7 @@ static bool sv_comp_read_resp_locked(struct sv_qp *qp, struct sv_swqe *sw,
 	}
 	sw->resp_len += p->paylen;
 	qp->comp.psn = sv_psn_add(p->psn, 1);
+	qp->req.retrying = false;
 	*progress = true;
 	if (last) {
 		sw->state = SV_SWQE_DONE;
@@ -159,8 +161,25 @@ static void sv_comp_atomic_ack_locked(struct sv_qp *qp, struct sv_swqe *sw,
 	else
 		sw->state = SV_SWQE_DONE;
 	qp->comp.psn = sv_psn_add(p->psn, 1);
+	qp->req.retrying = false;
 	*progress = true;
 	*retire = true;
+}
+
+/*
+ * Packets were lost (a sequence NAK, a gap in READ responses, an ACK past
+ * an unanswered READ or atomic): go back to comp.psn, once.  Every later
+ * packet of the same burst shows the same gap; going back for each would
+ * resend the window again and again.  Progress (or a timeout) allows the
+ * next go-back (IBTA 9.7.5.2.1 leaves the requester one retry per NAK).
+ */
+static void sv_comp_go_back_locked(struct sv_qp *qp, bool *kick)
+{
+	if (qp->req.retrying)
+		return;
+	qp->req.retrying = true;
+	sv_req_resend_locked(qp, qp->comp.psn);
+	*kick = true;
 }
 
 static enum ib_wc_status sv_comp_nak_status(struct sv_dev *sv, u8 code)
@@ -242,10 +261,8 @@ void sv_comp_rcv(struct sv_qp *qp, struct sv_rx_pkt *pkt)
 			sw = sv_comp_ack_locked(qp, p->psn, &retire, &progress);
 			/* an ACK past an unanswered READ/atomic: lost response */
 			if (sw && (sw->flags & SV_SWQE_RESP) &&
-			    !sv_psn_before(p->psn, sv_comp_need_psn(sw))) {
-				sv_req_resend_locked(qp, qp->comp.psn);
-				kick = true;
-			}
+			    !sv_psn_before(p->psn, sv_comp_need_psn(sw)))
+				sv_comp_go_back_locked(qp, &kick);
 			break;
 		case SV_AETH_RNR_NAK:
 			sv_stat_inc(sv, SV_STAT_RX_NAK_RNR);
@@ -263,10 +280,8 @@ void sv_comp_rcv(struct sv_qp *qp, struct sv_rx_pkt *pkt)
 						&retire, &progress);
 			if (sv_aeth_value(syn) == SV_NAK_PSN_SEQ_ERR) {
 				sv_stat_inc(sv, SV_STAT_RX_NAK_SEQ);
-				if (sw) {
-					sv_req_resend_locked(qp, qp->comp.psn);
-					kick = true;
-				}
+				if (sw)
+					sv_comp_go_back_locked(qp, &kick);
 				break;
 			}
 			if (sw) {
@@ -288,10 +303,8 @@ void sv_comp_rcv(struct sv_qp *qp, struct sv_rx_pkt *pkt)
 			goto out_timer;
 		if (sv_comp_need_psn(sw) != p->psn) {
 			/* responses of an earlier request were lost */
-			if (sv_psn_after(p->psn, sv_comp_need_psn(sw))) {
-				sv_req_resend_locked(qp, qp->comp.psn);
-				kick = true;
-			}
+			if (sv_psn_after(p->psn, sv_comp_need_psn(sw)))
+				sv_comp_go_back_locked(qp, &kick);
 			goto out_timer;
 		}
 		if (flags & SV_OP_READ_RESP) {
@@ -347,6 +360,7 @@ void sv_comp_retrans_timeout(struct timer_list *t)
 		goto out_unlock;
 	}
 	qp->req.retry_left--;
+	qp->req.retrying = false;
 	sv_req_resend_locked(qp, qp->comp.psn);
 	sv_req_arm_retrans_locked(qp, true);
 	kick = true;

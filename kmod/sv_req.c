@@ -32,7 +32,16 @@ struct workqueue_struct *sv_req_wq;
 
 /* packets one run may send before it yields to the work item */
 #define SV_REQ_BUDGET_INLINE	32
-#define SV_REQ_BUDGET_WORK	256
+#define SV_REQ_BUDGET_WORK	64
+/* packets sent with bottom halves off, before the stack may drain them */
+#define SV_REQ_BATCH		16
+/*
+ * RC: new PSNs go out only while fewer than this many are unacknowledged.
+ * Every packet in flight sits in some queue of the local stack (veth,
+ * backlog) or the peer's; without a limit a long message overflows them,
+ * and go-back-N retransmission of the whole message overflows them again.
+ */
+#define SV_REQ_WINDOW		128
 
 /* a packet the requester built under req.lock, to send after it */
 struct sv_req_pkt {
@@ -489,6 +498,14 @@ static int sv_req_build_locked(struct sv_qp *qp, struct sv_swqe *sw,
 	return 0;
 }
 
+/* the PSN of the next request packet of @sw */
+static u32 sv_req_pkt_psn(const struct sv_swqe *sw)
+{
+	if (sw->flags & SV_SWQE_RESP)
+		return sv_psn_add(sw->first_psn, sw->resp_len / sw->mtu);
+	return sv_psn_add(sw->first_psn, sw->next);
+}
+
 /*
  * Pick the next packet to send, starting a WQE if needed.  Returns 1 when
  * something happened (a packet in @pk, or a WQE started or finished), 0
@@ -551,6 +568,12 @@ static int sv_req_next_locked(struct sv_qp *qp, struct sv_req_pkt *pk,
 		sw = sv_req_swqe(qp, cur);
 	}
 
+	/* the window: only new PSNs wait, resends are inside it anyway */
+	if (qp->ibqp.qp_type == IB_QPT_RC && qp->comp.psn != qp->req.psn &&
+	    sv_psn_dist(qp->comp.psn, qp->req.psn) >= SV_REQ_WINDOW &&
+	    sv_req_pkt_psn(sw) == qp->req.psn)
+		return 0;
+
 	status = sv_req_build_locked(qp, sw, pk, retire);
 	if (status) {
 		sv_comp_fail_locked(qp, sw, status);
@@ -569,10 +592,15 @@ static bool sv_req_send_some(struct sv_qp *qp, int *budget)
 	bool retire = false, idle = false;
 	struct sv_req_pkt pk;
 
-	/* bottom halves off for the batch: packets queue up, then go */
 	local_bh_disable();
 	while (*budget > 0) {
 		int ret;
+
+		/* bottom halves off for a batch: packets queue up, then go */
+		if (!(*budget % SV_REQ_BATCH)) {
+			local_bh_enable();
+			local_bh_disable();
+		}
 
 		pk.skb = NULL;
 		rcu_read_lock();
@@ -704,6 +732,7 @@ void sv_req_reset(struct sv_qp *qp)
 	qp->req.noack_pkts = 0;
 	qp->req.rnr_wait = false;
 	qp->req.stopped = false;
+	qp->req.retrying = false;
 	qp->comp.psn = 0;
 	spin_unlock_bh(&qp->req.lock);
 }

@@ -65,7 +65,7 @@ struct sv_swqe {
 };
 
 /* how many packets of an RC message may go before one asks for an ACK */
-#define SV_REQ_ACKREQ_EVERY	64
+#define SV_REQ_ACKREQ_EVERY	32
 
 /* sv_req.c */
 extern struct workqueue_struct *sv_req_wq;
