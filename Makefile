@@ -6,6 +6,7 @@
 #   make kmod          only the module; KDIR=/lib/modules/VER/build to pick
 #   make check         every test, in VMs on each installed Debian kernel
 #   make demo          build, boot a VM, create devices, show them working
+#   make bench         softverbs vs Soft-RoCE perftest numbers in one VM
 #
 # KDIR defaults to the running kernel's build tree if present, else the
 # newest installed one (a container's kernel usually has no headers).
@@ -36,6 +37,12 @@ check:
 
 demo:
 	bash scripts/demo.sh
+
+# --- bench (scripts/bench.sh) ---
+.PHONY: bench
+bench:
+	bash scripts/bench.sh
+# --- end bench ---
 
 install: kmod
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
