@@ -980,7 +980,13 @@ static void sv_resp_duplicate(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 		res->pending = true;
 		for (s = seq + 1; s != qp->resp.res_head; s++)
 			sv_resp_res_at(qp, s)->pending = false;
-		qp->resp.res_serve = seq;
+		/*
+		 * Only ever back: the requester resends its requests in
+		 * order, and an older one being served again must not be
+		 * skipped by the duplicates that follow it.
+		 */
+		if ((s32)(seq - qp->resp.res_serve) < 0)
+			qp->resp.res_serve = seq;
 		sv_resp_start_serving(qp, out);
 		return;
 	}
