@@ -859,9 +859,15 @@ again:
 		if (path)
 			old_path = rcu_replace_pointer(qp->path, path,
 					lockdep_is_held(&qp->state_lock));
-		if (next == IB_QPS_SQD && cur != IB_QPS_SQD)
+		if (next == IB_QPS_SQD && cur != IB_QPS_SQD) {
 			qp->attr.sq_draining = 1;
-		else if (next != IB_QPS_SQD)
+			/*
+			 * The consumer asks for SQ_DRAINED with this
+			 * transition, not once for all (IBTA 11.2.4.2).
+			 */
+			if (!(mask & IB_QP_EN_SQD_ASYNC_NOTIFY))
+				qp->attr.en_sqd_async_notify = 0;
+		} else if (next != IB_QPS_SQD)
 			qp->attr.sq_draining = 0;
 	}
 	WRITE_ONCE(qp->state, next);

@@ -87,7 +87,12 @@ marker="softverbs-kunit-collect: start $$-$(date +%s)"
 echo "$marker" > /dev/kmsg
 
 insmod_rc=0
-insmod "$module" "$@" 2> "$tmp/insmod.err" || insmod_rc=$?
+# insmod resolves no dependencies: load the modules the suites' code under
+# test links against first (udp_tunnel, ...), as modprobe would.
+for dep in $(modinfo -F depends "$module" 2>/dev/null | tr ',' ' '); do
+	modprobe -q "$dep" 2>> "$tmp/insmod.err" || true
+done
+insmod "$module" "$@" 2>> "$tmp/insmod.err" || insmod_rc=$?
 
 ls -1 "$kunit_dir" | sort > "$tmp/suites.after"
 suites=$(comm -13 "$tmp/suites.before" "$tmp/suites.after")

@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for the QP state machine of kmod/sv_qp.c: which transitions
+ * modify_qp accepts with which attributes (IBTA 11.2.4.2 and its state
+ * table, 10.3.1), what each state does with posted work requests (10.8.3:
+ * ERR flushes, RESET discards), the attribute range checks, and the
+ * SQ-drained event (11.2.4.2 en_sqd_async_notify).
+ *
+ * Kernel QPs on a device made by hand (no ib_core registration), as ib_core
+ * would set up the ib_qp before create_qp.  Connected QPs cannot reach RTR
+ * here (their address vector needs a registered device's GID table), so
+ * the full cycle runs on UD QPs and the RC cases stay at or below INIT;
+ * tests/user/24-qp.sh covers RC through RTS on a real device.
+ */
+#include <kunit/test.h>
+
+#include "sv.h"
+#include "sv_xport.h"
+
+struct qp_env {
+	struct sv_dev	*sv;
+	struct ib_pd	*pd;
+	struct sv_cq	*cq;
+	int		events[IB_EVENT_GID_CHANGE + 1];
+};
+
+static int qp_suite_init(struct kunit_suite *suite)
+{
+	/* what sv_main.c creates at module load */
+	sv_wq = alloc_workqueue("softverbs_kunit", WQ_UNBOUND, 0);
+	if (!sv_wq)
+		return -ENOMEM;
+	if (sv_req_wq_create()) {
+		destroy_workqueue(sv_wq);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void qp_suite_exit(struct kunit_suite *suite)
+{
+	sv_req_wq_destroy();
+	destroy_workqueue(sv_wq);
+}
+
+static int qp_env_init(struct kunit *test)
+{
+	struct ib_cq_init_attr cq_attr = { .cqe = 63 };
+	struct qp_env *env = kunit_kzalloc(test, sizeof(*env), GFP_KERNEL);
+	struct sv_dev *sv;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env);
+	sv = kunit_kzalloc(test, sizeof(*sv), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sv);
+	xa_init_flags(&sv->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
+	xa_init_flags(&sv->mr_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
+	xa_init_flags(&sv->srq_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
+	xa_init_flags(&sv->ah_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
+	sv->stats = alloc_percpu(struct sv_stats);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sv->stats);
+	sv->ibdev.num_comp_vectors = 1;
+	sv->port_state = IB_PORT_ACTIVE;
+	sv->active_mtu = IB_MTU_1024;
+	env->sv = sv;
+
+	env->pd = kunit_kzalloc(test, sizeof(*env->pd), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->pd);
+	env->pd->device = &sv->ibdev;
+
+	env->cq = kunit_kzalloc(test, sizeof(*env->cq), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->cq);
+	env->cq->ibcq.device = &sv->ibdev;
+	KUNIT_ASSERT_EQ(test, sv_cq_create(&env->cq->ibcq, &cq_attr, NULL), 0);
+	test->priv = env;
+	return 0;
+}
+
+static void qp_env_exit(struct kunit *test)
+{
+	struct qp_env *env = test->priv;
+
+	/* every case destroys its QPs: no QP, no QPN left */
+	KUNIT_EXPECT_EQ(test, atomic_read(&env->sv->num_qp), 0);
+	KUNIT_EXPECT_TRUE(test, xa_empty(&env->sv->qp_xa));
+	KUNIT_EXPECT_EQ(test, sv_cq_destroy(&env->cq->ibcq, NULL), 0);
+	free_percpu(env->sv->stats);
+	/* QP handles and paths are freed after a grace period */
+	rcu_barrier();
+}
+
+static void qp_event_handler(struct ib_event *event, void *ctx)
+{
+	struct qp_env *env = ctx;
+
+	if (event->event >= 0 && event->event < ARRAY_SIZE(env->events))
+		env->events[event->event]++;
+}
+
+/* a kernel QP of @type, set up the way ib_core does before create_qp */
+static struct sv_qp *make_qp(struct kunit *test, enum ib_qp_type type)
+{
+	struct qp_env *env = test->priv;
+	struct ib_qp_init_attr init = {
+		.qp_type = type,
+		.send_cq = &env->cq->ibcq,
+		.recv_cq = &env->cq->ibcq,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 2, .max_recv_sge = 2 },
+		.port_num = SV_PORT_NUM,
+	};
+	struct sv_qp *qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, qp);
+	qp->ibqp.device = &env->sv->ibdev;
+	qp->ibqp.pd = env->pd;
+	qp->ibqp.send_cq = init.send_cq;
+	qp->ibqp.recv_cq = init.recv_cq;
+	qp->ibqp.qp_type = type;
+	qp->ibqp.event_handler = qp_event_handler;
+	qp->ibqp.qp_context = env;
+	KUNIT_ASSERT_EQ(test, sv_qp_create(&qp->ibqp, &init, NULL), 0);
+	return qp;
+}
+
+static void destroy_qp(struct kunit *test, struct sv_qp *qp)
+{
+	KUNIT_EXPECT_EQ(test, sv_qp_destroy(&qp->ibqp, NULL), 0);
+}
+
+static enum ib_qp_state state_of(struct sv_qp *qp)
+{
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
+
+	sv_qp_query(&qp->ibqp, &attr, IB_QP_STATE, &init);
+	return attr.qp_state;
+}
+
+/* modify @qp to @state with @mask (IB_QP_STATE added) and @attr's values */
+static int to_state(struct sv_qp *qp, enum ib_qp_state state, int mask,
+		    struct ib_qp_attr *attr)
+{
+	struct ib_qp_attr a = {};
+
+	if (attr)
+		a = *attr;
+	a.qp_state = state;
+	return sv_qp_modify(&qp->ibqp, &a, mask | IB_QP_STATE, NULL);
+}
+
+#define UD_INIT_MASK	(IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_QKEY)
+#define RC_INIT_MASK	(IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_ACCESS_FLAGS)
+
+static struct ib_qp_attr init_attr = {
+	.pkey_index = 0, .port_num = SV_PORT_NUM, .qkey = 0x1234,
+	.qp_access_flags = IB_ACCESS_REMOTE_WRITE,
+};
+
+/* UD through every state it can take: RESET INIT RTR RTS SQD RTS ERR RESET */
+static void qp_ud_full_cycle(struct kunit *test)
+{
+	struct sv_qp *qp = make_qp(test, IB_QPT_UD);
+	struct ib_qp_attr attr = { .sq_psn = 0x123456 };
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr q;
+
+	KUNIT_EXPECT_EQ(test, state_of(qp), IB_QPS_RESET);
+	KUNIT_EXPECT_EQ(test, to_state(qp, IB_QPS_INIT, UD_INIT_MASK,
+				       &init_attr), 0);
+	KUNIT_EXPECT_EQ(test, state_of(qp), IB_QPS_INIT);
+	KUNIT_EXPECT_EQ(test, to_state(qp, IB_QPS_RTR, 0, NULL), 0);
+	KUNIT_EXPECT_EQ(test, to_state(qp, IB_QPS_RTS, IB_QP_SQ_PSN, &attr), 0);
+	KUNIT_EXPECT_EQ(test, state_of(qp), IB_QPS_RTS);
+	sv_qp_query(&qp->ibqp, &q, 0, &init);
+	KUNIT_EXPECT_EQ_MSG(test, q.sq_psn, 0x123456U,
+			    "query_qp must return the SQ PSN modify set");
+	KUNIT_EXPECT_EQ(test, q.qkey, 0x1234U);
+	KUNIT_EXPECT_EQ(test, to_state(qp, IB_QPS_SQD, 0, NULL), 0);
+	KUNIT_EXPECT_EQ(test, state_of(qp), IB_QPS_SQD);
+	KUNIT_EXPECT_EQ(test, to_state(qp, IB_QPS_RTS, 0, NULL), 0);
+	KUNIT_EXPECT_EQ(test, to_state(qp, IB_QPS_ERR, 0, NULL), 0);
+	KUNIT_EXPECT_EQ(test, state_of(qp), IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, to_state(qp, IB_QPS_RESET, 0, NULL), 0);
+	KUNIT_EXPECT_EQ(test, state_of(qp), IB_QPS_RESET);
+	/* and again from RESET: a reset QP is as good as new */
+	KUNIT_EXPECT_EQ(test, to_state(qp, IB_QPS_INIT, UD_INIT_MASK,
+				       &init_attr), 0);
+	destroy_qp(test, qp);
+}
+
+/*
+ * Transitions the IBTA state table does not have, and transitions with a
+ * required attribute missing or a forbidden one present, are refused with
+ * -EINVAL and leave the state alone.
+ */
+static void qp_invalid_transitions(struct kunit *test)
+{
+	static const struct {
+		enum ib_qp_type type;
+		enum ib_qp_state from, to;
+		int mask;
+		const char *what;
+	} cases[] = {
+		{ IB_QPT_RC, IB_QPS_RESET, IB_QPS_RTR, RC_INIT_MASK, "RESET->RTR" },
+		{ IB_QPT_RC, IB_QPS_RESET, IB_QPS_RTS, RC_INIT_MASK, "RESET->RTS" },
+		{ IB_QPT_RC, IB_QPS_RESET, IB_QPS_SQD, 0, "RESET->SQD" },
+		/* ib_core's table: RESET goes only to INIT (or stays) */
+		{ IB_QPT_RC, IB_QPS_RESET, IB_QPS_ERR, 0, "RESET->ERR" },
+		{ IB_QPT_RC, IB_QPS_RESET, IB_QPS_INIT, IB_QP_PKEY_INDEX | IB_QP_PORT,
+		  "RC RESET->INIT without access flags" },
+		{ IB_QPT_RC, IB_QPS_RESET, IB_QPS_INIT, RC_INIT_MASK | IB_QP_QKEY,
+		  "RC RESET->INIT with a Q_Key" },
+		{ IB_QPT_RC, IB_QPS_INIT, IB_QPS_RTS, 0, "INIT->RTS" },
+		{ IB_QPT_RC, IB_QPS_INIT, IB_QPS_RTR, 0, "RC INIT->RTR without AV" },
+		{ IB_QPT_RC, IB_QPS_INIT, IB_QPS_SQD, 0, "INIT->SQD" },
+		{ IB_QPT_UD, IB_QPS_RESET, IB_QPS_INIT, IB_QP_PKEY_INDEX | IB_QP_PORT,
+		  "UD RESET->INIT without Q_Key" },
+		{ IB_QPT_UD, IB_QPS_RESET, IB_QPS_INIT, UD_INIT_MASK | IB_QP_ACCESS_FLAGS,
+		  "UD RESET->INIT with access flags" },
+		{ IB_QPT_UD, IB_QPS_INIT, IB_QPS_RTR, IB_QP_PATH_MTU,
+		  "UD INIT->RTR with a path MTU" },
+		{ IB_QPT_UD, IB_QPS_RTR, IB_QPS_RTS, 0, "UD RTR->RTS without SQ PSN" },
+		{ IB_QPT_UD, IB_QPS_RTS, IB_QPS_RTR, 0, "RTS->RTR" },
+		{ IB_QPT_UD, IB_QPS_RTS, IB_QPS_INIT, 0, "RTS->INIT" },
+		{ IB_QPT_UD, IB_QPS_ERR, IB_QPS_RTS, 0, "ERR->RTS" },
+		{ IB_QPT_UD, IB_QPS_ERR, IB_QPS_INIT, UD_INIT_MASK, "ERR->INIT" },
+	};
+	struct ib_qp_attr rts = { .sq_psn = 1 };
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct sv_qp *qp = make_qp(test, cases[i].type);
+		enum ib_qp_state s = cases[i].from;
+		bool ud = cases[i].type == IB_QPT_UD;
+
+		/* walk to the starting state the legal way */
+		if (s != IB_QPS_RESET)
+			KUNIT_ASSERT_EQ(test, to_state(qp, IB_QPS_INIT,
+					ud ? UD_INIT_MASK : RC_INIT_MASK,
+					&init_attr), 0);
+		if (s == IB_QPS_RTR || s == IB_QPS_RTS)
+			KUNIT_ASSERT_EQ(test, to_state(qp, IB_QPS_RTR, 0, NULL), 0);
+		if (s == IB_QPS_RTS)
+			KUNIT_ASSERT_EQ(test, to_state(qp, IB_QPS_RTS,
+						       IB_QP_SQ_PSN, &rts), 0);
+		if (s == IB_QPS_ERR)
+			KUNIT_ASSERT_EQ(test, to_state(qp, IB_QPS_ERR, 0, NULL), 0);
+		KUNIT_ASSERT_EQ(test, state_of(qp), s);
+
+		KUNIT_EXPECT_EQ_MSG(test, to_state(qp, cases[i].to,
+						   cases[i].mask, &init_attr),
+				    -EINVAL, "%s must be refused", cases[i].what);
+		KUNIT_EXPECT_EQ_MSG(test, state_of(qp), s,
+				    "%s changed the state", cases[i].what);
+		destroy_qp(test, qp);
+	}
+}
+
+/* attribute values out of range, or naming the wrong current state */
+static void qp_attr_checks(struct kunit *test)
+{
+	struct sv_qp *qp = make_qp(test, IB_QPT_RC);
+	struct ib_qp_attr a = init_attr;
+
+	a.port_num = SV_PORT_NUM + 1;
+	KUNIT_EXPECT_EQ_MSG(test, to_state(qp, IB_QPS_INIT, RC_INIT_MASK, &a),
+			    -EINVAL, "port %u does not exist", a.port_num);
+	a = init_attr;
+	a.pkey_index = SV_PORT_PKEY_TBL_LEN;
+	KUNIT_EXPECT_EQ_MSG(test, to_state(qp, IB_QPS_INIT, RC_INIT_MASK, &a),
+			    -EINVAL, "P_Key index %u beyond the table",
+			    a.pkey_index);
+	a = init_attr;
+	a.qp_access_flags = IB_ACCESS_REMOTE_WRITE | (1 << 30);
+	KUNIT_EXPECT_EQ_MSG(test, to_state(qp, IB_QPS_INIT, RC_INIT_MASK, &a),
+			    -EINVAL, "unknown access flag accepted");
+	a = init_attr;
+	a.cur_qp_state = IB_QPS_INIT;	/* it is in RESET */
+	KUNIT_EXPECT_EQ_MSG(test, to_state(qp, IB_QPS_INIT,
+					   RC_INIT_MASK | IB_QP_CUR_STATE, &a),
+			    -EINVAL, "a wrong current state accepted");
+	KUNIT_EXPECT_EQ(test, state_of(qp), IB_QPS_RESET);
+
+	KUNIT_ASSERT_EQ(test, to_state(qp, IB_QPS_INIT, RC_INIT_MASK,
+				       &init_attr), 0);
+	/* INIT->INIT may change the access flags, with valid values only */
+	a = init_attr;
+	a.qp_access_flags = IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC;
+	KUNIT_EXPECT_EQ(test, to_state(qp, IB_QPS_INIT, IB_QP_ACCESS_FLAGS, &a),
+			0);
+	a.port_num = SV_PORT_NUM + 1;
+	KUNIT_EXPECT_EQ_MSG(test, to_state(qp, IB_QPS_INIT, IB_QP_PORT, &a),
+			    -EINVAL, "INIT->INIT to port %u", a.port_num);
+	KUNIT_EXPECT_EQ(test, state_of(qp), IB_QPS_INIT);
+	destroy_qp(test, qp);
+}
+
+static int post_recv(struct sv_qp *qp, u64 wr_id)
+{
+	struct ib_recv_wr wr = { .wr_id = wr_id };
+	const struct ib_recv_wr *bad;
+
+	return sv_qp_post_recv(&qp->ibqp, &wr, &bad);
+}
+
+static int post_send(struct sv_qp *qp, u64 wr_id)
+{
+	struct ib_send_wr wr = {
+		.wr_id = wr_id, .opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+	const struct ib_send_wr *bad;
+
+	return sv_qp_post_send(&qp->ibqp, &wr, &bad);
+}
+
+/* poll everything; returns how many, the first @max in @wc */
+static int poll_all(struct qp_env *env, struct ib_wc *wc, int max)
+{
+	struct ib_wc junk;
+	int n = 0;
+
+	while (n < max && sv_cq_poll(&env->cq->ibcq, 1, &wc[n]) == 1)
+		n++;
+	while (sv_cq_poll(&env->cq->ibcq, 1, &junk) == 1)
+		n++;
+	return n;
+}
+
+/*
+ * Posting per state (IBTA 10.8.2, C10-97.2.1): no receives in RESET, no
+ * sends before RTS; in ERR every WQE, old and new, completes with
+ * IB_WC_WR_FLUSH_ERR in order; a move to RESET discards WQEs silently.
+ */
+static void qp_post_by_state(struct kunit *test)
+{
+	struct qp_env *env = test->priv;
+	struct sv_qp *qp = make_qp(test, IB_QPT_RC);
+	struct ib_wc wc[8];
+	int i, n;
+
+	KUNIT_EXPECT_EQ_MSG(test, post_recv(qp, 1), -EINVAL,
+			    "a receive posted in RESET");
+	KUNIT_EXPECT_EQ_MSG(test, post_send(qp, 1), -EINVAL,
+			    "a send posted in RESET");
+	KUNIT_ASSERT_EQ(test, to_state(qp, IB_QPS_INIT, RC_INIT_MASK,
+				       &init_attr), 0);
+	KUNIT_EXPECT_EQ_MSG(test, post_send(qp, 1), -EINVAL,
+			    "a send posted in INIT");
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ_MSG(test, post_recv(qp, 10 + i), 0,
+				    "receive %d refused in INIT", i);
+	KUNIT_EXPECT_EQ(test, poll_all(env, wc, ARRAY_SIZE(wc)), 0);
+
+	/* ERR: the three receives flush, in order, then new ones at once */
+	KUNIT_ASSERT_EQ(test, to_state(qp, IB_QPS_ERR, 0, NULL), 0);
+	KUNIT_EXPECT_EQ(test, post_recv(qp, 13), 0);
+	KUNIT_EXPECT_EQ(test, post_send(qp, 20), 0);
+	n = poll_all(env, wc, ARRAY_SIZE(wc));
+	KUNIT_ASSERT_EQ_MSG(test, n, 5, "4 receives and 1 send must flush");
+	for (i = 0; i < 4; i++) {
+		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_WR_FLUSH_ERR);
+		KUNIT_EXPECT_EQ(test, wc[i].opcode, IB_WC_RECV);
+		KUNIT_EXPECT_EQ_MSG(test, wc[i].wr_id, (u64)(10 + i),
+				    "flush completions out of order");
+		KUNIT_EXPECT_PTR_EQ(test, wc[i].qp, &qp->ibqp);
+	}
+	KUNIT_EXPECT_EQ(test, wc[4].status, IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_EQ(test, wc[4].wr_id, 20ULL);
+
+	/* RESET discards without completions */
+	KUNIT_ASSERT_EQ(test, to_state(qp, IB_QPS_RESET, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, to_state(qp, IB_QPS_INIT, RC_INIT_MASK,
+				       &init_attr), 0);
+	KUNIT_EXPECT_EQ(test, post_recv(qp, 30), 0);
+	KUNIT_EXPECT_EQ(test, post_recv(qp, 31), 0);
+	KUNIT_ASSERT_EQ(test, to_state(qp, IB_QPS_RESET, 0, NULL), 0);
+	KUNIT_EXPECT_EQ_MSG(test, poll_all(env, wc, ARRAY_SIZE(wc)), 0,
+			    "RESET must discard, not complete");
+	/* and the ring is empty again: ERR now flushes nothing */
+	KUNIT_ASSERT_EQ(test, to_state(qp, IB_QPS_INIT, RC_INIT_MASK,
+				       &init_attr), 0);
+	KUNIT_ASSERT_EQ(test, to_state(qp, IB_QPS_ERR, 0, NULL), 0);
+	KUNIT_EXPECT_EQ(test, poll_all(env, wc, ARRAY_SIZE(wc)), 0);
+	destroy_qp(test, qp);
+}
+
+/* SQD with nothing in flight is drained at once: one SQ_DRAINED event */
+static void qp_sqd_drained_event(struct kunit *test)
+{
+	struct qp_env *env = test->priv;
+	struct sv_qp *qp = make_qp(test, IB_QPT_UD);
+	struct ib_qp_attr rts = { .sq_psn = 7 }, sqd = {
+		.en_sqd_async_notify = 1,
+	};
+
+	KUNIT_ASSERT_EQ(test, to_state(qp, IB_QPS_INIT, UD_INIT_MASK,
+				       &init_attr), 0);
+	KUNIT_ASSERT_EQ(test, to_state(qp, IB_QPS_RTR, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, to_state(qp, IB_QPS_RTS, IB_QP_SQ_PSN, &rts), 0);
+	KUNIT_ASSERT_EQ(test, to_state(qp, IB_QPS_SQD,
+				       IB_QP_EN_SQD_ASYNC_NOTIFY, &sqd), 0);
+	KUNIT_EXPECT_EQ_MSG(test, env->events[IB_EVENT_SQ_DRAINED], 1,
+			    "an idle SQ must report drained exactly once");
+	/* without the flag this time: no event (it is per transition) */
+	KUNIT_ASSERT_EQ(test, to_state(qp, IB_QPS_RTS, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, to_state(qp, IB_QPS_SQD, 0, NULL), 0);
+	KUNIT_EXPECT_EQ(test, env->events[IB_EVENT_SQ_DRAINED], 1);
+	destroy_qp(test, qp);
+}
+
+/* the transport's error transitions (sv_qp_error, sv_qp_sq_error) */
+static void qp_transport_errors(struct kunit *test)
+{
+	struct qp_env *env = test->priv;
+	struct sv_qp *ud = make_qp(test, IB_QPT_UD);
+	struct sv_qp *rc = make_qp(test, IB_QPT_RC);
+	struct ib_qp_attr rts = { .sq_psn = 7 };
+
+	KUNIT_ASSERT_EQ(test, to_state(ud, IB_QPS_INIT, UD_INIT_MASK,
+				       &init_attr), 0);
+	KUNIT_ASSERT_EQ(test, to_state(ud, IB_QPS_RTR, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, to_state(ud, IB_QPS_RTS, IB_QP_SQ_PSN, &rts), 0);
+	/* a UD send error stops the SQ only (IBTA 10.3.1: SQE) */
+	sv_qp_sq_error(ud);
+	KUNIT_EXPECT_EQ(test, state_of(ud), IB_QPS_SQE);
+	/* SQE -> RTS is the consumer's way back */
+	KUNIT_EXPECT_EQ(test, to_state(ud, IB_QPS_RTS, 0, NULL), 0);
+
+	/* RC has no SQE; errors from RESET are ignored, from INIT go to ERR */
+	sv_qp_sq_error(rc);
+	KUNIT_EXPECT_EQ(test, state_of(rc), IB_QPS_RESET);
+	sv_qp_error(rc, IB_EVENT_QP_FATAL);
+	KUNIT_EXPECT_EQ(test, state_of(rc), IB_QPS_RESET);
+	KUNIT_EXPECT_EQ(test, env->events[IB_EVENT_QP_FATAL], 0);
+	KUNIT_ASSERT_EQ(test, to_state(rc, IB_QPS_INIT, RC_INIT_MASK,
+				       &init_attr), 0);
+	sv_qp_error(rc, IB_EVENT_QP_FATAL);
+	KUNIT_EXPECT_EQ(test, state_of(rc), IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, env->events[IB_EVENT_QP_FATAL], 1);
+	/* once in ERR, a second error reports nothing more */
+	sv_qp_error(rc, IB_EVENT_QP_FATAL);
+	KUNIT_EXPECT_EQ(test, env->events[IB_EVENT_QP_FATAL], 1);
+	destroy_qp(test, rc);
+	destroy_qp(test, ud);
+}
+
+static struct kunit_case qp_cases[] = {
+	KUNIT_CASE(qp_ud_full_cycle),
+	KUNIT_CASE(qp_invalid_transitions),
+	KUNIT_CASE(qp_attr_checks),
+	KUNIT_CASE(qp_post_by_state),
+	KUNIT_CASE(qp_sqd_drained_event),
+	KUNIT_CASE(qp_transport_errors),
+	{}
+};
+
+static struct kunit_suite qp_suite = {
+	.name = "qp_state_kunit",
+	.suite_init = qp_suite_init,
+	.suite_exit = qp_suite_exit,
+	.init = qp_env_init,
+	.exit = qp_env_exit,
+	.test_cases = qp_cases,
+};
+
+kunit_test_suites(&qp_suite);
