@@ -29,11 +29,11 @@ expect_state 'PORT_ACTIVE (4)'
 
 tmp=$(mktemp -d)
 sv_on_exit "rm -rf $tmp"
-"$watch" sv_p0 12 >"$tmp/ours" 2>&1 &
+"$watch" sv_p0 "$(sv_t 12)" >"$tmp/ours" 2>&1 &
 ours=$!
 if command -v ibv_asyncwatch >/dev/null; then
 	# line-buffered, so "async event FD" shows it is listening
-	timeout 20 stdbuf -oL ibv_asyncwatch -d sv_p0 >"$tmp/theirs" 2>&1 &
+	timeout "$(sv_t 20)" stdbuf -oL ibv_asyncwatch -d sv_p0 >"$tmp/theirs" 2>&1 &
 	theirs=$!
 fi
 sv_wait_for "grep -q watching $tmp/ours" 10 || sv_fail "asyncwatch did not start: $(cat "$tmp/ours")"

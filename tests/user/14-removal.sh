@@ -24,11 +24,11 @@ sv_on_exit "rm -rf $tmp"
 # 1. netdev deleted under an open device
 sv_veth_pair vA vB
 rdma link add sv_r0 type softverbs netdev vA
-"$watch" sv_r0 30 >"$tmp/w0" 2>&1 &
+"$watch" sv_r0 "$(sv_t 30)" >"$tmp/w0" 2>&1 &
 w0=$!
 sv_on_exit "kill $w0 2>/dev/null"
 if command -v ibv_asyncwatch >/dev/null; then
-	timeout 30 ibv_asyncwatch -d sv_r0 >"$tmp/w1" 2>&1 &
+	timeout "$(sv_t 30)" ibv_asyncwatch -d sv_r0 >"$tmp/w1" 2>&1 &
 	w1=$!
 	sv_on_exit "kill $w1 2>/dev/null"
 fi
@@ -44,11 +44,11 @@ grep -q DEVICE_FATAL "$tmp/w0" || sv_fail "libsoftverbs watcher saw no DEVICE_FA
 # 2. link delete under an open device
 sv_veth_pair vC vD
 rdma link add sv_r1 type softverbs netdev vC
-"$watch" sv_r1 30 >"$tmp/w2" 2>&1 &
+"$watch" sv_r1 "$(sv_t 30)" >"$tmp/w2" 2>&1 &
 w2=$!
 sv_on_exit "kill $w2 2>/dev/null"
 sv_wait_for "grep -q watching $tmp/w2" 5 || sv_fail "watcher did not start"
-timeout 10 rdma link delete sv_r1 || sv_fail "rdma link delete blocked or failed"
+timeout "$(sv_t 10)" rdma link delete sv_r1 || sv_fail "rdma link delete blocked or failed"
 [ ! -e /sys/class/infiniband/sv_r1 ] || sv_fail "sv_r1 still exists"
 
 # 3. rmmod with live devices (and the watchers still running on dead fds)
@@ -56,7 +56,7 @@ rdma link add sv_r2 type softverbs netdev vC
 ip link add vE type veth peer name vF
 sv_on_exit 'ip link del vE 2>/dev/null'
 rdma link add sv_r3 type softverbs netdev vE
-timeout 20 rmmod softverbs || sv_fail "rmmod with live devices failed"
+timeout "$(sv_t 20)" rmmod softverbs || sv_fail "rmmod with live devices failed"
 [ ! -e /sys/class/infiniband/sv_r2 ] && [ ! -e /sys/class/infiniband/sv_r3 ] ||
 	sv_fail "devices left after rmmod"
 echo "all removal paths clean"

@@ -20,6 +20,21 @@ SV_TOOLS=${SV_TOOLS:-$SV_ROOT}
 SV_KVER=${SV_KVER:-$(uname -r)}
 export SV_ROOT SV_MODULE SV_TOOLS SV_KVER
 
+# Waiting scales with the kernel: under KASAN, lockdep and kmemleak on TCG
+# (the debug kernel) everything runs 5-10 times slower than on a stock
+# kernel, so fixed timeouts written for the latter fail healthy runs there.
+# SV_TIME_SCALE multiplies the timeouts of sv_wait_for and sv_t.
+if [ -z "${SV_TIME_SCALE:-}" ]; then
+	SV_TIME_SCALE=1
+	if [ -r /proc/config.gz ] && zcat /proc/config.gz 2>/dev/null | grep -qx 'CONFIG_KASAN=y'; then
+		SV_TIME_SCALE=8
+	fi
+fi
+export SV_TIME_SCALE
+
+# sv_t SECONDS: a timeout of SECONDS on a stock kernel, scaled for this one
+sv_t() { echo $(($1 * SV_TIME_SCALE)); }
+
 # --- results ---------------------------------------------------------------
 
 # sv_skip WHY: the test cannot run here (exit 4); the runner shows WHY.
@@ -81,10 +96,10 @@ trap 'exit 130' INT
 # --- polling -----------------------------------------------------------------
 
 # sv_wait_for 'CMD' TIMEOUT: poll CMD (a shell string) every 0.1 s until it
-# succeeds; fails (returns 1) after TIMEOUT seconds.
+# succeeds; fails (returns 1) after TIMEOUT seconds (times SV_TIME_SCALE).
 sv_wait_for() {
 	local cmd=$1 deadline
-	deadline=$(($(date +%s%N) + ${2:?sv_wait_for needs a timeout} * 1000000000))
+	deadline=$(($(date +%s%N) + ${2:?sv_wait_for needs a timeout} * SV_TIME_SCALE * 1000000000))
 	until eval "$cmd" >/dev/null 2>&1; do
 		[ "$(date +%s%N)" -lt $deadline ] || return 1
 		sleep 0.1
