@@ -404,7 +404,7 @@ static void sv_resp_rc_fail(struct sv_qp *qp, struct sv_resp_out *out,
 		out->event = IB_EVENT_QP_ACCESS_ERR;
 		break;
 	case SV_RESP_INV_REQ:
-	case SV_RESP_LOC_LEN:	/* C9-... longer than the receive buffer */
+	case SV_RESP_LOC_LEN:	/* a SEND longer than the receive buffer */
 		code = SV_NAK_INVALID_REQ;
 		out->event = IB_EVENT_QP_REQ_ERR;
 		break;
@@ -446,8 +446,8 @@ static void sv_resp_dgram_fail(struct sv_qp *qp, struct sv_resp_out *out,
 /* --- SEND and RDMA WRITE (RC and UC) ------------------------------------ */
 
 /*
- * IBTA 9.7.7 / 9.8.? packet lengths: First and Middle packets carry exactly
- * the path MTU, Last packets 1..MTU bytes, Only packets 0..MTU.
+ * Packet lengths (IBTA 9.7.7; 9.8 for UC): First and Middle packets carry
+ * exactly the path MTU, Last packets 1..MTU bytes, Only packets 0..MTU.
  */
 static bool sv_resp_len_ok(struct sv_qp *qp, const struct sv_pkt_info *p)
 {
@@ -568,7 +568,7 @@ static enum sv_resp_err sv_resp_write(struct sv_qp *qp,
 		u32 rkey = sv_reth_rkey(p->hdr);
 		u32 len = sv_reth_len(p->hdr);
 
-		/* the QP's own rights gate the operation (IBTA 10.2.4.4?) */
+		/* the QP's own access flags gate the operation (IBTA 10.2) */
 		if (!(READ_ONCE(qp->attr.qp_access_flags) &
 		      IB_ACCESS_REMOTE_WRITE))
 			return SV_RESP_INV_REQ;
@@ -611,7 +611,7 @@ static enum sv_resp_err sv_resp_write(struct sv_qp *qp,
 		qp->resp.msg_op = SV_OP_WRITE;
 		return SV_RESP_OK;
 	}
-	/* the message must end exactly where the RETH said (9.7.5.2.2?) */
+	/* the message must end exactly where the RETH said: else Invalid Request */
 	if (qp->resp.wr_resid)
 		return SV_RESP_INV_REQ;
 	if (flags & SV_OP_RECV_COMP) {
@@ -632,7 +632,11 @@ static struct sv_resp_res *sv_resp_res_at(struct sv_qp *qp, u32 seq)
 	return &qp->resp.res[seq % SV_MAX_QP_RD_ATOM];
 }
 
-/* Take a new resource; NULL when max_dest_rd_atomic are busy (9.7.5.2.2?) */
+/*
+ * Take a new resource; NULL when max_dest_rd_atomic are busy: more
+ * outstanding RDMA READ/atomic requests than negotiated are an Invalid
+ * Request (IBTA 9.7.5.2).
+ */
 static struct sv_resp_res *sv_resp_res_new(struct sv_qp *qp)
 {
 	u32 max = READ_ONCE(qp->attr.max_dest_rd_atomic);
@@ -681,10 +685,10 @@ static bool sv_resp_read_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 	hdr = sv_resp_new_pkt(qp, out, opcode, res->cur_psn, n, &skb);
 	if (hdr) {
 		const struct sv_opcode_info *info = &sv_opcode_table[opcode];
+		u8 syn = sv_aeth_syn_ack(SV_AETH_CREDITS_INVALID);
 
 		if (sv_opcode_has(info, SV_EXT_AETH))
-			sv_hdr_build_aeth(hdr, sv_aeth_syn_ack(
-					  SV_AETH_CREDITS_INVALID), res->msn);
+			sv_hdr_build_aeth(hdr, syn, res->msn);
 		if (n) {
 			u64 iova = res->va + res->cur_off;
 			struct sv_mr *mr;
@@ -938,12 +942,12 @@ static enum sv_resp_err sv_resp_atomic(struct sv_qp *qp,
 }
 
 /*
- * A duplicate RC request (IBTA 9.7.5.1.3?): SENDs and WRITEs are not
- * executed again, only acknowledged; an RDMA READ is served again from
- * the PSN asked for, with its original parameters; an atomic returns its
- * saved original value and is never executed twice.  Responses after it
- * are forgotten: the requester retries them, and their duplicates put
- * them back in order.
+ * A duplicate RC request (IBTA 9.7.4, the responder's rules for
+ * duplicates): SENDs and WRITEs are not executed again, only
+ * acknowledged; an RDMA READ is served again from the PSN asked for, with
+ * its original parameters; an atomic returns its saved original value and
+ * is never executed twice.  Responses after it are forgotten: the
+ * requester retries them, and their duplicates put them back in order.
  */
 static void sv_resp_duplicate(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 			      struct sv_resp_out *out)
@@ -969,7 +973,8 @@ static void sv_resp_duplicate(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 		if (!sv_psn_in_window(p->psn, res->first_psn,
 				      sv_psn_add(res->last_psn, 1)))
 			continue;
-		if ((res->type == SV_RES_READ) != !!(flags & SV_OP_READ))
+		if (res->type != (flags & SV_OP_READ ? SV_RES_READ :
+						       SV_RES_ATOMIC))
 			return;		/* not what that PSN was: ignore */
 		if (res->type == SV_RES_READ) {
 			res->cur_psn = p->psn;
@@ -1041,7 +1046,10 @@ static void sv_resp_rc(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 		err = sv_resp_read(qp, pkt, out);
 	else if (flags & SV_OP_ATOMIC)
 		err = sv_resp_atomic(qp, pkt, out);
-	else	/* FLUSH, ATOMIC WRITE: not implemented (see the README) */
+	else	/*
+		 * FLUSH, ATOMIC WRITE (IBTA 1.5 MPE): not implemented and
+		 * not advertised by the device: an unsupported opcode.
+		 */
 		err = SV_RESP_INV_REQ;
 
 	if (err == SV_RESP_RNR) {
@@ -1230,8 +1238,9 @@ static void sv_resp_rewind(struct sv_qp *qp, struct sv_resp_out *out,
 			if (first)
 				qp->resp.res_serve = cb->seq;
 			first = false;
-			if (!res->pending || (res->type == SV_RES_READ &&
-			    sv_psn_before(cb->cur_psn, res->cur_psn))) {
+			if (!res->pending ||
+			    (res->type == SV_RES_READ &&
+			     sv_psn_before(cb->cur_psn, res->cur_psn))) {
 				res->cur_psn = cb->cur_psn;
 				res->cur_off = cb->cur_off;
 				res->pending = true;
@@ -1494,6 +1503,9 @@ void sv_resp_reset(struct sv_qp *qp)
 
 void sv_resp_cleanup(struct sv_qp *qp)
 {
+	/* create failed before or in sv_resp_init(): nothing to undo */
+	if (!qp->resp.wqe)
+		return;
 	/* no reference is left, so no work item is queued; be sure anyway */
 	cancel_work_sync(&qp->resp.work);
 	kfree(qp->resp.res);

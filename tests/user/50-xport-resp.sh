@@ -31,6 +31,14 @@ xp_resp_suite() {
 	xp_case "$t send 64K" xp_pair 4 A B ib_send_bw -F -n 100 -s 65536
 }
 
+if [ -n "${XP_RESP_QUICK:-}" ]; then
+	xp_case "quick write 64K" xp_pair 4 A B ib_write_bw -F -n 20 -s 65536
+	xp_case "quick read 256K" xp_pair 4 A B ib_read_bw -F -n 10 -s 262144
+	xp_case "quick atomic" xp_pair 4 A B ib_atomic_bw -F -n 50 -A CMP_AND_SWAP
+	xp_case "quick send 16K" xp_pair 4 A B ib_send_bw -F -n 20 -s 16384
+	xp_summary
+	exit 0
+fi
 xp_resp_suite clean
 
 # loss both ways: requests (rxe -> softverbs) and responses/ACKs
