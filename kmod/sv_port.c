@@ -40,10 +40,13 @@ int sv_port_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_srq_sge = SV_MAX_SRQ_SGE;
 	attr->device_cap_flags |= IB_DEVICE_SRQ_RESIZE;
 	/*
-	 * MRs and MWs.  IB_DEVICE_MEM_MGT_EXTENSIONS (REG_MR, LOCAL_INV) and
-	 * IB_DEVICE_MEM_WINDOW(_TYPE_2B) follow once the transport executes
-	 * those work requests (sv_mr_fast_reg, sv_mr_invalidate, sv_mw_bind).
+	 * MRs and MWs.  The requester executes REG_MR and LOCAL_INV
+	 * (sv_mr_fast_reg, sv_mr_invalidate) and BIND_MW of type 1 and 2B
+	 * windows (sv_mw_bind); the responder SEND with Invalidate.
 	 */
+	attr->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS |
+				  IB_DEVICE_MEM_WINDOW |
+				  IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	attr->max_mr = SV_MAX_MR;
 	attr->max_mr_size = SV_MAX_MR_SIZE;
 	attr->max_mw = SV_MAX_MW;
@@ -65,12 +68,18 @@ int sv_port_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	/*
 	 * What modify_qp and the AVs enforce: IB_QP_CUR_STATE is checked
 	 * against the real state, an AV must name our port.  (sys_image_guid
-	 * is set above.)  IB_DEVICE_RC_RNR_NAK_GEN follows with the
-	 * transport's responder.
+	 * is set above.)  The responder sends RNR NAKs, and the requester
+	 * honours them (rnr_retry).
 	 */
 	attr->device_cap_flags |= IB_DEVICE_SYS_IMAGE_GUID |
 				  IB_DEVICE_CURR_QP_STATE_MOD |
-				  IB_DEVICE_UD_AV_PORT_ENFORCE;
+				  IB_DEVICE_UD_AV_PORT_ENFORCE |
+				  IB_DEVICE_RC_RNR_NAK_GEN;
+	/*
+	 * Compare & Swap and Fetch & Add (sv_mr_atomic): atomic among all
+	 * softverbs QPs of the host (IBTA 11.2.1.2, ATOMIC_HCA).
+	 */
+	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->max_pkeys = SV_PORT_PKEY_TBL_LEN;
 	/* "rdma link delete" may remove the device */
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
