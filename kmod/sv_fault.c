@@ -262,6 +262,7 @@ static void sv_fault_update_key(struct sv_fault *f)
 	bool on = f->d[SV_FAULT_TX].on || f->d[SV_FAULT_RX].on;
 
 	lockdep_assert_held(&f->config_mutex);
+	f->ever_on |= on;
 	if (on && !f->key_held)
 		static_branch_inc(&sv_fault_key);
 	else if (!on && f->key_held)
@@ -351,6 +352,9 @@ void sv_fault_dev_cleanup(struct sv_dev *sv)
 	}
 	sv_fault_update_key(f);
 	mutex_unlock(&f->config_mutex);
+	/* never enabled: no hook ever ran, nothing can be held */
+	if (!f->ever_on)
+		goto out;
 
 	synchronize_net();
 	for (i = 0; i < SV_FAULT_NUM_DIRS; i++) {
@@ -361,5 +365,6 @@ void sv_fault_dev_cleanup(struct sv_dev *sv)
 		kfree_skb(d->held);
 		d->held = NULL;
 	}
+out:
 	mutex_destroy(&f->config_mutex);
 }

@@ -81,6 +81,7 @@ struct sv_fault {
 	 */
 	struct mutex		config_mutex;
 	bool			key_held;	/* counted in sv_fault_key */
+	bool			ever_on;	/* hooks may have run */
 	bool			seeded;		/* seed given by the user */
 	u64			seed;
 	struct sv_fault_dir_state d[SV_FAULT_NUM_DIRS];

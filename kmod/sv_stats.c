@@ -142,13 +142,16 @@ static u32 sv_wq_fill(struct sv_wq *wq)
 }
 
 /*
- * "rdma resource show qp -dd".  The values are read without the QP's
- * locks: a snapshot, like the counters.
+ * "rdma -dd resource show qp".  The values are read without the QP's
+ * locks (req.lock, resp.lock): a snapshot, like the counters, and a
+ * netlink dump must not wait behind the data path.
  */
 int sv_stats_fill_res_qp(struct sk_buff *msg, struct ib_qp *ibqp)
 {
 	struct sv_qp *qp = to_sv_qp(ibqp);
 	struct nlattr *nest = sv_res_start(msg);
+	bool conn = ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_UC;
+	bool rc = ibqp->qp_type == IB_QPT_RC;
 
 	if (!nest)
 		return -EMSGSIZE;
@@ -160,7 +163,36 @@ int sv_stats_fill_res_qp(struct sk_buff *msg, struct ib_qp *ibqp)
 		rdma_nl_put_driver_u32(msg, "sq_used", sv_wq_fill(&qp->sq)) ||
 		rdma_nl_put_driver_u32(msg, "sq_size", qp->sq.max_wr) ||
 		rdma_nl_put_driver_u32(msg, "rq_used", sv_wq_fill(&qp->rq)) ||
-		rdma_nl_put_driver_u32(msg, "rq_size", qp->rq.max_wr));
+		rdma_nl_put_driver_u32(msg, "rq_size", qp->rq.max_wr) ||
+		/* requester reliability (RC): sv_req.c, sv_comp.c */
+		(rc && (rdma_nl_put_driver_u32(msg, "unacked_psn",
+					       READ_ONCE(qp->comp.psn)) ||
+			rdma_nl_put_driver_u32(msg, "rd_atomic",
+					       READ_ONCE(qp->req.rd_atomic)) ||
+			rdma_nl_put_driver_u32(msg, "retry_left",
+					       READ_ONCE(qp->req.retry_left)) ||
+			rdma_nl_put_driver_u32(msg, "rnr_left",
+					       READ_ONCE(qp->req.rnr_left)) ||
+			rdma_nl_put_driver_u32(msg, "rnr_wait",
+					       READ_ONCE(qp->req.rnr_wait)) ||
+			rdma_nl_put_driver_u32(msg, "retrying",
+					       READ_ONCE(qp->req.retrying)))) ||
+		/* responder (RC, UC): sv_resp.c */
+		(conn && (rdma_nl_put_driver_u32(msg, "msn",
+						 READ_ONCE(qp->resp.msn)) ||
+			  rdma_nl_put_driver_u32(msg, "in_msg",
+						 READ_ONCE(qp->resp.in_msg)) ||
+			  rdma_nl_put_driver_u32(msg, "resp_dead",
+						 READ_ONCE(qp->resp.dead)))) ||
+		(rc && (rdma_nl_put_driver_u32(msg, "resp_res_queued",
+					       READ_ONCE(qp->resp.res_head) -
+					       READ_ONCE(qp->resp.res_serve)) ||
+			rdma_nl_put_driver_u32(msg, "rnr_naks_sent",
+					       READ_ONCE(qp->resp.rnr_naks)) ||
+			rdma_nl_put_driver_u32(msg, "seq_naks_sent",
+					       READ_ONCE(qp->resp.seq_naks)) ||
+			rdma_nl_put_driver_u32(msg, "dup_reqs",
+					       READ_ONCE(qp->resp.dup_reqs)))));
 }
 
 int sv_stats_fill_res_cq(struct sk_buff *msg, struct ib_cq *ibcq)

@@ -16,9 +16,10 @@
 # tx_bytes by 100 x (BTH 12 + DETH 8 + 512 + ICRC 4), matching the peer's
 # rx_bytes; then an RC bulk transfer (4 MiB written, read back, sent): ACKs
 # are counted on both sides, no ICRC or validation drops, no retransmits on
-# a clean path, and qps_peak shows the QPs the cases created.  While a QP
-# is held (40-svctl.py), "rdma -dd resource show qp" prints its driver
-# detail (sq_psn/rq_psn as set, queue sizes), and svctl -j qp the same.
+# a clean path, and qps_peak shows the QPs the cases created.  Before any
+# traffic, while an RC QP is held (40-svctl.py), "rdma -dd resource show qp"
+# prints its driver detail (PSNs as set, queue sizes, retry state), and
+# svctl -j qp the same.
 . "$(dirname "$0")/lib.sh"
 
 sv_need ip rdma python3 ss
@@ -63,6 +64,36 @@ assert all('rate' in c for c in rate), rate
 assert all(c['rate'] == 0 for c in rate if c['name'].startswith(('rx_drop', 'retrans'))), rate
 print(f"ok: {len(names)} counters agree with rdma; qps {vals['qps']} peak {vals['qps_peak']}")
 EOF
+
+echo "--- restrack driver detail of a held QP"
+gid=$(cat "/sys/class/infiniband/$XP_A_DEV/ports/1/gids/$XP_A_GID4")
+mkfifo "$tmp/hold"
+python3 "$holder" "$XP_A_DEV" "$gid" <"$tmp/hold" >"$tmp/held" 2>&1 &
+hpid=$!
+exec 3>"$tmp/hold"
+sv_on_exit "exec 3>&-; kill $hpid 2>/dev/null; wait $hpid 2>/dev/null"
+sv_wait_for "grep -q '^ready\|^skip' '$tmp/held'" 120 || sv_fail "holder: $(cat "$tmp/held")"
+read -r what qpn <<<"$(grep -m1 '^ready\|^skip' "$tmp/held")"
+[ "$what" = ready ] || sv_fail "holder: $what $qpn"
+line=$(rdma -dd resource show qp link "$XP_A_DEV/1" lqpn "$qpn")
+echo "$line"
+# (the retry state is set when a WQE starts: only its presence counts)
+for kv in "drv_sq_psn $((0xabcdef))" "drv_rq_psn $((0x123456))" "drv_in_flight 0" "drv_sq_used 0" \
+	"drv_resp_res_queued 0" "drv_msn 0" "drv_unacked_psn" "drv_retry_left" "drv_dup_reqs"; do
+	[[ $line == *" $kv "* ]] || sv_fail "rdma -dd: no '$kv' in: $line"
+done
+xp_exec A "$svctl" -j qp "$XP_A_DEV" >"$tmp/qp.json" || sv_fail "svctl -j qp"
+xp_exec A "$svctl" qp "$XP_A_DEV"
+python3 - "$tmp" "$qpn" <<'EOF' || sv_fail "svctl qp driver detail"
+import json, sys
+q = next(q for q in json.load(open(f"{sys.argv[1]}/qp.json")) if q['lqpn'] == int(sys.argv[2]))
+d = q['driver']
+assert d['sq_psn'] == 0xabcdef and d['rq_psn'] == 0x123456, d
+assert d['sq_size'] >= 4 and d['rq_size'] >= 4 and d['in_flight'] == 0, d
+print("ok: svctl qp driver detail:", json.dumps(d))
+EOF
+exec 3>&-
+wait "$hpid" || sv_fail "holder failed: $(cat "$tmp/held")"
 
 echo "--- packets sent by one side = packets the other received or dropped"
 # holds whether or not the transport delivers: a clean veth loses nothing
@@ -131,31 +162,4 @@ for s in 'AB':
 print("ok: RC counters on a clean path")
 EOF
 
-echo "--- restrack driver detail of a held QP"
-gid=$(cat "/sys/class/infiniband/$XP_A_DEV/ports/1/gids/$XP_A_GID4")
-mkfifo "$tmp/hold"
-python3 "$holder" "$XP_A_DEV" "$gid" <"$tmp/hold" >"$tmp/held" 2>&1 &
-hpid=$!
-exec 3>"$tmp/hold"
-sv_on_exit "exec 3>&-; kill $hpid 2>/dev/null; wait $hpid 2>/dev/null"
-sv_wait_for "grep -q '^ready\|^skip' '$tmp/held'" 120 || sv_fail "holder: $(cat "$tmp/held")"
-read -r what qpn <<<"$(grep -m1 '^ready\|^skip' "$tmp/held")"
-[ "$what" = ready ] || sv_fail "holder: $what $qpn"
-line=$(rdma -dd resource show qp link "$XP_A_DEV/1" lqpn "$qpn")
-echo "$line"
-for kv in "drv_sq_psn $((0xabcdef))" "drv_rq_psn $((0x123456))" "drv_in_flight 0" "drv_sq_used 0"; do
-	[[ $line == *" $kv "* ]] || sv_fail "rdma -dd: no '$kv' in: $line"
-done
-xp_exec A "$svctl" -j qp "$XP_A_DEV" >"$tmp/qp.json" || sv_fail "svctl -j qp"
-xp_exec A "$svctl" qp "$XP_A_DEV"
-python3 - "$tmp" "$qpn" <<'EOF' || sv_fail "svctl qp driver detail"
-import json, sys
-q = next(q for q in json.load(open(f"{sys.argv[1]}/qp.json")) if q['lqpn'] == int(sys.argv[2]))
-d = q['driver']
-assert d['sq_psn'] == 0xabcdef and d['rq_psn'] == 0x123456, d
-assert d['sq_size'] >= 4 and d['rq_size'] >= 4 and d['in_flight'] == 0, d
-print("ok: svctl qp driver detail:", json.dumps(d))
-EOF
-exec 3>&-
-wait "$hpid" || sv_fail "holder failed: $(cat "$tmp/held")"
 echo "stats: counters move with traffic and match what was sent"
