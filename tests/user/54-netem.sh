@@ -6,11 +6,11 @@
 #           tc qdisc netem on x54a and x54b (each end's egress)
 #
 # Phases (the Python cases are in 53-verbs-matrix.py):
-#   loss 3 % both ways           RC bulk: 4 MiB by RDMA WRITE, READ back, SEND,
+#   loss 3 % both ways           RC bulk: 4 MiB by RDMA WRITE, SEND, READ back,
 #                                every byte checked; ib_send_bw -n 200
 #   duplicate 5 %, delay 2 ms    RC bulk again (duplicate requests, ACKs and
 #   with 25 % reordered          read responses; PSN sequence NAKs)
-#   loss 10 % on x54a            UD: about that share of 100 datagrams lost;
+#   loss 10 % both ways          UD: about that share of 100 datagrams lost;
 #                                UC: 3-packet messages dropped whole, the rest
 #                                intact and in order, all arrive once the loss
 #                                stops
@@ -68,9 +68,9 @@ matrix '^bulk$'
 stats
 
 netem AB off
-netem A loss 10%
+netem AB loss 10%
 off=
-[ -z "$XP_A_NS" ] || off="ip netns exec $XP_A_NS tc qdisc del dev $XP_A_IF root"
+[ -z "$XP_A_NS" ] || off="ip netns exec $XP_A_NS tc qdisc del dev $XP_A_IF root; ip netns exec $XP_B_NS tc qdisc del dev $XP_B_IF root"
 XP_LOSS_PCT=10 XP_NETEM_OFF=$off matrix '^(ud_loss|uc_loss)$'
 
 netem A loss 100%
