@@ -6,14 +6,16 @@
 #                           fd97::1                  fd97::2
 #
 # IPv4 (the RoCE v2 GID index of the address, from sysfs gid_attrs/types),
-# both directions (softverbs as server and as client): ibv_rc/uc/ud/srq_pingpong
-# with -c (the receiver checks the data), rc with completion events and
-# multi-packet messages, then perftest ib_send_bw, ib_write_bw, ib_read_bw and
-# ib_atomic_bw (100 iterations; they must finish and report a nonzero
-# bandwidth).  IPv6, both directions: rc and ud pingpong, ib_write_bw and
-# ib_read_bw.  Every case runs under timeout(1); after
-# XP_MAX_FAIL failures the rest is reported as not run.  The summary lists
-# every case.  SV_XPORT_DUT=rxe runs the same cases on Soft-RoCE alone.
+# softverbs as server: ibv_rc/uc/ud/srq_pingpong with -c (the receiver checks
+# the data), rc with completion events and multi-packet messages, then
+# perftest ib_send_bw, ib_write_bw, ib_read_bw and ib_atomic_bw (100
+# iterations; they must finish and report a nonzero bandwidth).  Softverbs
+# as client over IPv4, and softverbs as server over IPv6: rc and ud
+# pingpong, ib_write_bw and ib_read_bw (the full list both ways and over
+# both families took ~7.5 min under TCG).  Every case runs under
+# timeout(1); after XP_MAX_FAIL failures the rest is reported as not run.
+# The summary lists every case.  SV_XPORT_DUT=rxe runs the same cases on
+# Soft-RoCE alone.
 . "$(dirname "$0")/lib.sh"
 
 sv_need ip rdma ss ibv_rc_pingpong ibv_uc_pingpong ibv_ud_pingpong ibv_srq_pingpong \
@@ -22,7 +24,6 @@ XP_PORT=21000
 sv_xport_setup 51 softverbs rxe
 
 xp_tools_suite 4 A B		# softverbs serves, Soft-RoCE is the client
-xp_tools_suite 4 B A		# and the other way round
+xp_tools_suite 4 B A quick	# and the other way round
 xp_tools_suite 6 A B quick
-xp_tools_suite 6 B A quick
 xp_summary

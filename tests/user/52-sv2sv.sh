@@ -8,7 +8,7 @@
 # Two devices, each with its own RoCEv2 UDP socket in its namespace.  The
 # same cases as 51-interop (pingpongs with data checks, perftest bandwidth)
 # over IPv4 from A to B, and a subset (rc/ud pingpong, ib_write_bw,
-# ib_read_bw) from B to A and over IPv6.  SV_XPORT_DUT=rxe runs them on Soft-RoCE
+# ib_read_bw) over IPv6 from B to A.  SV_XPORT_DUT=rxe runs them on Soft-RoCE
 # (one device talking to itself).
 . "$(dirname "$0")/lib.sh"
 
@@ -18,6 +18,5 @@ XP_PORT=22000
 sv_xport_setup 52 softverbs softverbs
 
 xp_tools_suite 4 A B
-xp_tools_suite 4 B A quick
-xp_tools_suite 6 A B quick
+xp_tools_suite 6 B A quick
 xp_summary
