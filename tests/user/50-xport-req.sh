@@ -13,7 +13,8 @@
 # of 1 byte .. 1 MiB, both atomics, over IPv4 and IPv6.  Then the same with
 # 2% loss in each direction on the veth (netem): sequence NAKs, implied NAKs,
 # local ACK timeouts and resends; the transfers must still complete, and the
-# retransmission counters must have moved.
+# retransmission counters must have moved.  XP_REQ_QUICK=1 (the debug
+# kernel): IPv4 write/read/atomic/send once each, and one lossy write.
 . "$(dirname "$0")/lib.sh"
 
 sv_need ip rdma tc ss ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw
@@ -34,6 +35,17 @@ xp_req_suite() {
 	xp_case "$t v$f send 64K" xp_pair "$f" B A ib_send_bw -F -n 100 -s 65536
 }
 
+if [ -n "${XP_REQ_QUICK:-}" ]; then
+	XP_RUN_TIMEOUT=300
+	xp_case "quick write 5000B" xp_pair 4 B A ib_write_bw -F -n 50 -s 5000
+	xp_case "quick read 64K" xp_pair 4 B A ib_read_bw -F -n 20 -s 65536
+	xp_case "quick atomic" xp_pair 4 B A ib_atomic_bw -F -n 50
+	xp_case "quick send 8K" xp_pair 4 B A ib_send_bw -F -n 50 -s 8192
+	xp_exec A tc qdisc add dev "$XP_A_IF" root netem loss 2%
+	xp_case "quick loss write 64K" xp_pair 4 B A ib_write_bw -F -n 20 -s 65536
+	xp_summary
+	exit 0
+fi
 xp_req_suite clean 4
 xp_req_suite clean 6
 
