@@ -71,7 +71,8 @@ netem AB off
 netem AB loss 10%
 off=
 [ -z "$XP_A_NS" ] || off="ip netns exec $XP_A_NS tc qdisc del dev $XP_A_IF root; ip netns exec $XP_B_NS tc qdisc del dev $XP_B_IF root"
-XP_LOSS_PCT=10 XP_NETEM_OFF=$off matrix '^(ud_loss|uc_loss)$'
+# one way: uc_loss lifts the loss at its end (XP_NETEM_OFF)
+XP_ONE_WAY=1 XP_LOSS_PCT=10 XP_NETEM_OFF=$off matrix '^(ud_loss|uc_loss)$'
 
 netem A loss 100%
 matrix '^retry_blackhole$'
