@@ -22,7 +22,7 @@
 #   SV_DEBUG_KERNEL=0     skip the debug kernel (its first build takes ~13 min)
 #   SV_LINT=0             skip scripts/lint.sh (checkpatch, sparse, cppcheck)
 #   SV_TESTS=REGEX        only the tests whose name matches (tests/user/NAME.sh, kunit)
-#   SV_DEBUG_TESTS=REGEX  the debug kernel's selection (default: KUnit, 1x and 2x tests)
+#   SV_DEBUG_TESTS=REGEX  the debug kernel's selection (default: KUnit, 1x, 2x, 43, 55)
 #   SV_VM_TIMEOUT=SEC     per-VM timeout (default: 600 + 600 per test; x2 for the
 #                         debug kernel). Only a backstop for a guest that hangs
 #                         whole: each test also has its own timeout in the guest.
@@ -237,10 +237,14 @@ if [ -f scripts/debug-kernel.sh ] && [ "${SV_DEBUG_KERNEL:-1}" != 0 ]; then
 		dk_kernel=$(field KERNEL) dk_modules=$(field MODULES) dk_kdir=$(field KDIR) dk_kver=$(field KVER)
 		if [ -n "$dk_kernel" ] && [ -n "$dk_kdir" ] && [ -n "$dk_kver" ]; then
 			# Under KASAN + lockdep + kmemleak on TCG a test runs 5-10 times
-			# slower than on a stock kernel: this run covers KUnit and the
+			# slower than on a stock kernel: this run covers KUnit, the
 			# tests of kernel object life cycles, which is where those
-			# checkers find bugs; the stock kernels run everything.
-			tests_filter=${SV_DEBUG_TESTS:-${SV_TESTS:-'^(kunit|1[0-5]-|2[0-6]-)'}}
+			# checkers find bugs, and a transport subset; the stock
+			# kernels run everything.
+			# Of the transport, rdma_cm (55-rping: GSI/UD MADs, RC send,
+			# read, write) and the genl family (43) run here; the perftest
+			# and netem tests are timing-bound and run on the stock kernels.
+			tests_filter=${SV_DEBUG_TESTS:-${SV_TESTS:-'^(kunit|1[0-5]-|2[0-6]-|43-|55-)'}}
 			# kmemleak scanning is slow under TCG, so only this run turns it on.
 			test_kernel "debug $dk_kver" "$dk_kver" "$dk_kdir" $((vm_timeout * 2)) \
 				--kernel "$dk_kernel" ${dk_modules:+--modules "$dk_modules"} \
