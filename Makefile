@@ -70,7 +70,9 @@ dkms-install:
 	for k in $$(ls /lib/modules); do \
 		[ -d /lib/modules/$$k/build ] || continue; \
 		dkms build softverbs/$(VERSION) -k $$k && \
-		dkms install softverbs/$(VERSION) -k $$k || exit 1; \
+		dkms install softverbs/$(VERSION) -k $$k || { \
+			cat /var/lib/dkms/softverbs/$(VERSION)/build/make.log 2>/dev/null; \
+			exit 1; }; \
 	done
 
 dkms-remove:
