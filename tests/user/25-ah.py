@@ -106,7 +106,8 @@ def t_good(ctx, pd):
                 "IPv6 peer with hop limit 1, DSCP, flow label, SL 7"),
     ]
 
-    # a UD send names the AH (by its ah_num); the WQE waits, ERR flushes it
+    # a UD send names the AH (by its ah_num); posted in SQD it waits (the
+    # transport starts nothing new there) and ERR flushes it
     cq = CQ(ctx, 16)
     qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_UD, scq=cq, rcq=cq,
                            cap=QPCap(max_send_wr=4, max_recv_wr=4)))
@@ -120,6 +121,7 @@ def t_good(ctx, pd):
         qa.port_num = 1
         qa.sq_psn = 0
         qp.modify(qa, mask)
+    qp.modify(QPAttr(qp_state=e.IBV_QPS_SQD), e.IBV_QP_STATE)
     mr = MR(pd, 64, e.IBV_ACCESS_LOCAL_WRITE)
     wr = SendWR(wr_id=77, opcode=e.IBV_WR_SEND, num_sge=1,
                 sg=[SGE(mr.buf, 8, mr.lkey)])
