@@ -455,8 +455,8 @@ struct sv_qp {
 		u8		rnr_left;	/* of attr.rnr_retry (7 = infinite) */
 		bool		rnr_wait;	/* RNR NAK: wait for rnr_timer */
 		bool		stopped;	/* a WQE failed: send no more */
-		bool		retrying;	/* went back after a loss, no
-						 * progress since */
+		/* went back after a loss, no progress since */
+		bool		retrying;
 		/* local ACK timeout (RC): armed while responses are due */
 		struct timer_list retrans_timer;
 		struct timer_list rnr_timer;

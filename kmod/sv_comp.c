@@ -421,6 +421,7 @@ void sv_comp_retire(struct sv_qp *qp, bool flush)
 		spin_lock_bh(&qp->req.lock);
 		spin_lock_irqsave(&qp->sq.consumer_lock, flags);
 		idx = q->cons;
+		/* acquire: the WQE slots published before the index */
 		if (!((smp_load_acquire(&q->buf->producer_index) - idx) &
 		      q->index_mask)) {
 			spin_unlock_irqrestore(&qp->sq.consumer_lock, flags);

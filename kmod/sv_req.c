@@ -71,6 +71,7 @@ static u32 sv_req_posted(struct sv_qp *qp)
 	struct sv_queue *q = qp->sq.queue;
 
 	lockdep_assert_held(&qp->sq.consumer_lock);
+	/* acquire: the WQE slots published before the index */
 	return (smp_load_acquire(&q->buf->producer_index) - q->cons) &
 	       q->index_mask;
 }
@@ -717,7 +718,7 @@ static void sv_req_quiesce(struct sv_qp *qp)
 		flush_work(&qp->req.retire_work);
 		if (!atomic_read(&qp->req.sched))
 			break;
-		msleep(1);
+		usleep_range(1000, 2000);
 	}
 	del_timer_sync(&qp->req.retrans_timer);
 	del_timer_sync(&qp->req.rnr_timer);

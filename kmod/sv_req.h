@@ -27,10 +27,10 @@ enum sv_swqe_state {
 
 enum sv_swqe_flags {
 	SV_SWQE_SIGNALED	= BIT(0),	/* completes even on success */
-	SV_SWQE_RD_ATOMIC	= BIT(1),	/* READ or atomic: counts in
-						 * req.rd_atomic until retired */
-	SV_SWQE_RESP		= BIT(2),	/* RC READ/atomic: its response
-						 * carries data (not an ACK) */
+	/* READ or atomic: counts in req.rd_atomic until retired */
+	SV_SWQE_RD_ATOMIC	= BIT(1),
+	/* RC READ/atomic: its response carries data (not an ACK) */
+	SV_SWQE_RESP		= BIT(2),
 	SV_SWQE_ACKED		= BIT(3),	/* RC: finished by an ACK */
 };
 
