@@ -9,7 +9,7 @@
 # softverbs as server: ibv_rc/uc/ud/srq_pingpong with -c (the receiver checks
 # the data), rc with completion events and multi-packet messages, then
 # perftest ib_send_bw, ib_write_bw, ib_read_bw and ib_atomic_bw (100
-# iterations; they must finish and report a nonzero bandwidth).  Softverbs
+# iterations; they must finish and print their result row).  Softverbs
 # as client over IPv4, and softverbs as server over IPv6: rc and ud
 # pingpong, ib_write_bw and ib_read_bw (the full list both ways and over
 # both families took ~7.5 min under TCG).  Every case runs under
