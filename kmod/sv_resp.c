@@ -236,8 +236,7 @@ static int sv_resp_rq_pop(struct sv_qp *qp)
 	struct sv_queue *q = wq->queue;
 	struct sv_recv_wqe *wqe = qp->resp.wqe;
 	unsigned long flags;
-	u64 length = 0;
-	u32 prod, i;
+	u32 prod;
 
 	spin_lock_irqsave(&wq->consumer_lock, flags);
 	/* acquire: the slot contents before the index (uapi ordering) */
@@ -250,15 +249,7 @@ static int sv_resp_rq_pop(struct sv_qp *qp)
 	sv_queue_consume(q);
 	spin_unlock_irqrestore(&wq->consumer_lock, flags);
 
-	if (wqe->dma.num_sge > wq->max_sge)
-		return -EINVAL;
-	for (i = 0; i < wqe->dma.num_sge; i++)
-		length += wqe->dma.sge[i].length;
-	wqe->dma.length = min_t(u64, length, U32_MAX);
-	wqe->dma.resid = wqe->dma.length;
-	wqe->dma.cur_sge = 0;
-	wqe->dma.sge_offset = 0;
-	return 0;
+	return sv_recv_wqe_check(wqe, wq->max_sge);
 }
 
 /*

@@ -402,21 +402,14 @@ int sv_srq_post_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	return err;
 }
 
-/*
- * Check the copy of a WQE that sv_srq_pop() took and rebuild the fields
- * the responder relies on from its SGEs alone.
- */
-static int sv_srq_check_wqe(struct sv_srq *srq, struct sv_recv_wqe *wqe)
+int sv_recv_wqe_check(struct sv_recv_wqe *wqe, u32 max_sge)
 {
 	u32 num_sge = wqe->dma.num_sge;
 	u64 length = 0;
 	u32 i;
 
-	if (num_sge > srq->max_sge) {
-		sv_dbg_srq(srq, "WQE with %u SGEs, max_sge %u\n", num_sge,
-			   srq->max_sge);
+	if (num_sge > max_sge)
 		return -EINVAL;
-	}
 	for (i = 0; i < num_sge; i++)
 		length += wqe->dma.sge[i].length;
 
@@ -457,7 +450,10 @@ int sv_srq_pop(struct sv_srq *srq, struct sv_recv_wqe *out, size_t out_size)
 	}
 	spin_unlock_irqrestore(&srq->lock, flags);
 
-	err = sv_srq_check_wqe(srq, out);
+	err = sv_recv_wqe_check(out, srq->max_sge);
+	if (err)
+		sv_dbg_srq(srq, "WQE with %u SGEs, max_sge %u\n",
+			   out->dma.num_sge, srq->max_sge);
 	if (limit_reached)
 		sv_srq_event(srq, IB_EVENT_SRQ_LIMIT_REACHED);
 	return err;
