@@ -22,8 +22,14 @@ static int __init sv_init(void)
 {
 	int err;
 
-	/* device unregistration on netdev removal; see sv_dev.c */
-	sv_wq = alloc_workqueue("softverbs", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	/*
+	 * Device unregistration on netdev removal; see sv_dev.c.  Not
+	 * WQ_MEM_RECLAIM: ib_unregister_device() flushes ib_core's own
+	 * "infiniband" workqueue, which is not a reclaim queue, and a reclaim
+	 * queue may not wait on one (check_flush_dependency() warns).
+	 * Nothing on the memory reclaim path ever waits for this work.
+	 */
+	sv_wq = alloc_workqueue("softverbs", WQ_UNBOUND, 0);
 	if (!sv_wq)
 		return -ENOMEM;
 
