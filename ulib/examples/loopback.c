@@ -671,6 +671,15 @@ static void rc_events(struct ctx *c)
  * Threads sharing queues: two threads post RDMA WRITEs to the same SQ
  * while a third polls the shared CQ.  Every WR must complete exactly once;
  * a full SQ (ENOMEM) is retried.
+ *
+ * A free SQ slot is no licence to post: the device retires a WQE (frees
+ * its slot) when it writes the completion, not when the poller reads it,
+ * so with a slow poller the signaled WRs outstanding could outnumber the
+ * CQ's entries.  That is a CQ overrun, which the consumer must prevent:
+ * the device reports it as an asynchronous error (IBV_EVENT_CQ_ERR), the
+ * CQ is unusable afterwards and the remaining completions never appear.
+ * So the posters share credits, one per CQ entry: a WR is posted only
+ * after taking one, and the poller gives one back per completion.
  */
 #define MT_PER_THREAD	250
 
@@ -679,7 +688,26 @@ struct mt {
 	int id;
 	unsigned char seen[2 * MT_PER_THREAD];
 	int polled;
+	int *credits;		/* free send CQ entries, shared */
 };
+
+/* Take one CQ credit, waiting for the poller if there is none. */
+static void mt_take_credit(int *credits)
+{
+	int n = __atomic_load_n(credits, __ATOMIC_RELAXED);
+
+	for (;;) {
+		if (n <= 0) {
+			sched_yield();
+			n = __atomic_load_n(credits, __ATOMIC_RELAXED);
+			continue;
+		}
+		if (__atomic_compare_exchange_n(credits, &n, n - 1, false,
+						__ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			return;
+	}
+}
 
 static void *mt_sender(void *arg)
 {
@@ -693,6 +721,7 @@ static void *mt_sender(void *arg)
 
 	for (i = 0; i < MT_PER_THREAD; i++) {
 		w.wr_id = (uint64_t)(m->id * MT_PER_THREAD + i);
+		mt_take_credit(m->credits);
 		while ((err = ibv_post_send(c->a, &w, &bad)) == ENOMEM)
 			sched_yield();
 		if (err)
@@ -724,6 +753,8 @@ static void *mt_poller(void *arg)
 				    ibv_wc_status_str(wc[i].status));
 		}
 		m->polled += k;
+		/* release: the entries read are free for new completions */
+		__atomic_fetch_add(m->credits, k, __ATOMIC_RELEASE);
 		if (k)
 			deadline = now_ms() + TIMEOUT_MS;
 		else if (now_ms() > deadline)
@@ -738,12 +769,14 @@ static void rc_threads(struct ctx *c)
 {
 	struct mt s0, s1, p;
 	pthread_t t0, t1, tp;
+	int credits = c->scq->cqe;
 
 	step = "threads";
 	memset(&p, 0, sizeof(p));
 	p.c = c;
-	s0 = (struct mt){ .c = c, .id = 0 };
-	s1 = (struct mt){ .c = c, .id = 1 };
+	p.credits = &credits;
+	s0 = (struct mt){ .c = c, .id = 0, .credits = &credits };
+	s1 = (struct mt){ .c = c, .id = 1, .credits = &credits };
 	if (pthread_create(&tp, NULL, mt_poller, &p) ||
 	    pthread_create(&t0, NULL, mt_sender, &s0) ||
 	    pthread_create(&t1, NULL, mt_sender, &s1))
