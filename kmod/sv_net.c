@@ -12,11 +12,27 @@
  * last one.  A namespace cannot go away with sockets still open: its
  * netdevs are unregistered first, which removes their devices; the pernet
  * exit hook waits for that removal to finish.
+ *
+ * Loopback: a packet to an address of the sender's own namespace never
+ * reaches a wire, so it does not take the IP stack's way round (output
+ * route, lo, backlog, input route, UDP socket lookup) either.  It gets the
+ * same IP and UDP headers (the receiver reads addresses, traffic class
+ * and hop limit from them, and UD copies them into the GRH) and is
+ * delivered from a per-CPU queue by a tasklet, as lo's backlog would: in
+ * softirq, never inside the sender's call, so no sender lock is held when
+ * the receive path runs (a QP may send to itself) and the stack stays
+ * bounded however requests, ACKs and requests again follow each other.
+ * Such a packet carries no ICRC computed and none is checked: the ICRC
+ * guards the wire (IBTA Annex A17.3.3), and a copy that never leaves the
+ * host's memory has no wire to be corrupted on.  While fault injection
+ * is active on the sending or the receiving device, local packets take
+ * the IP stack as before, so injected faults behave as on any path.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/if_vlan.h>
 #include <linux/inetdevice.h>
+#include <linux/interrupt.h>
 #include <linux/mutex.h>
 #include <net/addrconf.h>
 #include <net/ip.h>
@@ -104,6 +120,176 @@ static int sv_net_out6(struct sv_dev *sv, struct sk_buff *skb)
 }
 /* --- end fault injection --- */
 
+/* --- loopback ------------------------------------------------------------ */
+
+/*
+ * Per CPU: local packets waiting for delivery, oldest first.  Filled with
+ * bottom halves off (or interrupts; the queue's own lock is irq safe) on
+ * the CPU of the sender and drained by that CPU's tasklet, so one
+ * sender's packets are delivered in the order they were sent, as through
+ * lo's per-CPU backlog.
+ */
+struct sv_net_loop {
+	struct sk_buff_head	queue;
+	struct tasklet_struct	tasklet;
+};
+
+static DEFINE_PER_CPU(struct sv_net_loop, sv_net_loop);
+
+/*
+ * Packets a CPU's queue holds at most: a sender that outruns delivery
+ * gets -ENOBUFS, as from a full backlog (netdev_max_backlog's default).
+ * The responder paces long reads by it; RC requests are retransmitted.
+ */
+#define SV_NET_LOOP_QLEN	1000
+/* packets one tasklet run delivers before it lets other softirqs run */
+#define SV_NET_LOOP_BUDGET	64
+
+/*
+ * The softverbs device of @ndev: its own, or for a VLAN netdev that of
+ * the real netdev (ib_core puts the VLAN's GIDs into that device's
+ * table).  Under RCU.
+ */
+static struct sv_dev *sv_net_ndev_dev_rcu(struct net_device *ndev)
+{
+	struct sv_dev *sv = sv_dev_find_rcu(ndev);
+
+	if (!sv && is_vlan_dev(ndev))
+		sv = sv_dev_find_rcu(vlan_dev_real_dev(ndev));
+	return sv;
+}
+
+static void sv_net_loop_run(struct tasklet_struct *t)
+{
+	struct sv_net_loop *loop = from_tasklet(loop, t, tasklet);
+	int budget = SV_NET_LOOP_BUDGET;
+	struct sk_buff *skb;
+
+	while (budget-- > 0 && (skb = skb_dequeue(&loop->queue))) {
+		struct net_device *ndev = skb->dev;
+		struct sv_dev *sv;
+
+		/* the netdev is held; its device may be gone meanwhile */
+		rcu_read_lock();
+		sv = sv_net_ndev_dev_rcu(ndev);
+		if (sv)
+			sv_recv_local(sv, skb);
+		else
+			kfree_skb(skb);
+		rcu_read_unlock();
+		dev_put(ndev);
+	}
+	if (!skb_queue_empty_lockless(&loop->queue))
+		tasklet_schedule(&loop->tasklet);
+}
+
+/*
+ * The netdev of this namespace holding @path's destination address, if
+ * it is local and the packet may skip the stack; held.  Under RCU.
+ */
+static struct net_device *sv_net_loop_dest(struct sv_dev *sv,
+					   const struct sv_path *path)
+{
+	struct net_device *ndev;
+	struct sv_dev *dst;
+
+	if (sv_fault_active(sv, SV_FAULT_TX))
+		return NULL;
+	if (sv_path_is_ipv4(path))
+		ndev = __ip_dev_find(sv->net, sv_path_daddr4(path), false);
+	else
+		ndev = ipv6_dev_find(sv->net,
+				     (const struct in6_addr *)path->dgid.raw,
+				     NULL);
+	if (!ndev)
+		return NULL;
+	dst = sv_net_ndev_dev_rcu(ndev);
+	/* no device there: the stack drops it, and counts where it should */
+	if (!dst || sv_fault_active(dst, SV_FAULT_RX))
+		return NULL;
+	dev_hold(ndev);
+	return ndev;
+}
+
+/*
+ * Queue @skb (IP header at skb->data, no ICRC computed) for delivery to
+ * the device of @ndev, whose reference it takes over.  Consumes @skb.
+ */
+static int sv_net_loop_xmit(struct sk_buff *skb, struct net_device *ndev)
+{
+	struct sv_net_loop *loop;
+	int err = 0;
+
+	/* no ICRC: its place holds zeros rather than stale memory */
+	memset(skb_tail_pointer(skb) - SV_ICRC_BYTES, 0, SV_ICRC_BYTES);
+	/* the receive path starts at the UDP header, like the encap hook */
+	__skb_pull(skb, skb_transport_offset(skb));
+	skb->dev = ndev;
+	skb->pkt_type = PACKET_HOST;
+
+	loop = get_cpu_ptr(&sv_net_loop);
+	if (likely(skb_queue_len_lockless(&loop->queue) < SV_NET_LOOP_QLEN)) {
+		skb_queue_tail(&loop->queue, skb);
+		tasklet_schedule(&loop->tasklet);
+	} else {
+		err = -ENOBUFS;
+	}
+	put_cpu_ptr(&sv_net_loop);
+	if (err) {
+		kfree_skb(skb);
+		dev_put(ndev);
+	}
+	return err;
+}
+
+static void sv_net_loop_init(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct sv_net_loop *loop = per_cpu_ptr(&sv_net_loop, cpu);
+
+		skb_queue_head_init(&loop->queue);
+		tasklet_setup(&loop->tasklet, sv_net_loop_run);
+	}
+}
+
+/* Module exit, all devices gone: nothing is queued any more. */
+static void sv_net_loop_exit(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct sv_net_loop *loop = per_cpu_ptr(&sv_net_loop, cpu);
+
+		tasklet_kill(&loop->tasklet);
+		WARN_ON(!skb_queue_empty(&loop->queue));
+	}
+}
+
+static void sv_net_push_ip4(struct sv_dev *sv, const struct sv_path *path,
+			    struct sk_buff *skb, __be32 saddr, __be32 daddr,
+			    u8 ttl)
+{
+	struct iphdr *iph;
+
+	iph = skb_push(skb, sizeof(*iph));
+	skb_reset_network_header(skb);
+	iph->version = 4;
+	iph->ihl = sizeof(*iph) >> 2;
+	iph->tos = path->traffic_class;
+	iph->tot_len = htons(skb->len);
+	iph->frag_off = htons(IP_DF);
+	iph->ttl = ttl;
+	iph->protocol = IPPROTO_UDP;
+	iph->saddr = saddr;
+	iph->daddr = daddr;
+	iph->check = 0;
+	/* before the ICRC: the identification is not a masked field */
+	ip_select_ident(sv->net, skb, NULL);
+	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+}
+
 static int sv_net_xmit4(struct sv_dev *sv, const struct sv_path *path,
 			u16 sport, struct sk_buff *skb)
 {
@@ -116,9 +302,21 @@ static int sv_net_xmit4(struct sv_dev *sv, const struct sv_path *path,
 		.fl4_sport = htons(sport),
 		.fl4_dport = htons(SV_ROCE_V2_UDP_PORT),
 	};
+	struct net_device *local;
 	struct rtable *rt;
-	struct iphdr *iph;
 	int err;
+
+	rcu_read_lock();
+	local = sv_net_loop_dest(sv, path);
+	rcu_read_unlock();
+	if (local) {
+		sv_net_push_udp(skb, sport);
+		sv_net_push_ip4(sv, path, skb, fl4.saddr, fl4.daddr,
+				path->hop_limit ?:
+				READ_ONCE(sv->net->ipv4.sysctl_ip_default_ttl));
+		ip_send_check(ip_hdr(skb));
+		return sv_net_loop_xmit(skb, local);
+	}
 
 	rt = ip_route_output_key(sv->net, &fl4);
 	if (IS_ERR(rt)) {
@@ -128,21 +326,8 @@ static int sv_net_xmit4(struct sv_dev *sv, const struct sv_path *path,
 	skb_dst_set(skb, &rt->dst);
 
 	sv_net_push_udp(skb, sport);
-	iph = skb_push(skb, sizeof(*iph));
-	skb_reset_network_header(skb);
-	iph->version = 4;
-	iph->ihl = sizeof(*iph) >> 2;
-	iph->tos = path->traffic_class;
-	iph->tot_len = htons(skb->len);
-	iph->frag_off = htons(IP_DF);
-	iph->ttl = path->hop_limit ?: ip4_dst_hoplimit(&rt->dst);
-	iph->protocol = IPPROTO_UDP;
-	iph->saddr = fl4.saddr;
-	iph->daddr = fl4.daddr;
-	iph->check = 0;
-	/* before the ICRC: the identification is not a masked field */
-	ip_select_ident(sv->net, skb, NULL);
-	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+	sv_net_push_ip4(sv, path, skb, fl4.saddr, fl4.daddr,
+			path->hop_limit ?: ip4_dst_hoplimit(&rt->dst));
 
 	err = sv_icrc_set_skb(skb, 0, skb->len);
 	if (unlikely(err)) {
@@ -156,6 +341,23 @@ static int sv_net_xmit4(struct sv_dev *sv, const struct sv_path *path,
 	/* --- end fault injection --- */
 		err = ip_local_out(sv->net, sv->sock->sk4->sk, skb);
 	return net_xmit_eval(err) ? -ENOBUFS : 0;
+}
+
+static void sv_net_push_ip6(const struct sv_path *path, struct sk_buff *skb,
+			    u8 hop_limit)
+{
+	struct ipv6hdr *ip6h;
+
+	ip6h = skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6_flow_hdr(ip6h, path->traffic_class,
+		     htonl(path->flow_label & IB_GRH_FLOWLABEL_MASK));
+	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = hop_limit;
+	ip6h->saddr = *(const struct in6_addr *)path->sgid.raw;
+	ip6h->daddr = *(const struct in6_addr *)path->dgid.raw;
+	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
 }
 
 static int sv_net_xmit6(struct sv_dev *sv, const struct sv_path *path,
@@ -172,14 +374,24 @@ static int sv_net_xmit6(struct sv_dev *sv, const struct sv_path *path,
 		.fl6_dport = htons(SV_ROCE_V2_UDP_PORT),
 	};
 	struct socket *sock = sv->sock->sk6;
+	struct net_device *local;
 	struct dst_entry *dst;
-	struct ipv6hdr *ip6h;
 	int err;
 
 	if (!sock) {
 		kfree_skb(skb);
 		return -EAFNOSUPPORT;
 	}
+	rcu_read_lock();
+	local = sv_net_loop_dest(sv, path);
+	rcu_read_unlock();
+	if (local) {
+		sv_net_push_udp(skb, sport);
+		sv_net_push_ip6(path, skb, path->hop_limit ?:
+				READ_ONCE(sv->net->ipv6.devconf_all->hop_limit));
+		return sv_net_loop_xmit(skb, local);
+	}
+
 	dst = ipv6_stub->ipv6_dst_lookup_flow(sv->net, sock->sk, &fl6, NULL);
 	if (IS_ERR(dst)) {
 		kfree_skb(skb);
@@ -188,16 +400,7 @@ static int sv_net_xmit6(struct sv_dev *sv, const struct sv_path *path,
 	skb_dst_set(skb, dst);
 
 	sv_net_push_udp(skb, sport);
-	ip6h = skb_push(skb, sizeof(*ip6h));
-	skb_reset_network_header(skb);
-	ip6_flow_hdr(ip6h, path->traffic_class,
-		     htonl(path->flow_label & IB_GRH_FLOWLABEL_MASK));
-	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
-	ip6h->nexthdr = IPPROTO_UDP;
-	ip6h->hop_limit = path->hop_limit ?: ip6_dst_hoplimit(dst);
-	ip6h->saddr = fl6.saddr;
-	ip6h->daddr = fl6.daddr;
-	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+	sv_net_push_ip6(path, skb, path->hop_limit ?: ip6_dst_hoplimit(dst));
 
 	err = sv_icrc_set_skb(skb, 0, skb->len);
 	if (unlikely(err)) {
@@ -238,13 +441,13 @@ int sv_net_xmit(struct sv_dev *sv, const struct sv_path *path, u16 sport,
  * The netdev whose device a packet is for.  A packet to an address of
  * this namespace arrives over lo (the route to a local address is local,
  * whatever netdev the sender named), so for lo the netdev that holds the
- * destination address decides.  A VLAN netdev belongs to the device of
- * its real netdev (ib_core puts the VLAN's GIDs into that device's table).
+ * destination address decides.  Softverbs' own local packets skip this
+ * (see the loopback above); those of other senders (rdma_rxe in the same
+ * namespace, a packet while fault injection is on) still come this way.
  */
 static struct sv_dev *sv_net_find_dev_rcu(struct sk_buff *skb)
 {
 	struct net_device *ndev = skb->dev;
-	struct sv_dev *sv;
 
 	if (ndev->flags & IFF_LOOPBACK) {
 		if (skb->protocol == htons(ETH_P_IP))
@@ -258,10 +461,7 @@ static struct sv_dev *sv_net_find_dev_rcu(struct sk_buff *skb)
 		if (!ndev)
 			return NULL;
 	}
-	sv = sv_dev_find_rcu(ndev);
-	if (!sv && is_vlan_dev(ndev))
-		sv = sv_dev_find_rcu(vlan_dev_real_dev(ndev));
-	return sv;
+	return sv_net_ndev_dev_rcu(ndev);
 }
 
 /*
@@ -403,6 +603,7 @@ static struct pernet_operations sv_net_ops = {
 
 int sv_net_init(void)
 {
+	sv_net_loop_init();
 	return register_pernet_subsys(&sv_net_ops);
 }
 
@@ -411,4 +612,5 @@ void sv_net_exit(void)
 	unregister_pernet_subsys(&sv_net_ops);
 	/* no encap_recv call may still be running when the module goes */
 	synchronize_net();
+	sv_net_loop_exit();
 }

@@ -5,6 +5,8 @@
  *
  *   1. linear data, at least a UDP header        else RX_DROP_INVALID
  *   2. the ICRC (IBTA Annex A17.3.3)              else RX_DROP_ICRC
+ *      (not for softverbs' own local packets, sv_recv_local(): they
+ *      never crossed a wire, see sv_net.c)
  *   3. sv_hdr_parse(): BTH and extension headers  else RX_DROP_INVALID
  *   4. the default P_Key (IBTA Annex A16.4.3)     else RX_DROP_INVALID
  *   5. the destination QP (unicast QPN, or QPN 0xffffff with a multicast
@@ -93,17 +95,12 @@ static bool sv_recv_mcast(struct sv_dev *sv, struct sv_rx_pkt *pkt)
 	return any;
 }
 
-void sv_recv(struct sv_dev *sv, struct sk_buff *skb)
+static void sv_recv_skb(struct sv_dev *sv, struct sk_buff *skb, bool icrc)
 {
 	struct sv_rx_pkt pkt;
 	struct sv_qp *qp;
 	int l3_off;
 	bool ok;
-
-	/* --- fault injection (sv_fault.c): it may take the packet --- */
-	if (sv_fault_active(sv, SV_FAULT_RX) && sv_fault_rx(sv, skb, sv_recv))
-		return;
-	/* --- end fault injection --- */
 
 	if (unlikely(skb_linearize(skb) || skb->len < sizeof(struct udphdr)))
 		goto drop_invalid;
@@ -111,7 +108,8 @@ void sv_recv(struct sv_dev *sv, struct sk_buff *skb)
 
 	/* from the IP header, which lies in front of skb->data */
 	l3_off = skb_network_offset(skb);
-	if (unlikely(!sv_icrc_verify_skb(skb, l3_off, skb->len - l3_off))) {
+	if (icrc && unlikely(!sv_icrc_verify_skb(skb, l3_off,
+						 skb->len - l3_off))) {
 		sv_stat_inc(sv, SV_STAT_RX_DROP_ICRC);
 		goto drop;
 	}
@@ -152,4 +150,18 @@ drop_invalid:
 	sv_stat_inc(sv, SV_STAT_RX_DROP_INVALID);
 drop:
 	kfree_skb(skb);
+}
+
+void sv_recv(struct sv_dev *sv, struct sk_buff *skb)
+{
+	/* --- fault injection (sv_fault.c): it may take the packet --- */
+	if (sv_fault_active(sv, SV_FAULT_RX) && sv_fault_rx(sv, skb, sv_recv))
+		return;
+	/* --- end fault injection --- */
+	sv_recv_skb(sv, skb, true);
+}
+
+void sv_recv_local(struct sv_dev *sv, struct sk_buff *skb)
+{
+	sv_recv_skb(sv, skb, false);
 }
