@@ -4,11 +4,15 @@
 #   1. scripts/deps.sh                      packages present (installs them as root)
 #   2. make -C ulib, make -C tools          userspace, where a Makefile exists
 #   3. make -C ulib test                    host unit tests, if the target exists
-#   4. for each stock kernel with /boot/vmlinuz-KVER and /lib/modules/KVER/build:
-#        scripts/build-kmod.sh -> build/KVER/, then a VM (tests/vm/run.sh) running
-#        tests/vm/guest-tests.sh: KUnit (if built), tests/user/*, leak/taint checks
-#   5. the debug kernel (scripts/debug-kernel.sh build: KASAN, lockdep, kmemleak,
-#      KUnit), the same way, booted with kmemleak=on
+#   4. builds: scripts/build-kmod.sh -> build/KVER/ for each stock kernel with
+#      /boot/vmlinuz-KVER and /lib/modules/KVER/build, the debug kernel
+#      (scripts/debug-kernel.sh build: KASAN, lockdep, kmemleak, UBSAN, KUnit)
+#      and the module for it; scripts/lint.sh
+#   5. VMs (tests/vm/run.sh running tests/vm/guest-tests.sh: KUnit if built,
+#      tests/user/*, leak/taint checks), SV_VM_JOBS at a time: the debug kernel
+#      (kmemleak=on) runs everything, in shards, the long protocol suites as
+#      subsets; the first stock kernel runs everything in full, the others
+#      what depends on the kernel
 #
 # Every build step and every test counts: a build is one test (passed or failed),
 # a VM contributes its TAP results (KUnit cases counted one by one), a VM that
@@ -22,7 +26,10 @@
 #   SV_DEBUG_KERNEL=0     skip the debug kernel (its first build takes ~13 min)
 #   SV_LINT=0             skip scripts/lint.sh (checkpatch, sparse, cppcheck)
 #   SV_TESTS=REGEX        only the tests whose name matches (tests/user/NAME.sh, kunit)
-#   SV_DEBUG_TESTS=REGEX  the debug kernel's selection (default: KUnit, 1x, 2x, 43, 55)
+#   SV_DEBUG_TESTS=REGEX  the debug kernel's selection, in one VM (default: every
+#                         test, split into the shards of SV_DEBUG_SHARDS)
+#   SV_DEBUG_SHARDS="REGEX..."  the debug kernel's VMs, one per regex
+#   SV_VM_JOBS=N          VMs running at once (default: nproc)
 #   SV_VM_TIMEOUT=SEC     per-VM timeout (default: 600 + 600 per test; x2 for the
 #                         debug kernel). Only a backstop for a guest that hangs
 #                         whole: each test also has its own timeout in the guest.
@@ -128,37 +135,44 @@ fi
 # --- end svctl offline checks ---
 
 # --- kernels -----------------------------------------------------------------
+#
+# Two phases.  First every build, one after the other (each uses every core):
+# the module for each stock kernel, the debug kernel and its module, lint.
+# Then the VM runs, SV_VM_JOBS at a time: a TCG guest running the serial test
+# suite keeps less than one host core busy on average (measured: ~85 % of
+# one), so two guests on two cores finish the matrix in little more than half
+# the time.  The longest runs start first.
 
-# test_kernel LABEL KVER KDIR TIMEOUT RUN_ARGS...: build the module for one
-# kernel, boot it, run the guest tests, account for everything.
-test_kernel() {
-	local label=$1 kver=$2 kdir=$3 timeout=$4 out=build/$2 dir=$results/$2
-	shift 4
-	local p=0 f=0 s=0 t0 note=() rc=0 counts
+# build_kmod LABEL KVER KDIR: build/KVER/kmod/softverbs.ko, one test of its own.
+build_kmod() {
+	local label=$1 kver=$2 kdir=$3 dir=$results/$2
 	mkdir -p "$dir"
-	t0=$(now)
-
-	if stage "kmod-$kver" scripts/build-kmod.sh "$kdir" "$out"; then
-		p=$((p + 1))
+	if stage "kmod-$kver" scripts/build-kmod.sh "$kdir" "build/$kver"; then
+		row "$label: module build" 1 0 0 "$stage_secs"
 	else
-		f=$((f + 1))
-		note+=("kmod build failed")
+		row "$label: module build" 0 1 0 "$stage_secs" "see results/$kver/kmod-build.log"
 	fi
 	mv "$results/kmod-$kver.log" "$dir/kmod-build.log"
+}
 
-	# Boot even without a module: the tests that do not need it still run,
-	# and those that do fail loudly instead of vanishing from the count.
-	local vt0
-	vt0=$(now)
+# vm_job LABEL KVER DIR TIMEOUT FILTER RUN_ARGS...: boot one VM, run the guest
+# tests matching FILTER with build/KVER's module, count the results into
+# DIR/row ("label|passed|failed|skipped|seconds|note") and DIR/timing.  Runs
+# in the background, so it reports through files, never through row().
+vm_job() {
+	local label=$1 kver=$2 dir=$3 timeout=$4 filter=$5
+	shift 5
+	local p=0 f=0 s=0 t0 note=() rc kp kf ks tp tf ts counts
+	mkdir -p "$dir"
+	t0=$(now)
 	say "vm $label: booting"
 	set +e
 	tests/vm/run.sh "$@" --timeout "$timeout" --log "$dir/console.log" --results "$dir/tap.txt" \
-		-- tests/vm/guest-tests.sh -m "$root/$out/kmod/softverbs.ko" ${tests_filter:+"$tests_filter"} \
+		-- tests/vm/guest-tests.sh -m "$root/build/$kver/kmod/softverbs.ko" ${filter:+"$filter"} \
 		2>"$dir/run.err" | grep --line-buffered -E '^(not )?ok [0-9]+ |^# time: ' | sed -u "s/^/    [$label] /"
 	rc=${PIPESTATUS[0]}
 	set -e
-	timings+=("vm-$kver|$(secs "$vt0")")
-	say "vm $label: exit $rc ($(secs "$vt0")s)"
+	say "vm $label: exit $rc ($(secs "$t0")s)"
 
 	read -r tp tf ts <<<"$(count_tap "$dir/tap.txt")"
 
@@ -184,7 +198,7 @@ test_kernel() {
 	# a failure of its own, whatever the tests before it said.
 	case $rc in
 	124) f=$((f + 1)); note+=("VM timeout after ${timeout}s") ;;
-	125) f=$((f + 1)); note+=("guest died: see $dir/console.log") ;;
+	125) f=$((f + 1)); note+=("guest died: see ${dir#"$root"/}/console.log") ;;
 	*)
 		if ! grep -Eq '^1\.\.[0-9]+$' "$dir/tap.txt"; then
 			f=$((f + 1))
@@ -194,7 +208,8 @@ test_kernel() {
 	esac
 	local joined
 	joined=$(printf '%s; ' "${note[@]}")
-	row "$label" $p $f $s "$(secs "$t0")" "${joined%; }"
+	echo "$label|$p|$f|$s|$(secs "$t0")|${joined%; }" >"$dir/row"
+	echo "vm-$label|$(secs "$t0")" >"$dir/timing"
 }
 
 # DKMS: as root (CI, a test machine) install the module through DKMS for every
@@ -209,9 +224,6 @@ if [ "$(id -u)" = 0 ] && [ "${SV_DKMS:-1}" != 0 ]; then
 	fi
 fi
 
-# which tests a VM runs (test_kernel reads it); all of them on stock kernels
-tests_filter=${SV_TESTS:-}
-
 kernels=${SV_KERNELS:-}
 if [ -z "$kernels" ]; then
 	for k in /boot/vmlinuz-*; do
@@ -219,47 +231,29 @@ if [ -z "$kernels" ]; then
 		[ -d "/lib/modules/$kver/build" ] && kernels+=" $kver"
 	done
 fi
+[ "$kernels" != none ] || kernels=
 # TCG on 2 busy cores: a single test has taken 200 s where it takes 20 s on an
 # idle machine, so a fixed VM budget times out a healthy run.
 ntests=$(find tests/user -maxdepth 1 -name '[0-9]*.sh' | wc -l)
 vm_timeout=${SV_VM_TIMEOUT:-$((600 + 600 * (ntests + 1)))}
-[ "$kernels" != none ] || kernels=
-# The first kernel runs everything.  The others skip the long protocol
-# suites (50-xport-*, 53-verbs-matrix, 54-netem): the transport's logic does
-# not depend on the kernel, while what does (ib_core, uverbs, rdma_cm,
-# NVMe-oF, the netdev and UDP tunnel APIs) is covered by the rest,
-# 51/52/55/56 included.  This keeps a cold CI run inside its 90 minutes.
-first_kernel=1
+
 for kver in $kernels; do
-	tests_filter=${SV_TESTS:-}
-	[ -n "$first_kernel" ] || tests_filter=${SV_TESTS:-'^(kunit|[0-4][0-9]-|5[1256]-)'}
-	first_kernel=
-	test_kernel "$kver" "$kver" "/lib/modules/$kver/build" "$vm_timeout" --kver "$kver"
+	build_kmod "$kver" "$kver" "/lib/modules/$kver/build"
 done
 
 # The debug kernel: built (or found in the cache) by its own script, which
 # prints KERNEL=, MODULES=, KDIR=, KVER= as its last lines.
+dk_kver=
 if [ -f scripts/debug-kernel.sh ] && [ "${SV_DEBUG_KERNEL:-1}" != 0 ]; then
 	if stage debug-kernel bash scripts/debug-kernel.sh build; then
 		dk_out=$(tail -n 20 "$results/debug-kernel.log")
 		field() { sed -n "s/^$1=//p" <<<"$dk_out" | tail -n 1; }
 		dk_kernel=$(field KERNEL) dk_modules=$(field MODULES) dk_kdir=$(field KDIR) dk_kver=$(field KVER)
 		if [ -n "$dk_kernel" ] && [ -n "$dk_kdir" ] && [ -n "$dk_kver" ]; then
-			# Under KASAN + lockdep + kmemleak on TCG a test runs 5-10 times
-			# slower than on a stock kernel: this run covers KUnit, the
-			# tests of kernel object life cycles, which is where those
-			# checkers find bugs, and a transport subset; the stock
-			# kernels run everything.
-			# Of the transport, rdma_cm (55-rping: GSI/UD MADs, RC send,
-			# read, write) and the genl family (43) run here; the perftest
-			# and netem tests are timing-bound and run on the stock kernels.
-			tests_filter=${SV_DEBUG_TESTS:-${SV_TESTS:-'^(kunit|1[0-5]-|2[0-6]-|43-|55-)'}}
-			# kmemleak scanning is slow under TCG, so only this run turns it on.
-			test_kernel "debug $dk_kver" "$dk_kver" "$dk_kdir" $((vm_timeout * 2)) \
-				--kernel "$dk_kernel" ${dk_modules:+--modules "$dk_modules"} \
-				--mem 2048 --append kmemleak=on
+			build_kmod "debug $dk_kver" "$dk_kver" "$dk_kdir"
 		else
 			row "debug kernel" 0 1 0 "$stage_secs" "no KERNEL=/KDIR=/KVER= in its output"
+			dk_kver=
 		fi
 	else
 		row "debug kernel" 0 1 0 "$stage_secs" "build failed"
@@ -276,6 +270,64 @@ if [ -f scripts/lint.sh ] && [ "${SV_LINT:-1}" != 0 ]; then
 	[ $rc -eq 0 ] || [ "$f" -gt 0 ] || f=1	# it failed without saying what
 	row "host: lint" "$p" "$f" "$s" "$stage_secs"
 fi
+
+# --- VM runs -------------------------------------------------------------------
+
+lanes=${SV_VM_JOBS:-$(nproc)}
+[ "$lanes" -ge 1 ] 2>/dev/null || lanes=1
+job_dirs=()
+# launch DIR ARGS...: vm_job ARGS... in the background once a lane is free.
+launch() {
+	local dir=$1
+	shift
+	while [ "$(jobs -rp | wc -l)" -ge "$lanes" ]; do
+		wait -n || true
+	done
+	job_dirs+=("$dir")
+	vm_job "$@" &
+}
+
+# What runs where.  The debug kernel (KASAN, lockdep, kmemleak, UBSAN) runs
+# KUnit and the whole tests/user suite, in shards that run side by side (it
+# is the longest run by far), with the protocol suites' representative
+# subsets (SV_QUICK, tests/user/lib.sh).  The first stock kernel runs
+# everything with the full lists.  The others skip the protocol suites whose
+# logic does not depend on the kernel (50-xport-*, 53-verbs-matrix,
+# 54-netem); what does depend on it (ib_core, uverbs, rdma_cm, NVMe-oF, the
+# netdev and UDP tunnel APIs, DKMS) runs everywhere.
+stock_subset='^(kunit|[0-46-9][0-9]-|5[125-9]-)'
+dk_shards=${SV_DEBUG_SHARDS:-'^(kunit|1[0-9]-|2[0-9]-) ^([3-9][0-9]-)'}
+if [ -n "$dk_kver" ]; then
+	n=0
+	for shard in $dk_shards; do
+		n=$((n + 1))
+		# kmemleak scanning is slow under TCG, so only these runs turn it on.
+		launch "$results/$dk_kver-$n" "debug $dk_kver #$n" "$dk_kver" "$results/$dk_kver-$n" \
+			$((vm_timeout * 2)) "${SV_DEBUG_TESTS:-${SV_TESTS:-$shard}}" \
+			--kernel "$dk_kernel" ${dk_modules:+--modules "$dk_modules"} \
+			--mem 2048 --append kmemleak=on
+		# SV_DEBUG_TESTS / SV_TESTS choose one selection: one VM is enough.
+		[ -z "${SV_DEBUG_TESTS:-${SV_TESTS:-}}" ] || break
+	done
+fi
+first_kernel=1
+for kver in $kernels; do
+	filter=${SV_TESTS:-}
+	[ -n "$first_kernel" ] || filter=${SV_TESTS:-$stock_subset}
+	first_kernel=
+	launch "$results/$kver" "$kver" "$kver" "$results/$kver" "$vm_timeout" "$filter" --kver "$kver"
+done
+wait
+for dir in "${job_dirs[@]}"; do
+	if [ -f "$dir/row" ]; then
+		IFS='|' read -r label p f s sec note <"$dir/row"
+		row "$label" "$p" "$f" "$s" "$sec" "$note"
+		IFS='|' read -r name sec <"$dir/timing"
+		timings+=("$name|$sec")
+	else
+		row "$(basename "$dir")" 0 1 0 0 "the VM job reported nothing"
+	fi
+done
 
 # --- report ------------------------------------------------------------------
 

@@ -35,7 +35,7 @@ xp_req_suite() {
 	xp_case "$t v$f send 64K" xp_pair "$f" B A ib_send_bw -F -n 100 -s 65536
 }
 
-if [ -n "${XP_REQ_QUICK:-}" ]; then
+if [ -n "${XP_REQ_QUICK-$SV_QUICK}" ]; then
 	XP_RUN_TIMEOUT=300
 	xp_case "quick write 5000B" xp_pair 4 B A ib_write_bw -F -n 50 -s 5000
 	xp_case "quick read 64K" xp_pair 4 B A ib_read_bw -F -n 20 -s 65536

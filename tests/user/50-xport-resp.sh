@@ -33,7 +33,7 @@ xp_resp_suite() {
 	xp_case "$t send 64K" xp_pair 4 A B ib_send_bw -F -n 100 -s 65536
 }
 
-if [ -n "${XP_RESP_QUICK:-}" ]; then
+if [ -n "${XP_RESP_QUICK-$SV_QUICK}" ]; then
 	xp_case "quick write 64K" xp_pair 4 A B ib_write_bw -F -n 20 -s 65536
 	xp_case "quick read 256K" xp_pair 4 A B ib_read_bw -F -n 10 -s 262144
 	xp_case "quick send 16K" xp_pair 4 A B ib_send_bw -F -n 20 -s 16384

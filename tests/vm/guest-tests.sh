@@ -6,8 +6,9 @@
 #   -k KUNIT_KO  KUnit module to run first through tests/kernel/kunit-collect.sh
 #                (default $SV_KUNIT_MODULE, else tests/kunit/softverbs_kunit.ko
 #                next to MODULE's build dir if it exists)
-#   -t SECONDS   per-test timeout (default $SV_TEST_TIMEOUT or 600: TCG on a busy
-#                2-core host runs a 20-second test for minutes)
+#   -t SECONDS   per-test timeout (default $SV_TEST_TIMEOUT, else 600, 1800 on a
+#                KASAN kernel: TCG on a busy 2-core host runs a 20-second test
+#                for minutes)
 #   FILTER       extended regex; only tests whose name matches run (kunit and
 #                tests/user names; the final kmemleak and taint checks always run)
 #
@@ -29,6 +30,11 @@ SV_ROOT=${SV_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 SV_MODULE=${SV_MODULE:-}
 SV_KUNIT_MODULE=${SV_KUNIT_MODULE:-}
 timeout_s=${SV_TEST_TIMEOUT:-600}
+# A KASAN kernel (the debug kernel) runs everything several times slower.
+if [ -z "${SV_TEST_TIMEOUT:-}" ] && [ -r /proc/config.gz ] &&
+	zcat /proc/config.gz 2>/dev/null | grep -qx 'CONFIG_KASAN=y'; then
+	timeout_s=1800
+fi
 while getopts m:k:t: opt; do
 	case $opt in
 	m) SV_MODULE=$OPTARG ;;
