@@ -927,9 +927,11 @@ enum sv_copy_dir {
  * holding its lock for the copy: copy at most a packet's worth per call.
  *
  * sv_mr_atomic: an 8-byte atomic at @iova (-EINVAL if not 8-byte
- * aligned): compare-and-swap (@compare_add compared, @swap stored) or
- * fetch-and-add (@compare_add added), in host byte order; *@orig gets the
- * old value.  Atomic against the CPU and other softverbs atomics.
+ * aligned): compare-and-swap (@compare_add compared, @swap stored),
+ * fetch-and-add (@compare_add added), in host byte order, or an atomic
+ * write (@compare_add stored as it is: the bytes of an IBTA 1.5 ATOMIC
+ * WRITE); *@orig gets the old value.  Atomic against the CPU and other
+ * softverbs atomics, and a full barrier.
  *
  * sv_mr_fast_reg: execute a REG_MR work request (struct ib_reg_wr): make
  * the page list staged by ib_map_mr_sg() the MR's translation, with
@@ -946,7 +948,13 @@ struct sv_mr *sv_mr_lookup(struct sv_dev *sv, u32 key, struct ib_pd *pd,
 			   u32 qpn, int access, u64 *iova, u64 length);
 int sv_mr_copy(struct sv_mr *mr, u64 iova, void *buf, u32 len,
 	       enum sv_copy_dir dir);
-int sv_mr_atomic(struct sv_mr *mr, u64 iova, bool compare_swap,
+enum sv_atomic_op {
+	SV_ATOMIC_FETCH_ADD,
+	SV_ATOMIC_CMP_SWAP,
+	SV_ATOMIC_WRITE,
+};
+
+int sv_mr_atomic(struct sv_mr *mr, u64 iova, enum sv_atomic_op op,
 		 u64 compare_add, u64 swap, u64 *orig);
 int sv_mr_fast_reg(struct ib_mr *ibmr, struct ib_pd *pd, u32 key, int access);
 int sv_mr_invalidate(struct sv_dev *sv, u32 key, struct ib_pd *pd, u32 qpn,

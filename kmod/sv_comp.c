@@ -9,6 +9,9 @@
  *    access), in PSN order; a gap or an ACK past an unanswered READ or
  *    atomic means responses were lost: resend from there (implied NAK).
  *  - Atomic ACKs put the original value into the WQE's buffer.
+ *  - FLUSH and ATOMIC WRITE (IBTA 1.5) end with a zero-length RDMA READ
+ *    Response Only for their PSN; an ACK covering it is taken too (some
+ *    Soft-RoCE versions answer an ATOMIC WRITE so).
  *  - NAKs: PSN sequence error -> resend from the NAK'd PSN; RNR NAK ->
  *    wait the encoded time and resend, rnr_retry times (7: forever);
  *    remote access / invalid request / remote operational error -> the
@@ -90,6 +93,13 @@ static struct sv_swqe *sv_comp_ack_locked(struct sv_qp *qp, u32 psn,
 			continue;
 		}
 		open = sw;
+		if ((sw->flags & SV_SWQE_ACK_ENDS) && sw->state == SV_SWQE_SENT &&
+		    !sv_psn_before(psn, sw->first_psn)) {
+			sw->state = SV_SWQE_DONE;
+			*retire = true;
+			open = NULL;
+			continue;
+		}
 		if (sw->flags & SV_SWQE_RESP) {
 			/* only its response finishes it */
 			u32 need = sv_comp_need_psn(sw);
@@ -160,6 +170,22 @@ static void sv_comp_atomic_ack_locked(struct sv_qp *qp, struct sv_swqe *sw,
 		sv_comp_fail_locked(qp, sw, IB_WC_LOC_PROT_ERR);
 	else
 		sw->state = SV_SWQE_DONE;
+	qp->comp.psn = sv_psn_add(p->psn, 1);
+	qp->req.retrying = false;
+	*progress = true;
+	*retire = true;
+}
+
+/* FLUSH or ATOMIC WRITE: its zero-length read response ends it */
+static void sv_comp_mpe_resp_locked(struct sv_qp *qp, struct sv_swqe *sw,
+				    const struct sv_pkt_info *p, bool *retire,
+				    bool *progress)
+{
+	u32 need = SV_OP_FIRST | SV_OP_LAST;
+
+	if ((p->info->flags & need) != need || p->paylen)
+		return;		/* not a response to it: ignore */
+	sw->state = SV_SWQE_DONE;
 	qp->comp.psn = sv_psn_add(p->psn, 1);
 	qp->req.retrying = false;
 	*progress = true;
@@ -311,6 +337,11 @@ void sv_comp_rcv(struct sv_qp *qp, struct sv_rx_pkt *pkt)
 			if (sw->wqe->wr.opcode == IB_WR_RDMA_READ)
 				sv_comp_read_resp_locked(qp, sw, p, &retire,
 							 &progress);
+			else if (sw->flags & SV_SWQE_ACK_ENDS)
+				sv_comp_mpe_resp_locked(qp, sw, p, &retire,
+							&progress);
+		} else if (sw->flags & SV_SWQE_ACK_ENDS) {
+			/* an Atomic ACK is no answer to FLUSH/ATOMIC WRITE */
 		} else if (sw->wqe->wr.opcode != IB_WR_RDMA_READ) {
 			sv_comp_atomic_ack_locked(qp, sw, p, &retire,
 						  &progress);

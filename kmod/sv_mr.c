@@ -37,14 +37,18 @@
  * are hints a device may ignore; softverbs copies with the CPU, so they
  * change nothing and are accepted.  IB_ZERO_BASED is refused for MRs: an
  * MR's addressing is its iova (ibv_reg_mr_iova with 0 is zero based); the
- * flag is meaningful for window binds (sv_mw.c).  On-demand paging and the
- * FLUSH rights (IBTA 1.5) are not implemented.
+ * flag is meaningful for window binds (sv_mw.c).  On-demand paging is not
+ * implemented.  Of the FLUSH rights (IBTA 1.5, where ib_core has them:
+ * compat.h) only global visibility is granted: softverbs cannot make a
+ * page persistent, so IB_ACCESS_FLUSH_PERSISTENT is -EOPNOTSUPP (ib_core
+ * refuses it first: the device does not advertise it).
  */
 #define SV_MR_ACCESS_USER	(IB_ACCESS_LOCAL_WRITE | SV_MR_ACCESS_REMOTE | \
 				 IB_ACCESS_MW_BIND | IB_ACCESS_HUGETLB | \
-				 IB_ACCESS_OPTIONAL)
+				 IB_ACCESS_OPTIONAL | SV_ACCESS_FLUSH_GLOBAL)
 #define SV_MR_ACCESS_FAST	(IB_ACCESS_LOCAL_WRITE | SV_MR_ACCESS_REMOTE | \
-				 IB_ACCESS_MW_BIND | IB_ACCESS_OPTIONAL)
+				 IB_ACCESS_MW_BIND | IB_ACCESS_OPTIONAL | \
+				 SV_ACCESS_FLUSH_GLOBAL)
 /*
  * A DMA MR spans all kernel memory; remote rights on it (ib_alloc_pd with
  * IB_PD_UNSAFE_GLOBAL_RKEY) would let any peer write anywhere in the
@@ -53,7 +57,8 @@
 #define SV_MR_ACCESS_DMA	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_OPTIONAL)
 
 /* the rights sv_mr_lookup() callers can ask for */
-#define SV_MR_ACCESS_NEEDED	(IB_ACCESS_LOCAL_WRITE | SV_MR_ACCESS_REMOTE)
+#define SV_MR_ACCESS_NEEDED	(IB_ACCESS_LOCAL_WRITE | SV_MR_ACCESS_REMOTE | \
+				 SV_ACCESS_FLUSH)
 
 static inline struct sv_mr *to_sv_mr(struct ib_mr *ibmr)
 {
@@ -456,23 +461,25 @@ int sv_mr_copy(struct sv_mr *mr, u64 iova, void *buf, u32 len,
 	return -EINVAL;
 }
 
-static u64 sv_mr_do_atomic(u64 *p, bool compare_swap, u64 compare_add,
+static u64 sv_mr_do_atomic(u64 *p, enum sv_atomic_op op, u64 compare_add,
 			   u64 swap)
 {
 	u64 old, prev;
 
-	if (compare_swap)
+	if (op == SV_ATOMIC_CMP_SWAP)
 		return cmpxchg64(p, compare_add, swap);
+	/* fetch-and-add, or a write: a compare-and-swap loop either way */
 	old = READ_ONCE(*p);
 	for (;;) {
-		prev = cmpxchg64(p, old, old + compare_add);
+		prev = cmpxchg64(p, old, op == SV_ATOMIC_WRITE ? compare_add :
+							 old + compare_add);
 		if (prev == old)
 			return old;
 		old = prev;
 	}
 }
 
-int sv_mr_atomic(struct sv_mr *mr, u64 iova, bool compare_swap,
+int sv_mr_atomic(struct sv_mr *mr, u64 iova, enum sv_atomic_op op,
 		 u64 compare_add, u64 swap, u64 *orig)
 {
 	int err = 0;
@@ -494,7 +501,7 @@ int sv_mr_atomic(struct sv_mr *mr, u64 iova, bool compare_swap,
 		if ((pos & 7) || WARN_ON_ONCE((pos >> PAGE_SHIFT) >= mr->npages))
 			return -EINVAL;
 		va = kmap_local_page(mr->pages[pos >> PAGE_SHIFT]);
-		*orig = sv_mr_do_atomic(va + (pos & ~PAGE_MASK), compare_swap,
+		*orig = sv_mr_do_atomic(va + (pos & ~PAGE_MASK), op,
 					compare_add, swap);
 		kunmap_local(va);
 		flush_dcache_page(mr->pages[pos >> PAGE_SHIFT]);
@@ -512,7 +519,7 @@ int sv_mr_atomic(struct sv_mr *mr, u64 iova, bool compare_swap,
 			if (!va || n < 8 || ((uintptr_t)va & 7))
 				err = -EINVAL;
 			else
-				*orig = sv_mr_do_atomic(va, compare_swap,
+				*orig = sv_mr_do_atomic(va, op,
 							compare_add, swap);
 		}
 		read_sequnlock_excl_bh(&mr->lock);
@@ -520,7 +527,7 @@ int sv_mr_atomic(struct sv_mr *mr, u64 iova, bool compare_swap,
 	case SV_MR_DMA:
 		if (!sv_mr_range_ok(0, U64_MAX, iova, 8))
 			return -ERANGE;
-		*orig = sv_mr_do_atomic(sv_dma_to_ptr(iova), compare_swap,
+		*orig = sv_mr_do_atomic(sv_dma_to_ptr(iova), op,
 					compare_add, swap);
 		return 0;
 	}

@@ -6,6 +6,7 @@
 #include <linux/errno.h>
 #include <linux/kernel.h>
 
+#include "compat/compat.h"
 #include "sv_opcode.h"
 
 /*
@@ -257,6 +258,17 @@ static const u16 sv_wr_pkts[SV_WR_ATOMIC_WRITE + 1][WR_QPT_NUM][SV_PKT_POS_NUM] 
 		[WR_RC] = ONE(SV_OPCODE_RC_ATOMIC_WRITE),
 	},
 };
+
+#ifdef SV_HAVE_IB_MPE
+/* where ib_core has them, the numbers above are its own */
+static_assert(SV_WR_FLUSH == IB_WR_FLUSH &&
+	      SV_WR_ATOMIC_WRITE == IB_WR_ATOMIC_WRITE);
+static_assert(SV_WC_FLUSH == IB_WC_FLUSH &&
+	      SV_WC_ATOMIC_WRITE == IB_WC_ATOMIC_WRITE);
+static_assert(SV_FLUSH_GLOBAL == IB_FLUSH_GLOBAL &&
+	      SV_FLUSH_PERSISTENT == IB_FLUSH_PERSISTENT &&
+	      SV_FLUSH_RANGE == IB_FLUSH_RANGE && SV_FLUSH_MR == IB_FLUSH_MR);
+#endif
 
 /**
  * sv_opcode_wr_pkt - BTH opcode of one packet of a work request

@@ -43,6 +43,12 @@
 #define SV_WC_FLUSH			8
 #define SV_WC_ATOMIC_WRITE		9
 
+/* FLUSH placement types and selectivity levels (IBTA 1.5 A19.4.1.1/2) */
+#define SV_FLUSH_GLOBAL			BIT(0)
+#define SV_FLUSH_PERSISTENT		BIT(1)
+#define SV_FLUSH_RANGE			0
+#define SV_FLUSH_MR			1
+
 /*
  * Extension headers that may follow the BTH, in the order in which they
  * appear on the wire: every opcode's headers are a subset of this list in

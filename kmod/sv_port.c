@@ -80,6 +80,12 @@ int sv_port_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	 * softverbs QPs of the host (IBTA 11.2.1.2, ATOMIC_HCA).
 	 */
 	attr->atomic_cap = IB_ATOMIC_HCA;
+	/*
+	 * IBTA 1.5 ATOMIC WRITE and FLUSH with global visibility (sv_req.c,
+	 * sv_resp.c), where ib_core can carry them (compat.h; 0 on 6.1).
+	 * Not FLUSH_PERSISTENT: nothing here makes memory persistent.
+	 */
+	attr->device_cap_flags |= SV_DEVICE_MPE_CAPS;
 	attr->max_pkeys = SV_PORT_PKEY_TBL_LEN;
 	/* "rdma link delete" may remove the device */
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;

@@ -42,6 +42,10 @@ enum {
 	SV_WR_LOCAL	= 1 << 2,	/* local operation: no SGEs */
 	SV_WR_KERNEL	= 1 << 3,	/* kernel consumers only */
 	SV_WR_USER	= 1 << 4,	/* user QPs only */
+	/* ATOMIC WRITE: its 8 bytes travel in the WQE (dma.atomic_wr) */
+	SV_WR_VALUE8	= 1 << 5,
+	/* FLUSH: no SGEs; dma.length is the length of the remote range */
+	SV_WR_RANGE	= 1 << 6,
 };
 
 struct sv_wr_opcode_info {
@@ -78,6 +82,18 @@ static const struct sv_wr_opcode_info sv_wr_opcodes[] = {
 	[IB_WR_REG_MR] = {
 		SV_WR_QPT_RC | SV_WR_QPT_UC, SV_WR_LOCAL | SV_WR_KERNEL,
 		IB_WC_REG_MR },
+#ifdef SV_HAVE_IB_MPE
+	/*
+	 * IBTA 1.5 Memory Placement Extensions, RC only.  ib_core defines no
+	 * kernel work request that carries a FLUSH's placement type and
+	 * selectivity level, so FLUSH is for user QPs (the rxe WQE layout
+	 * has them); a kernel ATOMIC WRITE takes its 8 bytes from the SGEs.
+	 */
+	[IB_WR_ATOMIC_WRITE] = {
+		SV_WR_QPT_RC, SV_WR_VALUE8, IB_WC_ATOMIC_WRITE },
+	[IB_WR_FLUSH] = {
+		SV_WR_QPT_RC, SV_WR_RANGE | SV_WR_USER, IB_WC_FLUSH },
+#endif
 };
 
 /* IB_SEND_IP_CSUM (IPoIB checksum offload) is not supported */
@@ -87,7 +103,7 @@ static const struct sv_wr_opcode_info sv_wr_opcodes[] = {
 /* QP access rights; LOCAL_WRITE means nothing for a QP and is ignored */
 #define SV_QP_ACCESS_FLAGS \
 	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
-	 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
+	 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | SV_ACCESS_FLUSH)
 
 /* Q_Keys with the high bit set are controlled Q_Keys (IBTA) */
 #define SV_QKEY_CONTROLLED	0x80000000U
@@ -1035,6 +1051,10 @@ static int sv_qp_check_send_wr(struct sv_qp *qp, const struct ib_send_wr *wr,
 	if ((info->flags & SV_WR_ATOMIC) &&
 	    (len < sizeof(u64) || !IS_ALIGNED(atomic_wr(wr)->remote_addr, 8)))
 		return -EINVAL;
+	/* ATOMIC WRITE: 8 bytes to a naturally aligned address (IBTA 1.5) */
+	if ((info->flags & SV_WR_VALUE8) &&
+	    (len != sizeof(u64) || !IS_ALIGNED(rdma_wr(wr)->remote_addr, 8)))
+		return -EINVAL;
 
 	if ((type == IB_QPT_UD || type == IB_QPT_GSI) &&
 	    (wr->opcode == IB_WR_SEND || wr->opcode == IB_WR_SEND_WITH_IMM)) {
@@ -1062,6 +1082,7 @@ static void sv_qp_write_send_wqe(struct sv_qp *qp,
 				 const struct ib_send_wr *wr, u32 length)
 {
 	struct sv_send_wqe *wqe = sv_queue_producer_slot(qp->sq.queue);
+	bool value8;
 	int i;
 
 	lockdep_assert_held(&qp->sq.producer_lock);
@@ -1121,7 +1142,15 @@ static void sv_qp_write_send_wqe(struct sv_qp *qp,
 		break;
 	}
 
-	if (wr->send_flags & IB_SEND_INLINE) {
+	value8 = sv_wr_opcodes[wr->opcode].flags & SV_WR_VALUE8;
+	if (value8) {
+		/* ATOMIC WRITE: addressed like an RDMA WRITE */
+		wqe->wr.wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
+		wqe->wr.wr.rdma.rkey = rdma_wr(wr)->rkey;
+		wqe->iova = rdma_wr(wr)->remote_addr;
+	}
+	if ((wr->send_flags & IB_SEND_INLINE) || value8) {
+		/* the ATOMIC WRITE value lands in dma.atomic_wr, the same bytes */
 		u8 *p = wqe->dma.inline_data;
 
 		/* no DMA device: these addresses are kernel virtual ones */
@@ -1139,7 +1168,7 @@ static void sv_qp_write_send_wqe(struct sv_qp *qp,
 	}
 	wqe->dma.length = length;
 	wqe->dma.resid = length;
-	wqe->dma.num_sge = wr->num_sge;
+	wqe->dma.num_sge = value8 ? 0 : wr->num_sge;
 	wqe->ssn = qp->req.ssn++;
 	sv_queue_produce(qp->sq.queue);
 }
@@ -1294,7 +1323,29 @@ int sv_qp_check_send_wqe(struct sv_qp *qp, struct sv_send_wqe *wqe)
 	if (flags & ~SV_SEND_FLAGS)
 		return -EINVAL;
 
-	if (info->flags & SV_WR_LOCAL) {
+	if (info->flags & SV_WR_VALUE8) {
+		/*
+		 * ATOMIC WRITE, librxe's layout: the value in dma.atomic_wr
+		 * (inside the slot: its SGE room), no SGEs, dma.length 8.
+		 */
+		if ((flags & IB_SEND_INLINE) || wqe->dma.length != sizeof(u64) ||
+		    !IS_ALIGNED(wqe->wr.wr.rdma.remote_addr, 8) ||
+		    offsetof(struct sv_send_wqe, dma.atomic_wr) + sizeof(u64) >
+		    ((size_t)1 << qp->sq.queue->log2_elem_size))
+			return -EINVAL;
+		length = sizeof(u64);
+		wqe->dma.num_sge = 0;
+	} else if (info->flags & SV_WR_RANGE) {
+		/* FLUSH: dma.length is the remote range; IBTA A19.4.1 values */
+		u8 type = wqe->wr.wr.flush.type;
+
+		if ((flags & IB_SEND_INLINE) || !type ||
+		    (type & ~(SV_FLUSH_GLOBAL | SV_FLUSH_PERSISTENT)) ||
+		    wqe->wr.wr.flush.level > SV_FLUSH_MR)
+			return -EINVAL;
+		length = wqe->dma.length;
+		wqe->dma.num_sge = 0;
+	} else if (info->flags & SV_WR_LOCAL) {
 		wqe->dma.num_sge = 0;
 	} else if (flags & IB_SEND_INLINE) {
 		if (!(info->flags & SV_WR_INLINE) ||

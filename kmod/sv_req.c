@@ -16,8 +16,13 @@
  * (sv_req_resend_locked) moves the send position back and sends the same
  * packets with the same PSNs again.
  *
- * Not implemented: FLUSH and ATOMIC WRITE (IBTA 1.5).  sv_qp.c's opcode
- * table refuses them, so such a WQE completes with IB_WC_LOC_QP_OP_ERR.
+ * FLUSH and ATOMIC WRITE (IBTA 1.5 Memory Placement Extensions) are
+ * one-packet requests answered by a response of their own, like RDMA READ
+ * and atomics, and count against max_rd_atomic like them: the responder
+ * keeps a responder resource for each (to answer a duplicate without
+ * executing it again).  Where ib_core lacks them (compat.h, SV_MPE)
+ * sv_qp.c's opcode table refuses them, so such a WQE completes with
+ * IB_WC_LOC_QP_OP_ERR.
  */
 #include <linux/delay.h>
 #include <linux/interrupt.h>
@@ -192,11 +197,16 @@ static bool sv_req_is_local(u32 opcode)
 	       opcode == IB_WR_BIND_MW;
 }
 
+static bool sv_req_is_mpe(u32 opcode)
+{
+	return opcode == SV_WR_FLUSH || opcode == SV_WR_ATOMIC_WRITE;
+}
+
 static bool sv_req_is_rd_atomic(u32 opcode)
 {
 	return opcode == IB_WR_RDMA_READ ||
 	       opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD || sv_req_is_mpe(opcode);
 }
 
 /* LOCAL_INV, REG_MR, BIND_MW: executed when the requester reaches them */
@@ -318,6 +328,9 @@ static bool sv_req_start_locked(struct sv_qp *qp, u32 idx, bool *retire)
 
 	if (sv_req_is_rd_atomic(opcode)) {
 		sw->flags |= SV_SWQE_RD_ATOMIC | SV_SWQE_RESP;
+		/* some Soft-RoCE versions answer an ATOMIC WRITE with an ACK */
+		if (sv_req_is_mpe(opcode))
+			sw->flags |= SV_SWQE_ACK_ENDS;
 		qp->req.rd_atomic++;
 		sw->npkts = 1;
 		sw->last_psn = opcode == IB_WR_RDMA_READ ?
@@ -381,7 +394,12 @@ static void sv_req_build_ext(struct sv_qp *qp, struct sv_swqe *sw, u8 *hdr,
 			qkey = READ_ONCE(qp->attr.qkey);
 		sv_hdr_build_deth(hdr, qkey, qp->ibqp.qp_num);
 	}
-	if (sv_opcode_has(info, SV_EXT_RETH)) {
+	if (sv_opcode_has(info, SV_EXT_FETH)) {
+		/* FLUSH: FETH, then a RETH naming the range (IBTA 1.5 A19) */
+		sv_feth_set(hdr, wqe->wr.wr.flush.type, wqe->wr.wr.flush.level);
+		sv_hdr_build_reth(hdr, wqe->wr.wr.flush.remote_addr,
+				  wqe->wr.wr.flush.rkey, wqe->dma.length);
+	} else if (sv_opcode_has(info, SV_EXT_RETH)) {
 		u32 len = wqe->dma.length;
 		u64 va = wqe->wr.wr.rdma.remote_addr;
 
@@ -430,10 +448,15 @@ static int sv_req_build_locked(struct sv_qp *qp, struct sv_swqe *sw,
 	lockdep_assert_held(&qp->req.lock);
 
 	if (read || (sw->flags & SV_SWQE_RESP)) {
-		/* READ and atomics: one request; a READ resumes (IBTA 9.7.4.1.4) */
+		/*
+		 * READ, atomics, FLUSH, ATOMIC WRITE: one request; a READ
+		 * resumes (IBTA 9.7.4.1.4); an ATOMIC WRITE carries its value.
+		 */
 		first = last = true;
 		off = sw->resp_len;
 		psn = sv_psn_add(sw->first_psn, off / sw->mtu);
+		if (wqe->wr.opcode == SV_WR_ATOMIC_WRITE)
+			paylen = sizeof(u64);
 	} else {
 		first = sw->next == 0;
 		last = sw->next + 1 == sw->npkts;
@@ -464,7 +487,10 @@ static int sv_req_build_locked(struct sv_qp *qp, struct sv_swqe *sw,
 		sv_hdr_build_bth(hdr, opcode, flags, SV_DEFAULT_PKEY, dqpn, psn,
 				 paylen);
 		sv_req_build_ext(qp, sw, hdr, info);
-		if (paylen) {
+		if (paylen && wqe->wr.opcode == SV_WR_ATOMIC_WRITE) {
+			/* the value, as bytes, from the WQE (sv_qp.c) */
+			memcpy(hdr + info->hdr_len, wqe->dma.atomic_wr, paylen);
+		} else if (paylen) {
 			u8 *pay = hdr + info->hdr_len;
 
 			if (sv_req_sge_copy(qp, wqe, off, pay, paylen,

@@ -32,6 +32,11 @@ enum sv_swqe_flags {
 	/* RC READ/atomic: its response carries data (not an ACK) */
 	SV_SWQE_RESP		= BIT(2),
 	SV_SWQE_ACKED		= BIT(3),	/* RC: finished by an ACK */
+	/*
+	 * FLUSH, ATOMIC WRITE: their response is a zero-length RDMA READ
+	 * Response Only (IBTA 1.5), but an ACK covering the PSN ends them too
+	 */
+	SV_SWQE_ACK_ENDS	= BIT(4),
 };
 
 /**

@@ -18,8 +18,11 @@
  * No MR reference survives a packet: every payload is placed through a
  * fresh sv_mr_lookup(), so deregistration never waits for a stalled peer.
  *
- * RDMA READ and atomic requests take a responder resource (struct
- * sv_resp_res).  Their responses go out in request order: the softirq
+ * FLUSH and ATOMIC WRITE (IBTA 1.5 Memory Placement Extensions, where
+ * ib_core has them: compat.h SV_MPE) are answered like them (below).
+ *
+ * RDMA READ, atomic, FLUSH and ATOMIC WRITE requests take a responder
+ * resource (struct sv_resp_res).  Their responses go out in request order: the softirq
  * sends up to SV_RESP_INLINE_PKTS packets itself and hands longer reads to
  * a work item, which sends in batches of SV_RESP_BATCH_PKTS.  While the
  * work item owns the sending (resp.serving), later SENDs and WRITEs are
@@ -49,6 +52,8 @@
 enum sv_res_type {
 	SV_RES_READ,
 	SV_RES_ATOMIC,
+	SV_RES_FLUSH,
+	SV_RES_ATOMIC_WRITE,
 };
 
 /* One responder resource: an RDMA READ or atomic request (IBTA 9.7.5.1.4). */
@@ -71,6 +76,7 @@ struct sv_resp_res {
 	u64		swap_add;
 	u64		compare;
 	u64		orig;		/* atomic: original value returned */
+	u64		value;		/* atomic write: the 8 bytes, as sent */
 };
 
 /* What a lock holder decided; done by sv_resp_finish() after unlock. */
@@ -733,7 +739,8 @@ static bool sv_resp_atomic_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 				  &iova, sizeof(u64));
 		if (IS_ERR(mr))
 			return false;
-		err = sv_mr_atomic(mr, iova, res->cmp_swap,
+		err = sv_mr_atomic(mr, iova, res->cmp_swap ? SV_ATOMIC_CMP_SWAP :
+							     SV_ATOMIC_FETCH_ADD,
 				   res->cmp_swap ? res->compare : res->swap_add,
 				   res->swap_add, &res->orig);
 		sv_mr_put(mr);
@@ -749,6 +756,62 @@ static bool sv_resp_atomic_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 		sv_hdr_build_atmack(hdr, res->orig);
 		*sv_resp_cb(skb) = (struct sv_resp_cb) {
 			.seq = qp->resp.res_serve,
+			.from_res = true,
+		};
+		__skb_queue_tail(&out->txq, skb);
+	}
+	res->pending = false;
+	return true;
+}
+
+/*
+ * FLUSH or ATOMIC WRITE, executed once when its turn comes (so after every
+ * earlier request of the QP, IBTA 1.5 A19), answered by a zero-length RDMA
+ * READ Response Only with an AETH, as Soft-RoCE does.
+ *
+ * FLUSH makes what earlier requests placed globally visible.  softverbs
+ * places data with CPU stores, already coherent; the full barrier orders
+ * all of them before the response (and anything after it).  Persistence
+ * is never promised: no MR gets IB_ACCESS_FLUSH_PERSISTENT (the device
+ * does not advertise IB_DEVICE_FLUSH_PERSISTENT), so a FLUSH asking for
+ * it failed its R_Key check when it arrived.
+ *
+ * ATOMIC WRITE stores its 8 bytes in one atomic access, never torn, and
+ * never a second time for a duplicate.
+ */
+static bool sv_resp_mpe_pkt(struct sv_qp *qp, struct sv_resp_out *out,
+			    struct sv_resp_res *res)
+{
+	struct sk_buff *skb;
+	u8 *hdr;
+
+	if (res->type == SV_RES_FLUSH) {
+		smp_mb();
+	} else if (!res->executed) {
+		u64 iova = res->va;
+		struct sv_mr *mr;
+		int err;
+
+		mr = sv_mr_lookup(sv_resp_dev(qp), res->rkey, qp->ibqp.pd,
+				  qp->ibqp.qp_num, IB_ACCESS_REMOTE_WRITE,
+				  &iova, sizeof(u64));
+		if (IS_ERR(mr))
+			return false;
+		err = sv_mr_atomic(mr, iova, SV_ATOMIC_WRITE, res->value, 0,
+				   &res->orig);
+		sv_mr_put(mr);
+		if (err)
+			return false;
+		res->executed = true;
+	}
+	hdr = sv_resp_new_pkt(qp, out, IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY,
+			      res->first_psn, 0, &skb);
+	if (hdr) {
+		sv_hdr_build_aeth(hdr, sv_aeth_syn_ack(SV_AETH_CREDITS_INVALID),
+				  res->msn);
+		*sv_resp_cb(skb) = (struct sv_resp_cb) {
+			.seq = qp->resp.res_serve,
+			.cur_psn = res->first_psn,
 			.from_res = true,
 		};
 		__skb_queue_tail(&out->txq, skb);
@@ -781,8 +844,10 @@ static bool sv_resp_serve(struct sv_qp *qp, struct sv_resp_out *out,
 		budget--;
 		if (res->type == SV_RES_READ)
 			ok = sv_resp_read_pkt(qp, out, res);
-		else
+		else if (res->type == SV_RES_ATOMIC)
 			ok = sv_resp_atomic_pkt(qp, out, res);
+		else
+			ok = sv_resp_mpe_pkt(qp, out, res);
 		if (!ok) {
 			sv_resp_nak(qp, out, SV_NAK_REM_ACCESS_ERR,
 				    res->type == SV_RES_READ ? res->cur_psn :
@@ -933,11 +998,126 @@ static enum sv_resp_err sv_resp_atomic(struct sv_qp *qp,
 }
 
 /*
+ * FLUSH (IBTA 1.5 A19.4): FETH placement type and selectivity level, RETH
+ * range.  The QP must allow flushes and the MR grant the placement type
+ * asked for: IB_ACCESS_FLUSH_GLOBAL, or IB_ACCESS_FLUSH_PERSISTENT, which
+ * no softverbs MR has.  Selectivity "memory region" flushes the whole MR
+ * of the R_Key: the range then need not lie in it.
+ */
+static enum sv_resp_err sv_resp_flush_req(struct sv_qp *qp,
+					  const struct sv_rx_pkt *pkt,
+					  struct sv_resp_out *out)
+{
+	const struct sv_pkt_info *p = &pkt->p;
+	u8 plt = sv_feth_plt(p->hdr);
+	u8 sel = sv_feth_sel(p->hdr);
+	u64 va = sv_reth_va(p->hdr);
+	u32 rkey = sv_reth_rkey(p->hdr);
+	u32 len = sv_reth_len(p->hdr);
+	struct sv_resp_res *res;
+	struct sv_mr *mr;
+	u64 iova = va;
+	int access = 0;
+
+	if (!SV_MPE ||
+	    !(READ_ONCE(qp->attr.qp_access_flags) & SV_ACCESS_FLUSH))
+		return SV_RESP_INV_REQ;
+	if (!plt || (plt & ~(SV_FLUSH_GLOBAL | SV_FLUSH_PERSISTENT)) ||
+	    sel > SV_FLUSH_MR)
+		return SV_RESP_INV_REQ;
+	if (plt & SV_FLUSH_GLOBAL)
+		access |= SV_ACCESS_FLUSH_GLOBAL;
+	if (plt & SV_FLUSH_PERSISTENT)
+		access |= SV_ACCESS_FLUSH_PERSISTENT;
+	mr = sv_mr_lookup(sv_resp_dev(qp), rkey, qp->ibqp.pd, qp->ibqp.qp_num,
+			  access, &iova, sel == SV_FLUSH_MR ? 0 : len);
+	if (IS_ERR(mr)) {
+		if (sel != SV_FLUSH_MR || PTR_ERR(mr) != -ERANGE)
+			return SV_RESP_REM_ACCESS;
+	} else {
+		sv_mr_put(mr);
+	}
+	res = sv_resp_res_new(qp);
+	if (!res)
+		return SV_RESP_INV_REQ;
+	res->type = SV_RES_FLUSH;
+	res->first_psn = p->psn;
+	res->last_psn = p->psn;
+	res->va = va;
+	res->rkey = rkey;
+	res->length = len;
+	sv_resp_set_psn(qp, sv_psn_add(p->psn, 1));
+	sv_resp_msg_done(qp);
+	res->msn = qp->resp.msn;
+	sv_resp_start_serving(qp, out);
+	return SV_RESP_OK;
+}
+
+/*
+ * ATOMIC WRITE (IBTA 1.5 A19.5): RETH and 8 bytes of payload (sv_hdr.c
+ * checked the length), to a naturally aligned address of an MR with
+ * remote write access, on a QP that allows remote writes.
+ */
+static enum sv_resp_err sv_resp_atomic_write(struct sv_qp *qp,
+					     const struct sv_rx_pkt *pkt,
+					     struct sv_resp_out *out)
+{
+	const struct sv_pkt_info *p = &pkt->p;
+	u64 va = sv_reth_va(p->hdr);
+	u32 rkey = sv_reth_rkey(p->hdr);
+	struct sv_resp_res *res;
+	struct sv_mr *mr;
+	u64 iova = va;
+
+	if (!SV_MPE ||
+	    !(READ_ONCE(qp->attr.qp_access_flags) & IB_ACCESS_REMOTE_WRITE))
+		return SV_RESP_INV_REQ;
+	if ((va & 7) || sv_reth_len(p->hdr) != sizeof(u64) ||
+	    p->paylen != sizeof(u64))
+		return SV_RESP_INV_REQ;
+	mr = sv_mr_lookup(sv_resp_dev(qp), rkey, qp->ibqp.pd, qp->ibqp.qp_num,
+			  IB_ACCESS_REMOTE_WRITE, &iova, sizeof(u64));
+	if (IS_ERR(mr))
+		return SV_RESP_REM_ACCESS;
+	sv_mr_put(mr);
+	res = sv_resp_res_new(qp);
+	if (!res)
+		return SV_RESP_INV_REQ;
+	res->type = SV_RES_ATOMIC_WRITE;
+	res->first_psn = p->psn;
+	res->last_psn = p->psn;
+	res->va = va;
+	res->rkey = rkey;
+	res->length = sizeof(u64);
+	memcpy(&res->value, sv_pkt_payload(p), sizeof(u64));
+	sv_resp_set_psn(qp, sv_psn_add(p->psn, 1));
+	sv_resp_msg_done(qp);
+	res->msn = qp->resp.msn;
+	sv_resp_start_serving(qp, out);
+	return SV_RESP_OK;
+}
+
+/* the resource type a request with these opcode flags takes, or -1 */
+static int sv_resp_res_type(u32 flags)
+{
+	if (flags & SV_OP_READ)
+		return SV_RES_READ;
+	if (flags & SV_OP_ATOMIC)
+		return SV_RES_ATOMIC;
+	if (flags & SV_OP_FLUSH)
+		return SV_RES_FLUSH;
+	if (flags & SV_OP_ATOMIC_WRITE)
+		return SV_RES_ATOMIC_WRITE;
+	return -1;
+}
+
+/*
  * A duplicate RC request (IBTA 9.7.4, the responder's rules for
  * duplicates): SENDs and WRITEs are not executed again, only
  * acknowledged; an RDMA READ is served again from the PSN asked for, with
  * its original parameters; an atomic returns its saved original value and
- * is never executed twice.  Responses after it are forgotten: the
+ * is never executed twice, nor is an ATOMIC WRITE; a FLUSH is answered
+ * again (its barrier repeated).  Responses after it are forgotten: the
  * requester retries them, and their duplicates put them back in order.
  */
 static void sv_resp_duplicate(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
@@ -950,7 +1130,7 @@ static void sv_resp_duplicate(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 	sv_stat_inc(sv_resp_dev(qp), SV_STAT_DUP_REQS);
 	qp->resp.dup_reqs++;
 
-	if (!(flags & (SV_OP_READ | SV_OP_ATOMIC))) {
+	if (sv_resp_res_type(flags) < 0) {
 		if (p->bth_flags & SV_BTH_ACKREQ)
 			sv_resp_ack(qp, out, sv_psn_sub(qp->resp.psn, 1));
 		return;
@@ -964,8 +1144,7 @@ static void sv_resp_duplicate(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 		if (!sv_psn_in_window(p->psn, res->first_psn,
 				      sv_psn_add(res->last_psn, 1)))
 			continue;
-		if (res->type != (flags & SV_OP_READ ? SV_RES_READ :
-						       SV_RES_ATOMIC))
+		if (res->type != sv_resp_res_type(flags))
 			return;		/* not what that PSN was: ignore */
 		if (res->type == SV_RES_READ) {
 			res->cur_psn = p->psn;
@@ -1037,10 +1216,11 @@ static void sv_resp_rc(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 		err = sv_resp_read(qp, pkt, out);
 	else if (flags & SV_OP_ATOMIC)
 		err = sv_resp_atomic(qp, pkt, out);
-	else	/*
-		 * FLUSH, ATOMIC WRITE (IBTA 1.5 MPE): not implemented and
-		 * not advertised by the device: an unsupported opcode.
-		 */
+	else if (flags & SV_OP_FLUSH)
+		err = sv_resp_flush_req(qp, pkt, out);
+	else if (flags & SV_OP_ATOMIC_WRITE)
+		err = sv_resp_atomic_write(qp, pkt, out);
+	else
 		err = SV_RESP_INV_REQ;
 
 	if (err == SV_RESP_RNR) {

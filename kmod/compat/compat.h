@@ -47,4 +47,26 @@ static inline struct ib_udata *sv_create_cq_udata(sv_create_cq_arg_t arg)
 }
 #endif
 
+/*
+ * IBTA 1.5 Memory Placement Extensions (RDMA FLUSH, RDMA ATOMIC WRITE).
+ * Only an ib_core that knows them (6.2+) can carry them: the opcodes of
+ * kernel work requests and completions, the MR access rights user space
+ * registers with (6.1's ib_check_mr_access() refuses unknown bits) and the
+ * device capabilities.  Without it softverbs neither advertises nor
+ * executes them (SV_MPE false): such WQEs complete with a local QP
+ * operation error and such requests are NAKed as invalid.
+ */
+#ifdef SV_HAVE_IB_MPE
+#define SV_MPE			true
+#define SV_ACCESS_FLUSH_GLOBAL	IB_ACCESS_FLUSH_GLOBAL
+#define SV_ACCESS_FLUSH_PERSISTENT IB_ACCESS_FLUSH_PERSISTENT
+#define SV_DEVICE_MPE_CAPS	(IB_DEVICE_FLUSH_GLOBAL | IB_DEVICE_ATOMIC_WRITE)
+#else
+#define SV_MPE			false
+#define SV_ACCESS_FLUSH_GLOBAL	0
+#define SV_ACCESS_FLUSH_PERSISTENT 0
+#define SV_DEVICE_MPE_CAPS	0
+#endif
+#define SV_ACCESS_FLUSH	(SV_ACCESS_FLUSH_GLOBAL | SV_ACCESS_FLUSH_PERSISTENT)
+
 #endif /* SV_COMPAT_H */
