@@ -15,6 +15,13 @@
  * of 0xff are folded into SV_ICRC_SEED.  These are the same facts
  * Soft-RoCE's rxe_icrc.c implements; tests/kunit/icrc_kunit.c checks them
  * against packets Soft-RoCE put on a wire.
+ *
+ * Except for RDMA FLUSH (IBTA 1.5): Soft-RoCE's opcode table gives FLUSH
+ * no payload offset, so its payload is taken to start at the BTH, and its
+ * ICRC covers, after the above, the raw BTH and extension headers a second
+ * time.  Soft-RoCE drops a FLUSH with the ICRC the spec defines and sends
+ * its own form.  sv_icrc_verify_skb() accepts both forms for a FLUSH;
+ * sv_icrc_set_skb() writes the Soft-RoCE form when asked (SV_ICRC_RXE).
  */
 #include <linux/crc32.h>
 #include <linux/errno.h>
@@ -251,9 +258,12 @@ static int sv_icrc_skb_crc(struct sk_buff *skb, int off, unsigned int n,
 	return 0;
 }
 
-/* sv_icrc_calc() on an skb; see sv_icrc.h for @l3_off. */
-int sv_icrc_calc_skb(struct sk_buff *skb, int l3_off, unsigned int len,
-		     u32 *icrc)
+/*
+ * sv_icrc_calc() on an skb; see sv_icrc.h for @l3_off.  @rxe_flush: for a
+ * FLUSH, Soft-RoCE's form (see the top); no effect on other opcodes.
+ */
+static int sv_icrc_calc_skb_form(struct sk_buff *skb, int l3_off,
+				 unsigned int len, u32 *icrc, bool rxe_flush)
 {
 	u8 hdrs[SV_ICRC_MAX_HDRS];
 	unsigned int avail;
@@ -285,32 +295,57 @@ int sv_icrc_calc_skb(struct sk_buff *skb, int l3_off, unsigned int len,
 			      len - hdrs_len - SV_ICRC_BYTES, &crc);
 	if (err)
 		return err;
+	/* the BTH opcode is the first byte of the BTH (the copy is unmasked) */
+	if (rxe_flush && hdrs[hdrs_len - SV_BTH_BYTES] == SV_OPCODE_RC_FLUSH) {
+		unsigned int bth = hdrs_len - SV_BTH_BYTES;
+
+		err = sv_icrc_skb_crc(skb, l3_off + bth,
+				      len - bth - SV_ICRC_BYTES, &crc);
+		if (err)
+			return err;
+	}
 	*icrc = ~crc;
 	return 0;
+}
+
+int sv_icrc_calc_skb(struct sk_buff *skb, int l3_off, unsigned int len,
+		     u32 *icrc)
+{
+	return sv_icrc_calc_skb_form(skb, l3_off, len, icrc, false);
 }
 
 bool sv_icrc_verify_skb(struct sk_buff *skb, int l3_off, unsigned int len)
 {
 	u8 wire[SV_ICRC_BYTES];
-	u32 icrc;
+	u32 icrc, rxe;
 
 	if (sv_icrc_calc_skb(skb, l3_off, len, &icrc))
 		return false;
 	if (sv_icrc_skb_copy(skb, l3_off + len - SV_ICRC_BYTES, wire,
 			     sizeof(wire)))
 		return false;
-	return sv_icrc_get_wire(wire) == icrc;
+	if (sv_icrc_get_wire(wire) == icrc)
+		return true;
+	/* a FLUSH from Soft-RoCE (see the top); other opcodes: same value */
+	if (sv_icrc_calc_skb_form(skb, l3_off, len, &rxe, true) || rxe == icrc)
+		return false;
+	return sv_icrc_get_wire(wire) == rxe;
 }
 
-/* Write the ICRC into the packet's last 4 bytes (must be writable). */
-int sv_icrc_set_skb(struct sk_buff *skb, int l3_off, unsigned int len)
+/*
+ * Write the ICRC into the packet's last 4 bytes (must be writable);
+ * @form SV_ICRC_RXE: Soft-RoCE's for a FLUSH.
+ */
+int sv_icrc_set_skb(struct sk_buff *skb, int l3_off, unsigned int len,
+		    enum sv_icrc_form form)
 {
 	int off = l3_off + len - SV_ICRC_BYTES;
 	u8 wire[SV_ICRC_BYTES];
 	u32 icrc;
 	int err;
 
-	err = sv_icrc_calc_skb(skb, l3_off, len, &icrc);
+	err = sv_icrc_calc_skb_form(skb, l3_off, len, &icrc,
+				    form == SV_ICRC_RXE);
 	if (err)
 		return err;
 	sv_icrc_put_wire(wire, icrc);

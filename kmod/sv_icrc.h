@@ -39,7 +39,15 @@ int sv_icrc_set(void *l3, size_t len);
  */
 int sv_icrc_calc_skb(struct sk_buff *skb, int l3_off, unsigned int len,
 		     u32 *icrc);
+/* a FLUSH passes with either form (sv_icrc.c) */
 bool sv_icrc_verify_skb(struct sk_buff *skb, int l3_off, unsigned int len);
-int sv_icrc_set_skb(struct sk_buff *skb, int l3_off, unsigned int len);
+
+enum sv_icrc_form {
+	SV_ICRC_SPEC,	/* IBTA Annex A17.3.3 */
+	SV_ICRC_RXE,	/* a FLUSH as Soft-RoCE computes it (sv_icrc.c) */
+};
+
+int sv_icrc_set_skb(struct sk_buff *skb, int l3_off, unsigned int len,
+		    enum sv_icrc_form form);
 
 #endif /* SV_ICRC_H */

@@ -33,6 +33,7 @@
 #include <linux/if_vlan.h>
 #include <linux/inetdevice.h>
 #include <linux/interrupt.h>
+#include <linux/module.h>
 #include <linux/mutex.h>
 #include <net/addrconf.h>
 #include <net/ip.h>
@@ -60,6 +61,22 @@ struct sv_net {
 };
 
 static unsigned int sv_net_id __read_mostly;
+
+/*
+ * rxe_flush_icrc: write the ICRC of RDMA FLUSH requests in Soft-RoCE's
+ * form, not the IBTA's (sv_icrc.c): Soft-RoCE (Linux 6.2 on) silently
+ * drops a FLUSH with the spec's ICRC.  Off by default; received FLUSHes
+ * pass with either form.
+ */
+static bool rxe_flush_icrc;
+module_param(rxe_flush_icrc, bool, 0644);
+MODULE_PARM_DESC(rxe_flush_icrc,
+		 "RDMA FLUSH ICRC as Soft-RoCE computes it, for Soft-RoCE peers (default: IBTA's)");
+
+static enum sv_icrc_form sv_net_icrc_form(void)
+{
+	return READ_ONCE(rxe_flush_icrc) ? SV_ICRC_RXE : SV_ICRC_SPEC;
+}
 
 static struct sv_net *sv_net(struct net *net)
 {
@@ -329,7 +346,7 @@ static int sv_net_xmit4(struct sv_dev *sv, const struct sv_path *path,
 	sv_net_push_ip4(sv, path, skb, fl4.saddr, fl4.daddr,
 			path->hop_limit ?: ip4_dst_hoplimit(&rt->dst));
 
-	err = sv_icrc_set_skb(skb, 0, skb->len);
+	err = sv_icrc_set_skb(skb, 0, skb->len, sv_net_icrc_form());
 	if (unlikely(err)) {
 		kfree_skb(skb);
 		return err;
@@ -402,7 +419,7 @@ static int sv_net_xmit6(struct sv_dev *sv, const struct sv_path *path,
 	sv_net_push_udp(skb, sport);
 	sv_net_push_ip6(path, skb, path->hop_limit ?: ip6_dst_hoplimit(dst));
 
-	err = sv_icrc_set_skb(skb, 0, skb->len);
+	err = sv_icrc_set_skb(skb, 0, skb->len, sv_net_icrc_form());
 	if (unlikely(err)) {
 		kfree_skb(skb);
 		return err;

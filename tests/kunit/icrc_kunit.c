@@ -350,7 +350,7 @@ static void icrc_skb_set(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, skb_store_bits(skb, v->len - 4, wire, 4), 0);
 		KUNIT_EXPECT_FALSE_MSG(test, sv_icrc_verify_skb(skb, 0, v->len),
 				       "%s: zeroed ICRC verifies", v->name);
-		KUNIT_EXPECT_EQ_MSG(test, sv_icrc_set_skb(skb, 0, v->len), 0, "%s", v->name);
+		KUNIT_EXPECT_EQ_MSG(test, sv_icrc_set_skb(skb, 0, v->len, SV_ICRC_SPEC), 0, "%s", v->name);
 		KUNIT_ASSERT_EQ(test, skb_copy_bits(skb, v->len - 4, wire, 4), 0);
 		KUNIT_EXPECT_EQ_MSG(test, le32_at(wire), v->icrc,
 				    "%s: set_skb wrote the wrong ICRC", v->name);
