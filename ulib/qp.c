@@ -397,6 +397,41 @@ int sv_qp_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	return err ? err : db_err;
 }
 
+/* One FLUSH or ATOMIC WRITE (softverbs.h), posted like ibv_post_send(). */
+int sv_qp_post_mpe(struct ibv_qp *ibqp, const struct sv_mpe_wr *wr)
+{
+	struct sv_qp *qp = to_sv_qp(ibqp);
+	struct sv_sq_limits lim;
+	uint32_t prod;
+	int err;
+
+	switch (ibqp->state) {
+	case IBV_QPS_RESET:
+	case IBV_QPS_INIT:
+	case IBV_QPS_RTR:
+		return EINVAL;	/* IBTA 10.3.1, as in sv_qp_post_send() */
+	default:
+		break;
+	}
+	pthread_spin_lock(&qp->sq.lock);
+	lim.qp_type = ibqp->qp_type;
+	lim.max_sge = qp->sq.max_sge;
+	lim.max_inline = qp->sq.max_inline;
+	lim.slot_size = sv_ring_elem_size(&qp->sq.ring);
+	prod = sv_ring_load_prod_own(&qp->sq.ring);
+	if (!sv_ring_room(&qp->sq.ring, prod))		/* acquire */
+		err = ENOMEM;
+	else
+		err = sv_wqe_encode_mpe(sv_ring_slot(&qp->sq.ring, prod), &lim,
+					wr, qp->ssn);
+	if (!err) {
+		qp->ssn++;
+		sv_ring_publish_prod(&qp->sq.ring, prod + 1);	/* release */
+	}
+	pthread_spin_unlock(&qp->sq.lock);
+	return err ? err : ring_doorbell(ibqp);
+}
+
 int sv_wq_post_recv(struct sv_wq *wq, struct ibv_recv_wr *wr,
 		    struct ibv_recv_wr **bad_wr)
 {

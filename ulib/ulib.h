@@ -79,6 +79,8 @@ struct sv_context;
  * (PD, MR, CQ, QP ...) plug in here and in the matching verbs_context/
  * ibv_context_ops slots, see sv_context_init_ops() in verbs.c.
  */
+struct sv_mpe_wr;
+
 struct sv_ops {
 	int (*query_device_ex)(struct ibv_context *ctx,
 			       const struct ibv_query_device_ex_input *input,
@@ -131,6 +133,8 @@ struct sv_ops {
 			 struct ibv_send_wr **bad_wr);
 	int (*post_recv)(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 			 struct ibv_recv_wr **bad_wr);
+	/* softverbs.h: FLUSH and ATOMIC WRITE (struct sv_mpe_wr, wqe.c) */
+	int (*post_mpe)(struct ibv_qp *qp, const struct sv_mpe_wr *wr);
 	struct ibv_ah *(*create_ah)(struct ibv_pd *pd, struct ibv_ah_attr *attr);
 	int (*destroy_ah)(struct ibv_ah *ah);
 	int (*attach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
@@ -448,6 +452,25 @@ struct sv_sq_limits {
  */
 int sv_wqe_encode_send(void *slot, const struct sv_sq_limits *lim,
 		       const struct ibv_send_wr *wr, uint32_t ssn);
+/*
+ * A work request of the IBTA 1.5 Memory Placement Extensions (softverbs.h):
+ * opcode SV_WR_FLUSH (length, type, level) or IBV_WR_ATOMIC_WRITE (value).
+ */
+#define SV_WR_FLUSH		14	/* IBV_WR_FLUSH of rdma-core 45+ */
+struct sv_mpe_wr {
+	uint64_t wr_id;
+	unsigned int opcode;
+	unsigned int send_flags;
+	uint32_t rkey;
+	uint64_t remote_addr;
+	uint32_t length;
+	uint8_t type;
+	uint8_t level;
+	uint8_t value[8];
+};
+/* Like sv_wqe_encode_send(), for such a request (RC only). */
+int sv_wqe_encode_mpe(void *slot, const struct sv_sq_limits *lim,
+		      const struct sv_mpe_wr *wr, uint32_t ssn);
 /* Same for a receive WQE (struct sv_recv_wqe) of an RQ or SRQ. */
 int sv_wqe_encode_recv(void *slot, size_t slot_size, uint32_t max_sge,
 		       const struct ibv_recv_wr *wr);
@@ -515,6 +538,7 @@ int sv_qp_query(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
 		struct ibv_qp_init_attr *init_attr);
 int sv_qp_modify(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask);
 int sv_qp_destroy(struct ibv_qp *qp);
+int sv_qp_post_mpe(struct ibv_qp *qp, const struct sv_mpe_wr *wr);
 int sv_qp_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		    struct ibv_send_wr **bad_wr);
 int sv_qp_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,

@@ -18,7 +18,10 @@
 #include <errno.h>
 #include <pthread.h>
 
+#include <string.h>
+
 #include "ulib.h"
+#include "include/softverbs.h"
 
 #undef ibv_reg_mr
 #undef ibv_reg_mr_iova
@@ -53,6 +56,7 @@ const struct sv_ops sv_softverbs_ops = {
 	.destroy_qp = sv_qp_destroy,
 	.post_send = sv_qp_post_send,
 	.post_recv = sv_qp_post_recv,
+	.post_mpe = sv_qp_post_mpe,
 	.create_ah = sv_ah_create,
 	.destroy_ah = sv_ah_destroy,
 	.attach_mcast = sv_mcast_attach,
@@ -388,6 +392,54 @@ SV_EXPORT struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
 {
 	(void)qp;
 	return fail_null(EOPNOTSUPP);	/* no extended QPs yet */
+}
+
+/* ------------------------------------------------------------------ */
+/* libsoftverbs extensions (include/softverbs.h)                        */
+
+static int post_mpe(struct ibv_qp *qp, const struct sv_mpe_wr *wr)
+{
+	if (!qp || !ops_of(qp->context)->post_mpe)
+		return EOPNOTSUPP;
+	return ops_of(qp->context)->post_mpe(qp, wr);
+}
+
+SV_EXPORT int softverbs_post_atomic_write(struct ibv_qp *qp, uint64_t wr_id,
+					  unsigned int send_flags,
+					  uint32_t rkey, uint64_t remote_addr,
+					  const void *value)
+{
+	struct sv_mpe_wr wr = {
+		.wr_id = wr_id,
+		.opcode = IBV_WR_ATOMIC_WRITE,
+		.send_flags = send_flags,
+		.rkey = rkey,
+		.remote_addr = remote_addr,
+	};
+
+	if (!value)
+		return EINVAL;
+	memcpy(wr.value, value, sizeof(wr.value));
+	return post_mpe(qp, &wr);
+}
+
+SV_EXPORT int softverbs_post_flush(struct ibv_qp *qp, uint64_t wr_id,
+				   unsigned int send_flags, uint32_t rkey,
+				   uint64_t remote_addr, uint32_t length,
+				   uint8_t type, uint8_t level)
+{
+	struct sv_mpe_wr wr = {
+		.wr_id = wr_id,
+		.opcode = SV_WR_FLUSH,
+		.send_flags = send_flags,
+		.rkey = rkey,
+		.remote_addr = remote_addr,
+		.length = length,
+		.type = type,
+		.level = level,
+	};
+
+	return post_mpe(qp, &wr);
 }
 
 SV_EXPORT int ibv_query_qp_data_in_order(struct ibv_qp *qp,

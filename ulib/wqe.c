@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "ulib.h"
+#include "include/softverbs.h"
 
 /*
  * Which QP types may post each opcode (IBTA 9.2 table 38 "OpCode field":
@@ -222,6 +223,69 @@ int sv_wqe_encode_send(void *slot, const struct sv_sq_limits *lim,
 	return 0;
 }
 
+/*
+ * The Soft-RoCE WQE layout of the IBTA 1.5 operations (as librxe writes
+ * them): ATOMIC WRITE addressed by wr.rdma with its 8 bytes in
+ * dma.atomic_wr and dma.length 8; FLUSH with wr.flush (address, rkey,
+ * placement type, selectivity level) and dma.length the range's length.
+ * Neither has SGEs.  The kernel checks again (type, level, alignment).
+ */
+int sv_wqe_encode_mpe(void *slot, const struct sv_sq_limits *lim,
+		      const struct sv_mpe_wr *wr, uint32_t ssn)
+{
+	const size_t fixed = offsetof(struct sv_send_wqe, dma.atomic_wr);
+	struct sv_send_wqe *wqe = slot;
+	uint32_t length;
+
+	if (lim->qp_type != IBV_QPT_RC ||
+	    (wr->send_flags & ~(IBV_SEND_SIGNALED | IBV_SEND_FENCE)))
+		return EINVAL;
+	switch (wr->opcode) {
+	case IBV_WR_ATOMIC_WRITE:
+		/* IBTA 1.5: 8 bytes at a naturally aligned address */
+		if ((wr->remote_addr & 7) ||
+		    lim->slot_size < fixed + sizeof(wr->value))
+			return EINVAL;
+		length = sizeof(wr->value);
+		break;
+	case SV_WR_FLUSH:
+		if (!wr->type ||
+		    (wr->type & ~(SOFTVERBS_FLUSH_GLOBAL |
+				  SOFTVERBS_FLUSH_PERSISTENT)) ||
+		    wr->level > SOFTVERBS_FLUSH_MR || lim->slot_size < fixed)
+			return EINVAL;
+		length = wr->length;
+		break;
+	default:
+		return EINVAL;
+	}
+
+	memset(wqe, 0, fixed);
+	wqe->wr.wr_id = wr->wr_id;
+	wqe->wr.opcode = wr->opcode;
+	wqe->wr.send_flags = wr->send_flags;
+	if (wr->opcode == SV_WR_FLUSH) {
+		wqe->wr.wr.flush.remote_addr = wr->remote_addr;
+		wqe->wr.wr.flush.length = wr->length;
+		wqe->wr.wr.flush.rkey = wr->rkey;
+		wqe->wr.wr.flush.type = wr->type;
+		wqe->wr.wr.flush.level = wr->level;
+	} else {
+		wqe->wr.wr.rdma.remote_addr = wr->remote_addr;
+		wqe->wr.wr.rdma.rkey = wr->rkey;
+		memcpy(wqe->dma.atomic_wr, wr->value, sizeof(wr->value));
+	}
+	wqe->iova = wr->remote_addr;
+	wqe->dma.length = length;
+	wqe->dma.resid = length;
+	wqe->ssn = ssn;
+	return 0;
+}
+
+/* rdma-core 44 has these two of the extensions' numbers */
+_Static_assert(IBV_WR_ATOMIC_WRITE == 15 && SV_WR_FLUSH == 14 &&
+	       (int)IBV_WC_ATOMIC_WRITE == (int)SOFTVERBS_WC_ATOMIC_WRITE,
+	       "IBTA 1.5 opcode numbers");
 _Static_assert(sizeof(struct ibv_sge) == sizeof(struct sv_sge) &&
 	       offsetof(struct ibv_sge, addr) == offsetof(struct sv_sge, addr) &&
 	       offsetof(struct ibv_sge, length) ==

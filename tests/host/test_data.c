@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "fake.h"
+#include "../../ulib/include/softverbs.h"
 #include "harness.h"
 
 /* A ring of 2^log2_slots slots of 2^log2_elem bytes in plain memory. */
@@ -455,6 +456,84 @@ TEST(wqe_inline_data_and_limits)
 
 /* ------------------------------------------------------------------ */
 /* Receive WQEs                                                        */
+
+/* IBTA 1.5 extensions (softverbs.h): the librxe WQE layout, checked */
+TEST(wqe_mpe_atomic_write_and_flush)
+{
+	struct sv_mpe_wr aw = {
+		.wr_id = 77, .opcode = IBV_WR_ATOMIC_WRITE,
+		.send_flags = IBV_SEND_SIGNALED, .rkey = 0x1234,
+		.remote_addr = 0x10008,
+		.value = { 1, 2, 3, 4, 5, 6, 7, 8 },
+	};
+	struct sv_mpe_wr fl = {
+		.wr_id = 78, .opcode = SV_WR_FLUSH,
+		.send_flags = IBV_SEND_SIGNALED | IBV_SEND_FENCE, .rkey = 0x5678,
+		.remote_addr = 0x20003, .length = 4097,
+		.type = SOFTVERBS_FLUSH_GLOBAL, .level = SOFTVERBS_FLUSH_MR,
+	};
+	struct sv_sq_limits l = limits(IBV_QPT_RC);
+	struct sv_send_wqe *w = (struct sv_send_wqe *)slot;
+
+	memset(slot, 0xa5, sizeof(slot));
+	CHECK_INT(sv_wqe_encode_mpe(slot, &l, &aw, 42), 0);
+	CHECK(w->wr.wr_id == 77);
+	CHECK_INT(w->wr.opcode, 15);
+	CHECK_INT(w->wr.send_flags, IBV_SEND_SIGNALED);
+	CHECK(w->wr.wr.rdma.remote_addr == 0x10008);
+	CHECK_INT(w->wr.wr.rdma.rkey, 0x1234);
+	CHECK(w->iova == 0x10008);
+	CHECK_MEM(w->dma.atomic_wr, aw.value, 8);
+	CHECK_INT(w->dma.length, 8);
+	CHECK_INT(w->dma.resid, 8);
+	CHECK_INT(w->dma.num_sge, 0);
+	CHECK_INT(w->status, 0);
+	CHECK_INT(w->state, 0);
+	CHECK_INT(w->ssn, 42);
+
+	memset(slot, 0xa5, sizeof(slot));
+	CHECK_INT(sv_wqe_encode_mpe(slot, &l, &fl, 43), 0);
+	CHECK_INT(w->wr.opcode, 14);
+	CHECK_INT(w->wr.send_flags, IBV_SEND_SIGNALED | IBV_SEND_FENCE);
+	CHECK(w->wr.wr.flush.remote_addr == 0x20003);
+	CHECK_INT(w->wr.wr.flush.rkey, 0x5678);
+	CHECK_INT(w->wr.wr.flush.length, 4097);
+	CHECK_INT(w->wr.wr.flush.type, SOFTVERBS_FLUSH_GLOBAL);
+	CHECK_INT(w->wr.wr.flush.level, SOFTVERBS_FLUSH_MR);
+	CHECK_INT(w->dma.length, 4097);
+	CHECK_INT(w->dma.num_sge, 0);
+	CHECK_INT(w->ssn, 43);
+	/* the same bytes librxe (rdma-core 45 wr_flush) would write */
+	CHECK_INT(offsetof(struct sv_send_wqe, wr.wr.flush.type),
+		  offsetof(struct sv_send_wqe, wr.wr.flush.rkey) + 4);
+
+	/* refused: RC only, known flags, alignment, type and level */
+	l.qp_type = IBV_QPT_UC;
+	CHECK_INT(sv_wqe_encode_mpe(slot, &l, &aw, 0), EINVAL);
+	l.qp_type = IBV_QPT_RC;
+	aw.send_flags = IBV_SEND_INLINE;
+	CHECK_INT(sv_wqe_encode_mpe(slot, &l, &aw, 0), EINVAL);
+	aw.send_flags = 0;
+	aw.remote_addr = 0x10004;
+	CHECK_INT(sv_wqe_encode_mpe(slot, &l, &aw, 0), EINVAL);
+	fl.type = 0;
+	CHECK_INT(sv_wqe_encode_mpe(slot, &l, &fl, 0), EINVAL);
+	fl.type = 4;
+	CHECK_INT(sv_wqe_encode_mpe(slot, &l, &fl, 0), EINVAL);
+	fl.type = SOFTVERBS_FLUSH_GLOBAL | SOFTVERBS_FLUSH_PERSISTENT;
+	CHECK_INT(sv_wqe_encode_mpe(slot, &l, &fl, 0), 0);
+	fl.level = 2;
+	CHECK_INT(sv_wqe_encode_mpe(slot, &l, &fl, 0), EINVAL);
+	fl.level = 0;
+	fl.opcode = IBV_WR_RDMA_WRITE;
+	CHECK_INT(sv_wqe_encode_mpe(slot, &l, &fl, 0), EINVAL);
+	/* the value must fit in the slot */
+	aw.remote_addr = 0x10000;
+	l.slot_size = offsetof(struct sv_send_wqe, dma.atomic_wr) + 7;
+	CHECK_INT(sv_wqe_encode_mpe(slot, &l, &aw, 0), EINVAL);
+	l.slot_size += 1;
+	CHECK_INT(sv_wqe_encode_mpe(slot, &l, &aw, 0), 0);
+}
 
 TEST(wqe_recv_encoding)
 {

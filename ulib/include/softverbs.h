@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * libsoftverbs extensions: what the verbs API of rdma-core 44 cannot say.
+ *
+ * The IBTA 1.5 Memory Placement Extensions on an RC QP of a softverbs
+ * device, where the kernel has them (ibv_query_device_ex():
+ * device_cap_flags_ex bit 40 ATOMIC_WRITE, bit 38 FLUSH_GLOBAL; Linux 6.2+
+ * ib_core).  rdma-core 44 has ibv_wr_atomic_write() only on an extended QP,
+ * which libsoftverbs does not implement, and no FLUSH verb at all (it came
+ * with ibv_wr_flush() in rdma-core 45).  These two calls post one work
+ * request each, on an ordinary ibv_create_qp() QP, like ibv_post_send():
+ * the QP must be in RTS (or SQD/SQE/ERR), and the completion comes on the
+ * send CQ with opcode SOFTVERBS_WC_FLUSH / SOFTVERBS_WC_ATOMIC_WRITE (the
+ * numbers of IBV_WC_FLUSH / IBV_WC_ATOMIC_WRITE).  They return 0 or a
+ * positive errno: EINVAL for a malformed request (not an RC QP, unknown
+ * send flags, a misaligned ATOMIC WRITE address, a bad placement type or
+ * selectivity level), ENOMEM when the SQ is full, EOPNOTSUPP when the
+ * QP's device is not a softverbs device opened by libsoftverbs.
+ *
+ * A kernel without the extensions completes such a request with
+ * IBV_WC_LOC_QP_OP_ERR.  FLUSH to persistence is never granted by a
+ * softverbs responder (its MRs cannot have IBV_ACCESS_FLUSH_PERSISTENT).
+ */
+#ifndef SOFTVERBS_H
+#define SOFTVERBS_H
+
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* FLUSH placement types (a mask) and selectivity levels, IBTA 1.5 A19.4.1 */
+enum {
+	SOFTVERBS_FLUSH_GLOBAL = 1 << 0,	/* global visibility */
+	SOFTVERBS_FLUSH_PERSISTENT = 1 << 1,	/* persistence */
+};
+
+enum {
+	SOFTVERBS_FLUSH_RANGE = 0,	/* [remote_addr, +length) of the MR */
+	SOFTVERBS_FLUSH_MR = 1,		/* the whole MR of rkey */
+};
+
+/* completion opcodes (enum ibv_wc_opcode values of rdma-core 45+) */
+enum {
+	SOFTVERBS_WC_FLUSH = 8,
+	SOFTVERBS_WC_ATOMIC_WRITE = 9,
+};
+
+/* MR access right for a FLUSH target (IBV_ACCESS_FLUSH_GLOBAL of 45+) */
+#define SOFTVERBS_ACCESS_FLUSH_GLOBAL (1 << 8)
+
+/*
+ * RDMA ATOMIC WRITE: store the 8 bytes at value, as they are, at the
+ * naturally aligned remote_addr of rkey's MR (remote write access) in one
+ * indivisible access, after everything the QP sent before has been placed.
+ * send_flags: IBV_SEND_SIGNALED, IBV_SEND_FENCE.
+ */
+int softverbs_post_atomic_write(struct ibv_qp *qp, uint64_t wr_id,
+				unsigned int send_flags, uint32_t rkey,
+				uint64_t remote_addr, const void *value);
+
+/*
+ * RDMA FLUSH: make what the QP placed before in the range (or the whole MR,
+ * level SOFTVERBS_FLUSH_MR) reach the placement type(s) in type; the MR
+ * needs the matching flush access.  send_flags as above.
+ */
+int softverbs_post_flush(struct ibv_qp *qp, uint64_t wr_id,
+			 unsigned int send_flags, uint32_t rkey,
+			 uint64_t remote_addr, uint32_t length, uint8_t type,
+			 uint8_t level);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SOFTVERBS_H */
