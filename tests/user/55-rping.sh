@@ -29,13 +29,13 @@ cm_pair() {
 	shift
 	ccmd=("$@")
 	so=$(mktemp) co=$(mktemp)
-	xp_exec "$srv" timeout -k 5 "$XP_RUN_TIMEOUT" "${scmd[@]}" >"$so" 2>&1 &
+	xp_exec "$srv" timeout -k 5 "$(_xp_run_timeout)" "${scmd[@]}" >"$so" 2>&1 &
 	pid=$!
 	# a client that finds no listener is rejected at once: retry a few times
 	for try in 1 2 3 4 5; do
 		sleep 1
 		rc=0
-		xp_exec "$cli" timeout -k 5 "$XP_RUN_TIMEOUT" "${ccmd[@]}" >"$co" 2>&1 || rc=$?
+		xp_exec "$cli" timeout -k 5 "$(_xp_run_timeout)" "${ccmd[@]}" >"$co" 2>&1 || rc=$?
 		[ $rc -ne 0 ] && grep -qiE 'reject|unreachable|connect error|event 8|RDMA_CM_EVENT_REJECTED' "$co" || break
 	done
 	[ $rc -eq 0 ] || kill "$pid" 2>/dev/null

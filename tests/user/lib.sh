@@ -194,6 +194,14 @@ sv_veth_pair() {
 # checked before softverbs carries data.  Everything is removed at exit.
 SV_XPORT_DUT=${SV_XPORT_DUT:-softverbs}
 XP_RUN_TIMEOUT=${XP_RUN_TIMEOUT:-40}
+# _xp_run_timeout: XP_RUN_TIMEOUT scaled like every other wait (SV_TIME_SCALE),
+# but at most 600 s (a hung run should not eat the test's whole budget)
+_xp_run_timeout() {
+	local t=$((XP_RUN_TIMEOUT * SV_TIME_SCALE))
+	[ "$t" -le 600 ] || t=600
+	[ "$t" -ge "$XP_RUN_TIMEOUT" ] || t=$XP_RUN_TIMEOUT
+	echo "$t"
+}
 
 # _sv_xport_gid DEV GID: index of GID (sysfs notation) of type RoCE v2
 _sv_xport_gid() {
@@ -292,9 +300,9 @@ sv_xport_setup() {
 # xp_pair FAM SRV CLI PROG [ARG...]: run PROG (ibv_*_pingpong or a perftest
 # ib_*) as server on side SRV and client on side CLI (A or B), on the RoCE v2
 # GIDs of address family FAM (4 or 6); the out-of-band TCP exchange always
-# uses IPv4.  Each side has XP_RUN_TIMEOUT seconds.  Returns PROG's status
-# (non-zero if either side failed); prints both sides' output, and on failure
-# the last kernel messages.  perftest results: the client must print its
+# uses IPv4.  Each side has XP_RUN_TIMEOUT seconds (scaled: _xp_run_timeout).
+# Returns PROG's status (non-zero if either side failed); prints both sides'
+# output, and on failure the last kernel messages.  perftest results: the client must print its
 # result row (see _xp_perf_ok).  XP_PORT (default 20000) is the first TCP
 # port, incremented per run.
 XP_PORT=${XP_PORT:-20000}
@@ -314,14 +322,14 @@ xp_pair() {
 		;;
 	*) gopt=-g ;;
 	esac
-	local so co rs=0 rc=0 pid
-	so=$(mktemp) co=$(mktemp)
-	xp_exec "$srv" timeout -k 5 "$XP_RUN_TIMEOUT" "$prog" -d "$sdev" $gopt "$sgid" -p $XP_PORT "$@" >"$so" 2>&1 &
+	local so co rs=0 rc=0 pid runt
+	so=$(mktemp) co=$(mktemp) runt=$(_xp_run_timeout)
+	xp_exec "$srv" timeout -k 5 "$runt" "$prog" -d "$sdev" $gopt "$sgid" -p $XP_PORT "$@" >"$so" 2>&1 &
 	pid=$!
 	if ! sv_wait_for "[ -n \"\$(xp_exec $srv ss -Hltn sport = :$XP_PORT)\" ]" 30; then
 		rs=1
 	else
-		xp_exec "$cli" timeout -k 5 "$XP_RUN_TIMEOUT" "$prog" -d "$cdev" $gopt "$cgid" -p $XP_PORT "$@" "$sip" >"$co" 2>&1 || rc=$?
+		xp_exec "$cli" timeout -k 5 "$runt" "$prog" -d "$cdev" $gopt "$cgid" -p $XP_PORT "$@" "$sip" >"$co" 2>&1 || rc=$?
 	fi
 	[ $rc -eq 0 ] || kill "$pid" 2>/dev/null
 	wait "$pid" || rs=$?
@@ -340,7 +348,7 @@ xp_pair() {
 	fi
 	rm -f "$so" "$co"
 	if [ $rs -ne 0 ] || [ $rc -ne 0 ]; then
-		[ $rs -ne 124 ] && [ $rc -ne 124 ] || echo "  (timed out after ${XP_RUN_TIMEOUT}s)"
+		[ $rs -ne 124 ] && [ $rc -ne 124 ] || echo "  (timed out after ${runt}s)"
 		echo "  kernel log:"
 		dmesg | tail -n 15 | sed 's/^/  dmesg| /'
 		return 1
