@@ -61,7 +61,14 @@
  * into struct ibv_wc verbatim, so this is what makes an unmodified
  * rdma-core report IBV_WC_WITH_INV correctly on softverbs.  (Soft-RoCE
  * writes the kernel values; libsoftverbs translates for it.)  Only those
- * four bits are ever set.
+ * four bits are ever set.  Their opcode is libibverbs' enum ibv_wc_opcode,
+ * including IBV_WC_FLUSH 8 and IBV_WC_ATOMIC_WRITE 9 (IBTA 1.5, kernels
+ * whose ib_core has them: the same numbers as IB_WC_FLUSH and
+ * IB_WC_ATOMIC_WRITE there; the kernel-only IB_WC_REG_MR never reaches a
+ * user CQ).  Send WQEs of those operations use librxe's layout: ATOMIC
+ * WRITE (opcode 15) addressed by wr.rdma, its 8 bytes in dma.atomic_wr,
+ * dma.length 8; FLUSH (opcode 14) by wr.flush, dma.length the range; no
+ * SGEs for either.
  */
 #ifndef SOFTVERBS_ABI_H
 #define SOFTVERBS_ABI_H
