@@ -350,7 +350,9 @@ static void icrc_skb_set(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, skb_store_bits(skb, v->len - 4, wire, 4), 0);
 		KUNIT_EXPECT_FALSE_MSG(test, sv_icrc_verify_skb(skb, 0, v->len),
 				       "%s: zeroed ICRC verifies", v->name);
-		KUNIT_EXPECT_EQ_MSG(test, sv_icrc_set_skb(skb, 0, v->len, SV_ICRC_SPEC), 0, "%s", v->name);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    sv_icrc_set_skb(skb, 0, v->len, SV_ICRC_SPEC),
+				    0, "%s", v->name);
 		KUNIT_ASSERT_EQ(test, skb_copy_bits(skb, v->len - 4, wire, 4), 0);
 		KUNIT_EXPECT_EQ_MSG(test, le32_at(wire), v->icrc,
 				    "%s: set_skb wrote the wrong ICRC", v->name);
@@ -420,6 +422,83 @@ static void icrc_malformed(struct kunit *test)
 	kfree_skb(skb);
 }
 
+/* an skb holding a copy of @len bytes at @p */
+static struct sk_buff *flat_skb(const u8 *p, unsigned int len)
+{
+	struct sk_buff *skb = alloc_skb(len, GFP_KERNEL);
+
+	if (skb)
+		skb_put_data(skb, p, len);
+	return skb;
+}
+
+/*
+ * RDMA FLUSH: the IBTA ICRC, and Soft-RoCE's, which continues over the raw
+ * BTH and extension headers once more (sv_icrc.c).  Both verify; other
+ * opcodes have only one form.  Built from the first IPv4 vector's IP, UDP
+ * and BTH with a FETH and RETH appended.
+ */
+static void icrc_flush_forms(struct kunit *test)
+{
+	const unsigned int ext = SV_FETH_BYTES + SV_RETH_BYTES;
+	const struct icrc_vector *v = NULL;
+	unsigned int i, bth, len;
+	u32 spec, rxe, want;
+	struct sk_buff *skb;
+	u8 *pkt, *twice, wire[4];
+
+	for (i = 0; i < ARRAY_SIZE(icrc_vectors) && !v; i++)
+		if (icrc_vectors[i].ipver == 4)
+			v = &icrc_vectors[i];
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	bth = bth_off(v);
+	len = bth + SV_BTH_BYTES + ext + SV_ICRC_BYTES;
+	pkt = kunit_kzalloc(test, len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pkt);
+	memcpy(pkt, v->pkt, bth + SV_BTH_BYTES);
+	pkt[bth] = SV_OPCODE_RC_FLUSH;
+	for (i = 0; i < ext; i++)
+		pkt[bth + SV_BTH_BYTES + i] = 0x30 + i;
+
+	skb = flat_skb(pkt, len);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_ASSERT_EQ(test, sv_icrc_set_skb(skb, 0, len, SV_ICRC_SPEC), 0);
+	KUNIT_EXPECT_TRUE(test, sv_icrc_verify_skb(skb, 0, len));
+	KUNIT_ASSERT_EQ(test, skb_copy_bits(skb, len - 4, wire, 4), 0);
+	spec = le32_at(wire);
+	KUNIT_ASSERT_EQ(test, sv_icrc_set_skb(skb, 0, len, SV_ICRC_RXE), 0);
+	KUNIT_EXPECT_TRUE(test, sv_icrc_verify_skb(skb, 0, len));
+	KUNIT_ASSERT_EQ(test, skb_copy_bits(skb, len - 4, wire, 4), 0);
+	rxe = le32_at(wire);
+	KUNIT_EXPECT_NE(test, spec, rxe);
+
+	/* Soft-RoCE's form: the IBTA CRC of the packet with BTH..RETH twice */
+	twice = kunit_kzalloc(test, len + SV_BTH_BYTES + ext, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, twice);
+	memcpy(twice, pkt, len - SV_ICRC_BYTES);
+	memcpy(twice + len - SV_ICRC_BYTES, pkt + bth, SV_BTH_BYTES + ext);
+	KUNIT_ASSERT_EQ(test, sv_icrc_calc(twice, len + SV_BTH_BYTES + ext,
+					   &want), 0);
+	KUNIT_EXPECT_EQ(test, rxe, want);
+
+	/* either form, corrupted, fails */
+	pkt[bth + SV_BTH_BYTES + 5] ^= 1;
+	KUNIT_ASSERT_EQ(test, skb_store_bits(skb, bth + SV_BTH_BYTES + 5,
+					     pkt + bth + SV_BTH_BYTES + 5, 1), 0);
+	KUNIT_EXPECT_FALSE(test, sv_icrc_verify_skb(skb, 0, len));
+	kfree_skb(skb);
+
+	/* not a FLUSH: one form only */
+	pkt[bth] = IB_OPCODE_RC_SEND_ONLY;
+	skb = flat_skb(pkt, len);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_ASSERT_EQ(test, sv_icrc_set_skb(skb, 0, len, SV_ICRC_RXE), 0);
+	KUNIT_ASSERT_EQ(test, skb_copy_bits(skb, len - 4, wire, 4), 0);
+	KUNIT_ASSERT_EQ(test, sv_icrc_calc(pkt, len, &want), 0);
+	KUNIT_EXPECT_EQ(test, le32_at(wire), want);
+	kfree_skb(skb);
+}
+
 static struct kunit_case icrc_cases[] = {
 	KUNIT_CASE(icrc_seed),
 	KUNIT_CASE(icrc_vectors_present),
@@ -433,6 +512,7 @@ static struct kunit_case icrc_cases[] = {
 	KUNIT_CASE(icrc_skb_pulled),
 	KUNIT_CASE(icrc_skb_set),
 	KUNIT_CASE(icrc_malformed),
+	KUNIT_CASE(icrc_flush_forms),
 	{}
 };
 

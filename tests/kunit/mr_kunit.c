@@ -299,18 +299,29 @@ static void atomics(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
 
 	*word = 40;
-	KUNIT_EXPECT_EQ(test, sv_mr_atomic(mr, iova, false, 2, 0, &orig), 0);
+	KUNIT_EXPECT_EQ(test, sv_mr_atomic(mr, iova, SV_ATOMIC_FETCH_ADD, 2, 0,
+					   &orig), 0);
 	KUNIT_EXPECT_EQ(test, orig, 40ULL);
 	KUNIT_EXPECT_EQ(test, *word, 42ULL);
-	KUNIT_EXPECT_EQ(test, sv_mr_atomic(mr, iova, true, 41, 7, &orig), 0);
+	KUNIT_EXPECT_EQ(test, sv_mr_atomic(mr, iova, SV_ATOMIC_CMP_SWAP, 41, 7,
+					   &orig), 0);
 	KUNIT_EXPECT_EQ(test, orig, 42ULL);
 	KUNIT_EXPECT_EQ(test, *word, 42ULL);	/* compare failed */
-	KUNIT_EXPECT_EQ(test, sv_mr_atomic(mr, iova, true, 42, 7, &orig), 0);
+	KUNIT_EXPECT_EQ(test, sv_mr_atomic(mr, iova, SV_ATOMIC_CMP_SWAP, 42, 7,
+					   &orig), 0);
 	KUNIT_EXPECT_EQ(test, *word, 7ULL);
-	KUNIT_EXPECT_EQ(test, sv_mr_atomic(mr, iova + 4, false, 1, 0, &orig),
-			-EINVAL);
-	KUNIT_EXPECT_EQ(test, sv_mr_atomic(mr, ibmr->iova + PAGE_SIZE, false,
-					   1, 0, &orig), -ERANGE);
+	/* IBTA 1.5 ATOMIC WRITE: the value stored as it is */
+	KUNIT_EXPECT_EQ(test, sv_mr_atomic(mr, iova, SV_ATOMIC_WRITE,
+					   0x1122334455667788ULL, 0, &orig), 0);
+	KUNIT_EXPECT_EQ(test, orig, 7ULL);
+	KUNIT_EXPECT_EQ(test, *word, 0x1122334455667788ULL);
+	KUNIT_EXPECT_EQ(test, sv_mr_atomic(mr, iova + 4, SV_ATOMIC_FETCH_ADD, 1,
+					   0, &orig), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sv_mr_atomic(mr, iova + 4, SV_ATOMIC_WRITE, 1, 0,
+					   &orig), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sv_mr_atomic(mr, ibmr->iova + PAGE_SIZE,
+					   SV_ATOMIC_FETCH_ADD, 1, 0, &orig),
+			-ERANGE);
 	sv_mr_put(mr);
 	KUNIT_EXPECT_EQ(test, sv_mr_dereg(ibmr, NULL), 0);
 }
