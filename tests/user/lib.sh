@@ -416,14 +416,16 @@ xp_tools_suite() {
 		return 0
 	fi
 	q=$q$SV_QUICK
+	local n=100
+	[ -z "$SV_QUICK" ] || n=20
 	xp_case "$tag rc_pingpong" xp_pair "$f" "$s" "$c" ibv_rc_pingpong -n 50 -s 4096 -c
 	[ -n "$q" ] || xp_case "$tag uc_pingpong" xp_pair "$f" "$s" "$c" ibv_uc_pingpong -n 50 -s 1024 -c
 	xp_case "$tag ud_pingpong" xp_pair "$f" "$s" "$c" ibv_ud_pingpong -n 50 -s 512 -c
 	[ -n "$q" ] || xp_case "$tag srq_pingpong" xp_pair "$f" "$s" "$c" ibv_srq_pingpong -n 20 -s 1024 -q 4 -c
 	[ -n "$q" ] || xp_case "$tag rc_pingpong events" xp_pair "$f" "$s" "$c" ibv_rc_pingpong -n 20 -s 100000 -e -c
-	[ -n "$q" ] || xp_case "$tag ib_send_bw" xp_pair "$f" "$s" "$c" ib_send_bw -F -n 100 -s 65536
-	xp_case "$tag ib_write_bw" xp_pair "$f" "$s" "$c" ib_write_bw -F -n 100 -s 65536
-	xp_case "$tag ib_read_bw" xp_pair "$f" "$s" "$c" ib_read_bw -F -n 100 -s 65536
-	[ -n "$q" ] || xp_case "$tag ib_atomic_bw" xp_pair "$f" "$s" "$c" ib_atomic_bw -F -n 100
+	[ -n "$q" ] || xp_case "$tag ib_send_bw" xp_pair "$f" "$s" "$c" ib_send_bw -F -n $n -s 65536
+	xp_case "$tag ib_write_bw" xp_pair "$f" "$s" "$c" ib_write_bw -F -n $n -s 65536
+	xp_case "$tag ib_read_bw" xp_pair "$f" "$s" "$c" ib_read_bw -F -n $n -s 65536
+	[ -n "$q" ] || xp_case "$tag ib_atomic_bw" xp_pair "$f" "$s" "$c" ib_atomic_bw -F -n $n
 	return 0
 }
