@@ -20,6 +20,12 @@ packages=(
 	# RDMA userspace: the interop peer (rdma_rxe + rdma-core) and test tools
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev perftest
 	rdmacm-utils python3-pyverbs libmnl-dev nvme-cli
+	# NFS over RDMA (tests/user/58-nfsrdma.sh): rpc.nfsd, mountd, exportfs,
+	# rpcbind, mount.nfs. The test starts its own daemons in the VM. The
+	# postinst enables nfs-server and rpcbind; without systemd (this test
+	# bed) it starts nothing, on a systemd host stop them if unwanted:
+	# systemctl disable --now nfs-server rpcbind.socket rpcbind
+	nfs-kernel-server nfs-common rpcbind
 	# source hygiene (scripts/lint.sh; sparse is listed above)
 	cppcheck
 )
