@@ -5,6 +5,10 @@
   57-mpe.py caps DEV WANT       DEV advertises ATOMIC WRITE and FLUSH
                                 (global) iff WANT is 1, never persistent
   57-mpe.py has DEV             exit 0 iff DEV advertises ATOMIC WRITE
+  57-mpe.py unsup DEV_A GID_A DEV_B GID_B
+                                where the kernel lacks the extensions: an
+                                ATOMIC WRITE from softverbs DEV_A completes
+                                with IBV_WC_LOC_QP_OP_ERR, nothing written
   57-mpe.py run DEV_A GID_A DEV_B GID_B [REGEX]
 
 "run" opens both devices in one process (see 53-verbs-matrix.py, whose
@@ -216,6 +220,26 @@ def flush_peer(mpe, sv_dev, sv_gid, dev, gid_idx):
         qp.close()
 
 
+def unsup(argv):
+    a = m.Side(argv[0], int(argv[1]))
+    b = m.Side(argv[2], int(argv[3]))
+    p = AwPair(a, b)
+    try:
+        b.fill(AW_OFF, bytes(8))
+        p.post([b'\x33' * 8], b.mr.rkey, b.addr(AW_OFF))
+        wc = m.poll(a.scq)[0]
+        m.check_wc(wc, "unsupported atomic write",
+                   status=e.IBV_WC_LOC_QP_OP_ERR)
+        m.same(b.read(AW_OFF, 8), bytes(8), "responder memory")
+        print(f"ok: {a.dev}: ATOMIC WRITE refused: {m.wc_str(wc)}")
+        return 0
+    except Exception as err:
+        print(f"FAIL: unsupported atomic write: {type(err).__name__}: {err}")
+        return 1
+    finally:
+        p.close()
+
+
 CASES = [('aw', c_aw), ('aw_many', c_aw_many),
          ('aw_noaccess', c_aw_noaccess), ('aw_misaligned', c_aw_misaligned)]
 
@@ -254,6 +278,8 @@ def main():
         return caps(sys.argv[2], sys.argv[3] == '1')
     if len(sys.argv) >= 3 and sys.argv[1] == 'has':
         return 0 if cap_flags(sys.argv[2]) & CAP_ATOMIC_WRITE else 1
+    if len(sys.argv) >= 6 and sys.argv[1] == 'unsup':
+        return unsup(sys.argv[2:])
     if len(sys.argv) >= 7 and sys.argv[1] == 'flush-peer':
         return flush_peer(sys.argv[2], sys.argv[3], int(sys.argv[4]),
                           sys.argv[5], int(sys.argv[6]))

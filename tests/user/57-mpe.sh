@@ -8,7 +8,8 @@
 # Capabilities: softverbs advertises ATOMIC WRITE and FLUSH (global
 # visibility, never persistent) exactly when the kernel's ib_core has them,
 # which is when Soft-RoCE advertises ATOMIC WRITE (Linux 6.2+).  Without
-# them (6.1) the capability check is all that runs: the rest is a SKIP line.
+# them (6.1) the capability check runs, and an ATOMIC WRITE posted through
+# librxe must complete with IBV_WC_LOC_QP_OP_ERR; the rest is a SKIP line.
 # With them:
 #  - 57-mpe.py: ATOMIC WRITE through librxe's extended QP (data, wc opcode,
 #    32 in a row, no remote write access -> IBV_WC_REM_ACCESS_ERR,
@@ -50,7 +51,9 @@ fi
 echo "ib_core with the memory placement extensions: $have"
 run "capabilities of $XP_A_DEV" $py "$helper" caps "$XP_A_DEV" $have
 if [ $have = 0 ]; then
-	[ $rc -eq 0 ] || sv_fail "capabilities advertised without ib_core support"
+	run "ATOMIC WRITE where unsupported: a local error" $py "$helper" unsup \
+		"$XP_A_DEV" "$XP_A_GID4" "$XP_B_DEV" "$XP_B_GID4"
+	[ $rc -eq 0 ] || sv_fail "unsupported extensions not refused cleanly (see above)"
 	sv_skip "ATOMIC WRITE/FLUSH traffic: ib_core of $SV_KVER lacks them (capabilities checked: not advertised)"
 fi
 run "ATOMIC WRITE softverbs - Soft-RoCE" $py "$helper" run \
