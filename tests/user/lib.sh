@@ -186,6 +186,8 @@ sv_veth_pair() {
 #                          rxe devices in one namespace don't talk); A and B
 #                          are the same device; the veth's other end sits in
 #                          netns sv-TAGb for the carrier
+#   softverbs - self       the same with one softverbs device in netns
+#                          sv-TAGa (KIND_B "self"): every packet is local
 #
 # N = 100 + the last two digits of TAG.  rdma_rxe binds UDP 4791 in init_net
 # only, so an rxe side is always there and softverbs always in a netns.
@@ -225,7 +227,8 @@ xp_exec() {
 }
 
 sv_xport_setup() {
-	local tag=$1 ka=$2 kb=$3 n s kind ns ifn dev hex
+	local tag=$1 ka=$2 kb=$3 n s kind ns ifn dev hex self=
+	[ "$kb" != self ] || { self=1; kb=$ka; }
 	[ "$SV_XPORT_DUT" != rxe ] || { ka=${ka/softverbs/rxe}; kb=${kb/softverbs/rxe}; }
 	n=$((100 + 10#${tag: -2}))
 	hex=$(printf '%02x' $n)
@@ -264,8 +267,8 @@ sv_xport_setup() {
 		kind=$ka ns=XP_${s}_NS ns=${!ns} ifn=x${tag}${s,}
 		[ $s = A ] || kind=$kb
 		if [ $s = A ]; then n=1; else n=2; fi
-		if [ "$kind" = rxe ] && [ $s = B ] && [ "$ka" = rxe ]; then
-			# rxe - rxe: B is A's device talking to itself
+		if [ $s = B ] && { [ -n "$self" ] || { [ "$kind" = rxe ] && [ "$ka" = rxe ]; }; }; then
+			# rxe - rxe, softverbs - self: B is A's device talking to itself
 			XP_B_IF=$XP_A_IF XP_B_IP4=$XP_A_IP4 XP_B_IP6=$XP_A_IP6
 			XP_B_DEV=$XP_A_DEV XP_B_GID4=$XP_A_GID4 XP_B_GID6=$XP_A_GID6
 			continue
@@ -289,8 +292,10 @@ sv_xport_setup() {
 		printf -v "XP_${s}_GID4" %s "$(_sv_xport_gid "$dev" "$g4")"
 		printf -v "XP_${s}_GID6" %s "$(_sv_xport_gid "$dev" "$g6")"
 	done
-	# rxe - rxe: B runs in init_net with A's device; sv-TAGb only holds the carrier
+	# rxe - rxe, softverbs - self: B runs in A's namespace with A's device;
+	# sv-TAGb only holds the carrier
 	[ "$ka" != rxe ] || [ "$kb" != rxe ] || XP_B_NS=
+	[ -z "$self" ] || XP_B_NS=$XP_A_NS
 	export XP_A_NS XP_A_IF XP_A_DEV XP_A_IP4 XP_A_IP6 XP_A_GID4 XP_A_GID6
 	export XP_B_NS XP_B_IF XP_B_DEV XP_B_IP4 XP_B_IP6 XP_B_GID4 XP_B_GID6
 	echo "topology: A=$XP_A_DEV (${XP_A_NS:-init_net}, $XP_A_IP4 gid $XP_A_GID4, $XP_A_IP6 gid $XP_A_GID6)" \
