@@ -296,7 +296,7 @@ launch() {
 # 54-netem); what does depend on it (ib_core, uverbs, rdma_cm, NVMe-oF, the
 # netdev and UDP tunnel APIs, DKMS) runs everywhere.
 stock_subset='^(kunit|[0-46-9][0-9]-|5[125-9]-)'
-dk_shards=${SV_DEBUG_SHARDS:-'^(kunit|1[0-9]-|2[0-9]-) ^([3-9][0-9]-)'}
+dk_shards=${SV_DEBUG_SHARDS:-'^(kunit|1[0-9]-|2[0-9]-) ^(3[0-9]-|4[0-9]-|5[0-2]-) ^(5[3-9]-|[6-9][0-9]-)'}
 if [ -n "$dk_kver" ]; then
 	n=0
 	for shard in $dk_shards; do
