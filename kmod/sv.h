@@ -474,6 +474,15 @@ struct sv_qp {
 		 * caller that raised it from 0 runs, until it drops back.
 		 */
 		atomic_t	sched;
+		/*
+		 * The CPU the requester last sent from (-1: none yet).
+		 * Packets sent on one CPU can overtake those still queued
+		 * on another (per-CPU backlogs, transmit queues), so a
+		 * connected QP changes CPU only while nothing it sent can
+		 * still be on the way (sv_req_sched()).  Read and written
+		 * only by the runner (the owner of sched).
+		 */
+		int		cpu;
 		struct work_struct work;
 		/* retiring for callers with interrupts off (sv_qp_flush) */
 		struct work_struct retire_work;

@@ -7,7 +7,8 @@
  * the timers through the completer: inline when the caller's context
  * allows it, otherwise, and after a budget of packets, as a work item on
  * sv_req_wq.  One runner at a time per QP (req.sched), so packets leave in
- * PSN order.
+ * PSN order; and for connected QPs from one CPU at a time, so that they
+ * also arrive in that order (see sv_req_sched()).
  *
  * Each WQE is copied out of the ring when it starts (struct sv_swqe,
  * sv_req.h) and checked there: user space may rewrite the slot at any
@@ -650,15 +651,20 @@ static bool sv_req_send_some(struct sv_qp *qp, int *budget)
 	return idle;
 }
 
-static void sv_req_run(struct sv_qp *qp, int budget)
+/*
+ * Run as the requester on @cpu, the caller's, which must not change under
+ * it (preemption off, or a bound worker of sv_req_wq).
+ */
+static void sv_req_run(struct sv_qp *qp, int cpu, int budget)
 {
 	int n;
 
+	qp->req.cpu = cpu;
 	do {
 		n = atomic_read(&qp->req.sched);
 		if (!sv_req_send_some(qp, &budget)) {
-			/* more to send: the work item goes on as the runner */
-			queue_work(sv_req_wq, &qp->req.work);
+			/* more to send: the work item goes on, on this CPU */
+			queue_work_on(qp->req.cpu, sv_req_wq, &qp->req.work);
 			return;
 		}
 	} while (atomic_sub_return(n, &qp->req.sched));
@@ -668,7 +674,40 @@ static void sv_req_work(struct work_struct *work)
 {
 	struct sv_qp *qp = container_of(work, struct sv_qp, req.work);
 
-	sv_req_run(qp, SV_REQ_BUDGET_WORK);
+	/*
+	 * sv_req_wq is per CPU: its workers are bound to the CPU the item
+	 * was queued on, unless that CPU went offline (then any will do).
+	 */
+	sv_req_run(qp, raw_smp_processor_id(), SV_REQ_BUDGET_WORK);
+}
+
+/*
+ * May the runner send from @cpu?  Packets of one QP must arrive in the
+ * order they were sent: every PSN gap costs an RC QP a sequence NAK and a
+ * go-back-N retransmission (IBTA 9.7.5.2.1) and a UC QP a whole message
+ * (9.8.3).  A packet handed to the stack on one CPU can overtake one
+ * still queued on another: the loopback path and veth go through per-CPU
+ * backlogs (a softirq deferred to ksoftirqd on one CPU lets the other
+ * CPU's packets pass), and transmit queues are chosen per CPU.  So the
+ * runner moves only when nothing it sent can still be on the way: RC
+ * with every PSN acknowledged (an ACK means the responder has the packets
+ * up to it), UD always (datagrams carry no order).  UC learns nothing
+ * about delivery and stays on the CPU it started on.  If that CPU goes
+ * offline its work runs elsewhere (workqueue semantics): a reordering the
+ * retransmission repairs, the one case left.
+ */
+static bool sv_req_may_run_on(struct sv_qp *qp, int cpu)
+{
+	bool idle;
+
+	if (qp->req.cpu < 0 || qp->req.cpu == cpu || sv_req_is_ud(qp))
+		return true;
+	if (qp->ibqp.qp_type != IB_QPT_RC)
+		return false;
+	spin_lock_bh(&qp->req.lock);
+	idle = qp->comp.psn == qp->req.psn;
+	spin_unlock_bh(&qp->req.lock);
+	return idle;
 }
 
 /* the SQ must be retired but the caller had interrupts off */
@@ -681,18 +720,26 @@ static void sv_req_retire_work(struct work_struct *work)
 
 /*
  * Make the requester run: inline if it is idle and the context allows
- * (not with interrupts off: the requester takes bottom-half locks), else
- * in sv_req_wq.  Any context.
+ * (not with interrupts off: the requester takes bottom-half locks) and
+ * the QP may send from this CPU (sv_req_may_run_on()), else in sv_req_wq
+ * on the CPU it last sent from.  Any context.
  */
 void sv_req_sched(struct sv_qp *qp)
 {
+	int cpu;
+
 	if (atomic_inc_return(&qp->req.sched) > 1)
 		return;		/* the runner will pass again */
-	if (irqs_disabled() || in_hardirq()) {
-		queue_work(sv_req_wq, &qp->req.work);
+	/* the runner from here on; it stays on this CPU while inline */
+	cpu = get_cpu();
+	if (irqs_disabled() || in_hardirq() || !sv_req_may_run_on(qp, cpu)) {
+		queue_work_on(qp->req.cpu < 0 ? cpu : qp->req.cpu, sv_req_wq,
+			      &qp->req.work);
+		put_cpu();
 		return;
 	}
-	sv_req_run(qp, SV_REQ_BUDGET_INLINE);
+	sv_req_run(qp, cpu, SV_REQ_BUDGET_INLINE);
+	put_cpu();
 }
 
 /* For sv_qp_flush() when interrupts are off: retire from the work queue. */
@@ -715,6 +762,7 @@ int sv_req_init(struct sv_qp *qp)
 	timer_setup(&qp->req.retrans_timer, sv_comp_retrans_timeout, 0);
 	timer_setup(&qp->req.rnr_timer, sv_comp_rnr_timeout, 0);
 	atomic_set(&qp->req.sched, 0);
+	qp->req.cpu = -1;
 	INIT_WORK(&qp->req.work, sv_req_work);
 	INIT_WORK(&qp->req.retire_work, sv_req_retire_work);
 
