@@ -142,8 +142,8 @@ nfs_round 3 "$exp" ",nolock"
 # --- a device disappears under a busy mount ---------------------------------
 # The client's device by default: xprtrdma drops its resources on the
 # ib_client removal callback.  SV_NFS58_REMOVE=server deletes the server's
-# device instead; the 6.1 kernel's svcrdma then leaves its resources behind
-# (restrack WARNING in ib_core, not a softverbs issue; see
+# device instead; on 6.1 that sometimes ends in ib_core restrack WARNINGs
+# (objects still tracked when the device is freed; cause not settled, see
 # Documentation/transport-tests.md).
 victim=sv58b
 [ "${SV_NFS58_REMOVE:-client}" != server ] || victim=sv58a
