@@ -686,12 +686,13 @@ static void sv_req_work(struct work_struct *work)
  * order they were sent: every PSN gap costs an RC QP a sequence NAK and a
  * go-back-N retransmission (IBTA 9.7.5.2.1) and a UC QP a whole message
  * (9.8.3).  A packet handed to the stack on one CPU can overtake one
- * still queued on another: the loopback path and veth go through per-CPU
- * backlogs (a softirq deferred to ksoftirqd on one CPU lets the other
- * CPU's packets pass), and transmit queues are chosen per CPU.  So the
- * runner moves only when nothing it sent can still be on the way: RC
- * with every PSN acknowledged (an ACK means the responder has the packets
- * up to it), UD always (datagrams carry no order).  UC learns nothing
+ * still queued on another: local packets go through sv_net.c's per-CPU
+ * loopback queues, veth through per-CPU backlogs (a softirq deferred to
+ * ksoftirqd on one CPU lets the other CPU's packets pass), and transmit
+ * queues are chosen per CPU.  So the runner moves only when nothing it
+ * sent can still be on the way: RC with every PSN acknowledged (an ACK
+ * means the responder has the packets up to it), UD always (datagrams
+ * carry no order).  UC learns nothing
  * about delivery and stays on the CPU it started on.  If that CPU goes
  * offline its work runs elsewhere (workqueue semantics): a reordering the
  * retransmission repairs, the one case left.
