@@ -786,6 +786,12 @@ static bool sv_resp_mpe_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 	u8 *hdr;
 
 	if (res->type == SV_RES_FLUSH) {
+		/*
+		 * Global visibility: every store of the writes this FLUSH
+		 * follows is visible to all CPUs before the response that
+		 * reports it leaves; pairs with whatever the reader of the
+		 * target memory uses after seeing the FLUSH complete.
+		 */
 		smp_mb();
 	} else if (!res->executed) {
 		u64 iova = res->va;
