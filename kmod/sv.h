@@ -477,8 +477,8 @@ struct sv_qp {
 		/*
 		 * The CPU the requester last sent from (-1: none yet).
 		 * Packets sent on one CPU can overtake those still queued
-		 * on another (per-CPU backlogs, transmit queues), so a
-		 * connected QP changes CPU only while nothing it sent can
+		 * on another (per-CPU backlogs, transmit queues), so a QP
+		 * changes CPU only while nothing it sent can
 		 * still be on the way (sv_req_sched()).  Read and written
 		 * only by the runner (the owner of sched).
 		 */

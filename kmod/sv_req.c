@@ -691,9 +691,11 @@ static void sv_req_work(struct work_struct *work)
  * ksoftirqd on one CPU lets the other CPU's packets pass), and transmit
  * queues are chosen per CPU.  So the runner moves only when nothing it
  * sent can still be on the way: RC with every PSN acknowledged (an ACK
- * means the responder has the packets up to it), UD always (datagrams
- * carry no order).  UC learns nothing
- * about delivery and stays on the CPU it started on.  If that CPU goes
+ * means the responder has the packets up to it).  UC and UD learn nothing
+ * about delivery and stay on the CPU they started on: UD promises no
+ * order, but a sender reordering its own datagrams on a lossless path
+ * surprises every consumer (seen: a swapped pair in 100 datagrams under
+ * the debug kernel).  If that CPU goes
  * offline its work runs elsewhere (workqueue semantics): a reordering the
  * retransmission repairs, the one case left.
  */
@@ -701,7 +703,7 @@ static bool sv_req_may_run_on(struct sv_qp *qp, int cpu)
 {
 	bool idle;
 
-	if (qp->req.cpu < 0 || qp->req.cpu == cpu || sv_req_is_ud(qp))
+	if (qp->req.cpu < 0 || qp->req.cpu == cpu)
 		return true;
 	if (qp->ibqp.qp_type != IB_QPT_RC)
 		return false;
