@@ -11,8 +11,9 @@
 #   5. VMs (tests/vm/run.sh running tests/vm/guest-tests.sh: KUnit if built,
 #      tests/user/*, leak/taint checks), SV_VM_JOBS at a time: the debug kernel
 #      (kmemleak=on) runs everything, in shards, the long protocol suites as
-#      subsets; the first stock kernel runs everything in full, the others
-#      what depends on the kernel
+#      subsets; the first stock kernel (same source) the full protocol lists
+#      and what the debug kernel cannot run; the others what depends on the
+#      kernel
 #
 # Every build step and every test counts: a build is one test (passed or failed),
 # a VM contributes its TAP results (KUnit cases counted one by one), a VM that
@@ -290,11 +291,16 @@ launch() {
 # What runs where.  The debug kernel (KASAN, lockdep, kmemleak, UBSAN) runs
 # KUnit and the whole tests/user suite, in shards that run side by side (it
 # is the longest run by far), with the protocol suites' representative
-# subsets (SV_QUICK, tests/user/lib.sh).  The first stock kernel runs
-# everything with the full lists.  The others skip the protocol suites whose
-# logic does not depend on the kernel (50-xport-*, 53-verbs-matrix,
-# 54-netem); what does depend on it (ib_core, uverbs, rdma_cm, NVMe-oF, the
-# netdev and UDP tunnel APIs, DKMS) runs everywhere.
+# subsets (SV_QUICK, tests/user/lib.sh).  The first stock kernel is the
+# same 6.1 source as the debug kernel: it runs what the debug kernel cannot
+# (the protocol suites' full lists, DKMS, NFS server) and skips the object
+# and management tests the debug kernel already ran on that source.  The
+# other stock kernels skip the protocol suites whose logic does not depend
+# on the kernel (50-xport-*, 53-verbs-matrix, 54-netem); what does depend
+# on it (ib_core, uverbs, rdma_cm, NVMe-oF, NFS, the netdev and UDP tunnel
+# APIs, DKMS) runs everywhere.  Without a debug kernel the first stock
+# kernel runs everything.
+first_subset='^(0[0-9]-|16-|[5-9][0-9]-)'
 stock_subset='^(kunit|[0-46-9][0-9]-|5[125-9]-)'
 dk_shards=${SV_DEBUG_SHARDS:-'^(kunit|1[0-9]-|2[0-9]-) ^(3[0-9]-|4[0-9]-|5[0-2]-) ^(5[3-9]-|[6-9][0-9]-)'}
 if [ -n "$dk_kver" ]; then
@@ -312,8 +318,11 @@ if [ -n "$dk_kver" ]; then
 fi
 first_kernel=1
 for kver in $kernels; do
-	filter=${SV_TESTS:-}
-	[ -n "$first_kernel" ] || filter=${SV_TESTS:-$stock_subset}
+	filter=${SV_TESTS:-$stock_subset}
+	if [ -n "$first_kernel" ]; then
+		filter=${SV_TESTS:-}
+		[ -z "$dk_kver" ] || filter=${SV_TESTS:-$first_subset}
+	fi
 	first_kernel=
 	launch "$results/$kver" "$kver" "$kver" "$results/$kver" "$vm_timeout" "$filter" --kver "$kver"
 done
