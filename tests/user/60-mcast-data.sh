@@ -19,6 +19,10 @@
 . "$(dirname "$0")/lib.sh"
 
 sv_need ip rdma mckey stdbuf
+# Open: on the debug kernel (KASAN, TCG) this test ran for over 20 minutes
+# without finishing (6.1 stock: 6 min on a loaded host, every case passing);
+# not yet understood, so not run under SV_QUICK rather than hang there.
+[ -z "$SV_QUICK" ] || sv_skip "not run under SV_QUICK: mckey exchanges did not finish on the debug kernel (open)"
 modinfo rdma_ucm >/dev/null 2>&1 || sv_skip "no rdma_ucm module"
 modprobe rdma_ucm
 
