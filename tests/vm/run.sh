@@ -154,18 +154,48 @@ qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m "$mem" -smp "$smp"
 	-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap
 	-serial "file:$log" -serial "file:$results")
 
+# Boot watchdog: a TCG guest on an overloaded host has hung early in boot
+# with its timer interrupts lost (guest clock stopped, no panic), which
+# would otherwise sit out the whole --timeout.  No "Run /init" on the
+# console within SV_BOOT_TIMEOUT seconds (default 600; a KASAN kernel
+# normally needs 50-150) kills the VM, and the boot is tried once more.
+boot_timeout=${SV_BOOT_TIMEOUT:-600}
 start=$(date +%s.%N)
-timeout -k 5 "$timeout" "${qemu[@]}" </dev/null >"$tmp/qemu.out" 2>&1 &
-qemu_pid=$!
-# Stream the results while the VM runs; --pid ends tail once qemu is gone.
-tail -n +1 -s 0.2 -f --pid="$qemu_pid" "$results" | sed -u 's/\r$//; /^SV-VM-EXIT [0-9]*$/d' &
-tail_pid=$!
-set +e
-wait "$qemu_pid"
-qrc=$?
-set -e
-qemu_pid=
-wait "$tail_pid" 2>/dev/null || true
+for attempt in 1 2; do
+	: >"$log"
+	: >"$results"
+	rm -f "$tmp/boot-hung"
+	timeout -k 5 "$timeout" "${qemu[@]}" </dev/null >"$tmp/qemu.out" 2>&1 &
+	qemu_pid=$!
+	(
+		waited=0
+		while kill -0 "$qemu_pid" 2>/dev/null; do
+			grep -q 'Run /init' "$log" 2>/dev/null && exit 0
+			if [ "$waited" -ge "$boot_timeout" ]; then
+				touch "$tmp/boot-hung"
+				kill "$qemu_pid" 2>/dev/null
+				exit 0
+			fi
+			sleep 5
+			waited=$((waited + 5))
+		done
+	) &
+	watch_pid=$!
+	# Stream the results while the VM runs; --pid ends tail once qemu is gone.
+	tail -n +1 -s 0.2 -f --pid="$qemu_pid" "$results" | sed -u 's/\r$//; /^SV-VM-EXIT [0-9]*$/d' &
+	tail_pid=$!
+	set +e
+	wait "$qemu_pid"
+	qrc=$?
+	set -e
+	qemu_pid=
+	wait "$tail_pid" 2>/dev/null || true
+	kill "$watch_pid" 2>/dev/null || true
+	wait "$watch_pid" 2>/dev/null || true
+	[ -f "$tmp/boot-hung" ] || break
+	echo "run.sh: no /init on the console after ${boot_timeout}s (boot hung), attempt $attempt" >&2
+	tail -n 5 "$log" >&2
+done
 elapsed=$(echo "$(date +%s.%N) - $start" | bc)
 
 rc=$(sed 's/\r$//' "$results" | sed -n 's/.*SV-VM-EXIT \([0-9]*\)$/\1/p' | tail -1)
