@@ -915,6 +915,23 @@ static void sv_resp_start_serving(struct sv_qp *qp, struct sv_resp_out *out)
 	out->kick = true;
 }
 
+/*
+ * A request that holds responder resource @res was accepted: the next PSN
+ * expected is @next_psn, the message is done, and @res is answered (and
+ * re-served for duplicates) under the MSN it completed.
+ */
+static enum sv_resp_err sv_resp_res_accept(struct sv_qp *qp,
+					   struct sv_resp_out *out,
+					   struct sv_resp_res *res,
+					   u32 next_psn)
+{
+	sv_resp_set_psn(qp, next_psn);
+	sv_resp_msg_done(qp);
+	res->msn = qp->resp.msn;
+	sv_resp_start_serving(qp, out);
+	return SV_RESP_OK;
+}
+
 static enum sv_resp_err sv_resp_read(struct sv_qp *qp,
 				     const struct sv_rx_pkt *pkt,
 				     struct sv_resp_out *out)
@@ -957,11 +974,7 @@ static enum sv_resp_err sv_resp_read(struct sv_qp *qp,
 	res->length = len;
 	res->mtu = mtu;
 	/* a read request takes as many PSNs as it has responses (9.7.1) */
-	sv_resp_set_psn(qp, sv_psn_add(p->psn, npkts));
-	sv_resp_msg_done(qp);
-	res->msn = qp->resp.msn;
-	sv_resp_start_serving(qp, out);
-	return SV_RESP_OK;
+	return sv_resp_res_accept(qp, out, res, sv_psn_add(p->psn, npkts));
 }
 
 static enum sv_resp_err sv_resp_atomic(struct sv_qp *qp,
@@ -996,11 +1009,7 @@ static enum sv_resp_err sv_resp_atomic(struct sv_qp *qp,
 	res->rkey = rkey;
 	res->swap_add = sv_atmeth_swap_add(p->hdr);
 	res->compare = sv_atmeth_comp(p->hdr);
-	sv_resp_set_psn(qp, sv_psn_add(p->psn, 1));
-	sv_resp_msg_done(qp);
-	res->msn = qp->resp.msn;
-	sv_resp_start_serving(qp, out);
-	return SV_RESP_OK;
+	return sv_resp_res_accept(qp, out, res, sv_psn_add(p->psn, 1));
 }
 
 /*
@@ -1052,11 +1061,7 @@ static enum sv_resp_err sv_resp_flush_req(struct sv_qp *qp,
 	res->va = va;
 	res->rkey = rkey;
 	res->length = len;
-	sv_resp_set_psn(qp, sv_psn_add(p->psn, 1));
-	sv_resp_msg_done(qp);
-	res->msn = qp->resp.msn;
-	sv_resp_start_serving(qp, out);
-	return SV_RESP_OK;
+	return sv_resp_res_accept(qp, out, res, sv_psn_add(p->psn, 1));
 }
 
 /*
@@ -1096,11 +1101,7 @@ static enum sv_resp_err sv_resp_atomic_write(struct sv_qp *qp,
 	res->rkey = rkey;
 	res->length = sizeof(u64);
 	memcpy(&res->value, sv_pkt_payload(p), sizeof(u64));
-	sv_resp_set_psn(qp, sv_psn_add(p->psn, 1));
-	sv_resp_msg_done(qp);
-	res->msn = qp->resp.msn;
-	sv_resp_start_serving(qp, out);
-	return SV_RESP_OK;
+	return sv_resp_res_accept(qp, out, res, sv_psn_add(p->psn, 1));
 }
 
 /* the resource type a request with these opcode flags takes, or -1 */
