@@ -8,7 +8,9 @@
   22-mr.py DEV access    every combination of the access flags: legal ones
                          register, remote write/atomic without local write
                          fail with EINVAL, unsupported ones (on-demand
-                         paging, zero-based, FLUSH, unknown bits) are refused
+                         paging, zero-based, FLUSH_PERSISTENT, unknown
+                         bits) are refused; FLUSH_GLOBAL registers exactly
+                         where the device advertises FLUSH (6.12)
   22-mr.py DEV bounds    length 0, beyond max_mr_size, wrapping the address
                          space, and on unmapped memory are refused
   22-mr.py DEV memlock   (run without CAP_IPC_LOCK and RLIMIT_MEMLOCK 256 KiB)
@@ -57,7 +59,9 @@ ZERO_BASED = e.IBV_ACCESS_ZERO_BASED
 ON_DEMAND = e.IBV_ACCESS_ON_DEMAND
 HUGETLB = e.IBV_ACCESS_HUGETLB
 RELAXED = e.IBV_ACCESS_RELAXED_ORDERING
-FLUSH_GLOBAL = 1 << 8
+FLUSH_GLOBAL = 1 << 8        # IBV_ACCESS_FLUSH_GLOBAL (rdma-core 45+)
+FLUSH_PERSISTENT = 1 << 9    # IBV_ACCESS_FLUSH_PERSISTENT
+CAP_FLUSH_GLOBAL = 1 << 38   # device_cap_flags_ex (Linux 6.2+)
 
 libc = ctypes.CDLL(None, use_errno=True)
 libc.mmap.restype = ctypes.c_void_p
@@ -199,13 +203,29 @@ def test_access(dev):
                   f"{n_inval} illegal ones refused with EINVAL")
             # ib_core itself refuses on-demand paging (EINVAL on 6.1,
             # EOPNOTSUPP on 6.12: IBK_ON_DEMAND_PAGING is not set)
-            for flags, want, what in (
-                    (LW | ON_DEMAND, (errno.EINVAL, errno.EOPNOTSUPP),
-                     "on-demand paging"),
-                    (LW | ZERO_BASED, errno.EOPNOTSUPP, "zero-based MR"),
-                    (LW | FLUSH_GLOBAL, (errno.EINVAL, errno.EOPNOTSUPP),
-                     "FLUSH_GLOBAL"),
-                    (LW | (1 << 15), errno.EINVAL, "unknown flag 1<<15")):
+            refused = [
+                (LW | ON_DEMAND, (errno.EINVAL, errno.EOPNOTSUPP),
+                 "on-demand paging"),
+                (LW | ZERO_BASED, errno.EOPNOTSUPP, "zero-based MR"),
+                # persistence cannot be promised by a software device,
+                # whatever the kernel (57-mpe checks it is not advertised)
+                (LW | FLUSH_PERSISTENT, (errno.EINVAL, errno.EOPNOTSUPP),
+                 "FLUSH_PERSISTENT"),
+                (LW | (1 << 15), errno.EINVAL, "unknown flag 1<<15")]
+            # FLUSH_GLOBAL registers exactly where the device advertises
+            # global-visibility FLUSH (6.12's ib_core has it, 6.1's not)
+            caps = ctx.query_device_ex().device_cap_flags_ex
+            if caps & CAP_FLUSH_GLOBAL:
+                for flags in (LW | FLUSH_GLOBAL, LW | RW | FLUSH_GLOBAL):
+                    mr = MR(pd, PAGE, flags, address=buf.addr)
+                    check_key(mr, f"access {flags:#x}")
+                    mr.close()
+                print("ok: FLUSH_GLOBAL registers (device advertises it)")
+            else:
+                refused.append((LW | FLUSH_GLOBAL,
+                                (errno.EINVAL, errno.EOPNOTSUPP),
+                                "FLUSH_GLOBAL (not advertised)"))
+            for flags, want, what in refused:
                 expect_errno(want, lambda: MR(pd, PAGE, flags,
                                               address=buf.addr), what)
     finally:
