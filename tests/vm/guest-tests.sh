@@ -10,7 +10,8 @@
 #                KASAN kernel: TCG on a busy 2-core host runs a 20-second test
 #                for minutes)
 #   FILTER       extended regex; only tests whose name matches run (kunit and
-#                tests/user names; the final kmemleak and taint checks always run)
+#                tests/user names; the final kmemleak and taint checks always run);
+#                "!REGEX" runs the tests whose name does not match
 #
 # Each tests/user/[0-9]*.sh runs in name order, from a cleared kernel log:
 # exit 0 = ok, 4 = skip (reason: its last "SKIP: ..." line), else not ok. A
@@ -136,7 +137,11 @@ run_test() {
 	local name=$1 out=$tmp/out rc taint show= t0
 	shift
 	[ "$1" != --show ] || { show=always; shift; }
-	[ -z "$filter" ] || [[ $name =~ $filter ]] || return 0
+	case $filter in
+	'') ;;
+	!*) [[ ! $name =~ ${filter#!} ]] || return 0 ;;
+	*) [[ $name =~ $filter ]] || return 0 ;;
+	esac
 	dmesg -C
 	taint=$(cat /proc/sys/kernel/tainted)
 	t0=$(date +%s%N)
