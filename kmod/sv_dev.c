@@ -11,6 +11,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/if_arp.h>
+#include <linux/if_vlan.h>
 #include <linux/rtnetlink.h>
 #include <rdma/ib_verbs.h>
 
@@ -166,11 +167,25 @@ static int sv_dev_check_netdev(struct net_device *ndev)
 {
 	/*
 	 * RoCE needs Ethernet framing: loopback, tunnels and IPoIB are
-	 * refused.  VLAN devices are Ethernet and welcome.
+	 * refused.
 	 */
 	if (ndev->type != ARPHRD_ETHER || (ndev->flags & IFF_LOOPBACK)) {
 		pr_info("netdev %s is not an Ethernet device\n", ndev->name);
 		return -EINVAL;
+	}
+	/*
+	 * A VLAN device is Ethernet, but ib_core fills a RoCE port's GID
+	 * table from the addresses of the port's netdev and of its upper
+	 * (VLAN) devices, each GID tagged with its VLAN; for a port whose
+	 * netdev is itself a VLAN device it lists only the default GIDs,
+	 * never the VLAN's addresses (roce_gid_mgmt.c).  Such a device
+	 * could not be addressed, so say where it belongs instead: on the
+	 * real device, where every VLAN on top of it is usable.
+	 */
+	if (is_vlan_dev(ndev)) {
+		pr_info("netdev %s is a VLAN device: create the softverbs device on %s, its VLANs' addresses become GIDs of it\n",
+			ndev->name, vlan_dev_real_dev(ndev)->name);
+		return -EOPNOTSUPP;
 	}
 	if (!sv_eth_mtu_to_ib_mtu(ndev->max_mtu ? ndev->max_mtu : ndev->mtu)) {
 		pr_info("netdev %s cannot carry RoCE packets\n", ndev->name);

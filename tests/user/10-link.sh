@@ -56,9 +56,12 @@ sv_expect_fail rdma link delete sv_l0
 rdma link add sv_l0 type softverbs netdev vA
 rdma link delete sv_l0
 
-# a VLAN netdev is Ethernet too
+# a VLAN netdev is refused with a pointer to its real device: ib_core
+# would list none of the VLAN's addresses as GIDs of it (the VLAN's
+# addresses are GIDs of a device on vA: 62-vlan)
 ip link add link vA name vA.7 type vlan id 7
 sv_on_exit 'ip link del vA.7 2>/dev/null'
-rdma link add sv_l2 type softverbs netdev vA.7
-rdma link delete sv_l2
+sv_expect_fail rdma link add sv_l2 type softverbs netdev vA.7
+dmesg | grep -q 'softverbs: netdev vA.7 is a VLAN device: create the softverbs device on vA' ||
+	sv_fail "no error message for the VLAN netdev"
 echo "link add/delete and bad input: all as expected"

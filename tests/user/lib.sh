@@ -191,6 +191,9 @@ sv_veth_pair() {
 #
 # N = 100 + the last two digits of TAG.  rdma_rxe binds UDP 4791 in init_net
 # only, so an rxe side is always there and softverbs always in a netns.
+# XP_VLAN=ID puts the addresses on VLAN ID devices (xTAGa.ID, xTAGb.ID) on
+# top of the veth ends; the RDMA devices stay on the veths, whose GID
+# tables list their VLAN upper devices' addresses.
 # SV_XPORT_DUT=rxe turns every softverbs side into rxe: the same test then
 # runs on Soft-RoCE alone (rxe - rxe), which is how the tests themselves are
 # checked before softverbs carries data.  Everything is removed at exit.
@@ -257,6 +260,12 @@ sv_xport_setup() {
 		ns=XP_${s}_NS ns=${!ns} ifn=x${tag}${s,}
 		if [ $s = A ]; then n=1; else n=2; fi
 		ip ${ns:+-n "$ns"} link set "$ifn" up
+		if [ -n "${XP_VLAN:-}" ]; then
+			# the addresses live on a VLAN device on top of the veth
+			ip ${ns:+-n "$ns"} link add link "$ifn" name "$ifn.$XP_VLAN" type vlan id "$XP_VLAN"
+			ifn=$ifn.$XP_VLAN
+			ip ${ns:+-n "$ns"} link set "$ifn" up
+		fi
 		ip ${ns:+-n "$ns"} addr add "10.$((100 + 10#${tag: -2})).0.$n/24" dev "$ifn"
 		ip ${ns:+-n "$ns"} addr add "fd$hex::$n/64" dev "$ifn" nodad
 		printf -v "XP_${s}_IF" %s "$ifn"
