@@ -122,6 +122,27 @@ static long long now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
+/*
+ * Print the asynchronous events already queued on the context, without
+ * waiting: when completions stop coming, a CQ overrun (IBV_EVENT_CQ_ERR)
+ * or a QP error event tells a consumer bug from a device that stopped.
+ */
+static void report_async_events(struct ibv_context *ctx)
+{
+	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event ev;
+	int n = 0;
+
+	while (poll(&pfd, 1, 0) == 1 && !ibv_get_async_event(ctx, &ev)) {
+		fprintf(stderr, "async event: %s\n",
+			ibv_event_type_str(ev.event_type));
+		ibv_ack_async_event(&ev);
+		n++;
+	}
+	if (!n)
+		fprintf(stderr, "no async event pending\n");
+}
+
 /* Poll until n completions arrived; every one must succeed. */
 static void poll_n(struct ibv_cq *cq, int n, struct ibv_wc *out)
 {
@@ -150,6 +171,7 @@ static void poll_n(struct ibv_cq *cq, int n, struct ibv_wc *out)
 				die(EXIT_SKIP, "[%s] the device completed no work "
 				    "request at all: it does not move data (yet)",
 				    step);
+			report_async_events(cq->context);
 			die(1, "timeout: %d of %d completions", got, n);
 		}
 	}
@@ -757,9 +779,11 @@ static void *mt_poller(void *arg)
 		__atomic_fetch_add(m->credits, k, __ATOMIC_RELEASE);
 		if (k)
 			deadline = now_ms() + TIMEOUT_MS;
-		else if (now_ms() > deadline)
+		else if (now_ms() > deadline) {
+			report_async_events(m->c->ctx);
 			die(1, "threaded: %d of %d completions (none for %d ms)",
 			    m->polled, 2 * MT_PER_THREAD, TIMEOUT_MS);
+		}
 	}
 	msg("threads: %d completions in %lld ms\n", m->polled, now_ms() - t0);
 	return NULL;
