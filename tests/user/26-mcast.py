@@ -193,28 +193,35 @@ def t_limits(dev, netdev):
     lib.ibv_destroy_qp(qps[0])
     expect_joined(netdev, '239.26.1.1', False, "all QPs detached")
 
+    # SV_QUICK (the debug kernel: 8192 IGMP joins under KASAN and lockdep
+    # take over ten minutes there) fills 512 groups, the same code paths
+    # without the exact limit, which the stock kernels check
+    quick = bool(os.environ.get('SV_QUICK'))
+    ngrp = 512 if quick else MAX_GRP
     qp = dev.qp()
     start = time.time()
-    for i in range(MAX_GRP):
+    for i in range(ngrp):
         rc = attach(qp, gid(f'239.27.{i >> 8}.{i & 255}'))
         if rc:
             raise AssertionError(f"group {i}: {errno.errorcode.get(rc, rc)}")
-    print(f"ok: {MAX_GRP} groups in {time.time() - start:.1f} s")
-    check(attach(qp, gid('239.28.0.1')), errno.ENOMEM,
-          f"group {MAX_GRP + 1}")
+    print(f"ok: {ngrp} groups in {time.time() - start:.1f} s")
+    if not quick:
+        check(attach(qp, gid('239.28.0.1')), errno.ENOMEM,
+              f"group {MAX_GRP + 1}")
     # another QP joins an existing group: no new group needed
     other = dev.qp()
     check(attach(other, gid('239.27.0.5')), 0,
           "another QP into an existing group at the group limit")
     lib.ibv_destroy_qp(other)
-    for i in range(0, MAX_GRP, 2):
+    for i in range(0, ngrp, 2):
         rc = detach(qp, gid(f'239.27.{i >> 8}.{i & 255}'))
         if rc:
             raise AssertionError(f"detach {i}: {errno.errorcode.get(rc, rc)}")
     check(attach(qp, gid('239.28.0.1')), 0, "a new group after detaching")
     expect_joined(netdev, '239.27.0.1', True, "half the groups left")
     expect_joined(netdev, '239.27.0.0', False, "half the groups left")
-    # exit with the QP in 4097 groups: 26-mcast.sh checks they are left
+    # exit with the QP in half the groups + 1: 26-mcast.sh checks they
+    # are left
 
 
 def t_hold(dev, netdev):
