@@ -34,10 +34,6 @@
 sv_need ip rdma mckey stdbuf
 mc_helper=$(dirname "$0")/60-mcast-data.py
 /usr/bin/python3 -c 'import pyverbs.cmid' 2>/dev/null || sv_skip "python3-pyverbs is not installed"
-# Open: not yet run to completion on the debug kernel (its one attempt
-# sat in a VM whose boot had hung, see tests/vm/run.sh's boot watchdog),
-# so it is not run under SV_QUICK until it has been.
-[ -z "$SV_QUICK" ] || sv_skip "not run under SV_QUICK yet: never completed a debug-kernel run (open)"
 modinfo rdma_ucm >/dev/null 2>&1 || sv_skip "no rdma_ucm module"
 modprobe rdma_ucm
 
