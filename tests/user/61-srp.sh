@@ -130,7 +130,7 @@ login() {
 	local host=/sys/class/infiniband_srp/srp-sv61b-1
 	sv_wait_for "[ -e $host/add_target ]" 10 || sv_fail "ib_srp has no $host"
 	echo "id_ext=$svc_guid,ioc_guid=$svc_guid,dest=$tgt_ip:$cm_port" |
-		timeout $(sv_t 60) $in_ns tee $host/add_target >/dev/null ||
+		timeout "$(sv_t 60)" $in_ns tee $host/add_target >/dev/null ||
 		sv_fail "add_target failed: $(dmesg | tail -n 15)"
 	sv_wait_for srp_disk 30 || sv_fail "no SCSI disk behind $(srp_host): $(dmesg | tail -n 10)"
 	disk=$(srp_disk)
@@ -164,9 +164,9 @@ pattern_round() {
 	head -c ${mib}M /dev/urandom >"$pat"
 	before=$(dev_bytes sv61a)
 	t0=$(date +%s.%N)
-	timeout $(sv_t 120) dd if="$pat" of=/dev/$disk bs=256k oflag=direct status=none ||
+	timeout "$(sv_t 120)" dd if="$pat" of=/dev/$disk bs=256k oflag=direct status=none ||
 		sv_fail "write to /dev/$disk failed: $(dmesg | tail -n 10)"
-	timeout $(sv_t 120) dd if=/dev/$disk of="$back" bs=256k count=$((mib * 4)) iflag=direct status=none ||
+	timeout "$(sv_t 120)" dd if=/dev/$disk of="$back" bs=256k count=$((mib * 4)) iflag=direct status=none ||
 		sv_fail "read from /dev/$disk failed: $(dmesg | tail -n 10)"
 	t1=$(date +%s.%N)
 	cmp "$pat" "$back" || sv_fail "data read back through SRP differs"
@@ -208,7 +208,7 @@ rm -f $acl/lun_0/lun_0
 rmdir $acl/lun_0 $acl
 rm -f $tpg/lun/lun_0/srp61
 rmdir $tpg/lun/lun_0 $tpg $tport $lio/srpt
-timeout $(sv_t 60) rmdir $bs $lio/core/fileio_61 || sv_fail "the backstore does not go away"
+timeout "$(sv_t 60)" rmdir $bs $lio/core/fileio_61 || sv_fail "the backstore does not go away"
 sv_wait_for 'modprobe -r ib_srp ib_srpt' 30 || sv_fail "ib_srp/ib_srpt do not unload: $(lsmod | grep srp)"
 ip netns exec $ns rdma link delete sv61b
 rdma link delete sv61a
