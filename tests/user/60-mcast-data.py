@@ -1,7 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""An rdma_cm multicast sender for 60-mcast-data.sh, standing in for
-"mckey -s" where the sending device defers its sends.
+"""The rdma_cm multicast sender of 60-mcast-data.sh, in place of "mckey -s".
 
   60-mcast-data.py SRC_IP GROUP COUNT SIZE
 
@@ -12,10 +11,11 @@ it waits for every send completion, which must be successful, before it
 leaves the group and destroys its QP and address handle.
 
 Why not mckey: "mckey -s" posts its messages unsignalled and at once leaves
-the group and destroys its AH and QP.  A device that transmits from the
-ibv_post_send system call (softverbs; Soft-RoCE up to 6.1) has sent them by
-then; 6.12's Soft-RoCE only schedules its send work there, finds the AH
-gone when the work runs ("rxe_get_av: Unable to find AH matching ah_num"),
+the group and destroys its AH and QP.  A device that transmitted them from
+the ibv_post_send system call (Soft-RoCE up to 6.1, softverbs mostly) has
+sent them by then; one that sends from a work item (6.12's Soft-RoCE
+always, softverbs when the posting thread changed CPUs) finds the AH gone
+when the work runs ("rxe_get_av: Unable to find AH matching ah_num"),
 fails the WQE and moves the QP to the error state, so messages are lost
 before they reach the wire.  Waiting for the completions is what a verbs
 consumer has to do before it may tear down what its work requests use.

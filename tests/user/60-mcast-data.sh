@@ -1,31 +1,35 @@
 #!/bin/bash
-# Multicast UD data: rdma_cm multicast joins (mckey, rdmacm-utils) and UD
-# SENDs to the group's GID, received by the QPs attached to it.
+# Multicast UD data: rdma_cm multicast joins and UD SENDs to the group's
+# GID, received by the QPs attached to it.
 #
 #   netns sv-60a                              netns sv-60b
 #   sv60a (softverbs) on x60a 10.160.0.1  ==== x60b 10.160.0.2 sv60b (softverbs)
 #
 # then softverbs and Soft-RoCE sending to each other (softverbs in netns
-# sv-6061a, rxe in init_net).  mckey joins the group through rdma_cm, which attaches its UD
-# QP (ibv_attach_mcast); softverbs then joins the IP group on the netdev
-# (IGMP/MLD and the MAC filter), without which the IP layer would drop the
-# packets before the UDP 4791 socket sees them.  The receiver waits for
-# every message (-C), so a message that is not delivered to the attached
-# QP fails the case by timeout.  The sender's messages leave after its
-# join; the receiver is started first and given time to join.
+# sv-6061a, rxe in init_net).  The receiver is mckey (rdmacm-utils): it joins
+# the group through rdma_cm, which attaches its UD QP (ibv_attach_mcast);
+# softverbs then joins the IP group on the netdev (IGMP/MLD and the MAC
+# filter), without which the IP layer would drop the packets before the
+# UDP 4791 socket sees them.  It waits for every message (-C), so a message
+# that is not delivered to the attached QP fails the case by timeout.  The
+# sender's messages leave after its join; the receiver is started first and
+# given time to join.
 #
-# Soft-RoCE sends through 60-mcast-data.py, not "mckey -s": mckey posts its
-# messages unsignalled and at once leaves, destroys its AH and QP.  6.12's
+# The sender is 60-mcast-data.py (pyverbs, rdma_cm), not "mckey -s": mckey
+# posts its messages unsignalled and at once leaves, destroys its AH and
+# QP, so whatever the device has not transmitted by then is lost.  6.12's
 # Soft-RoCE transmits a user QP's sends from a work item (rxe_post_send
 # only schedules it; 6.1 ran it inside the system call), which then finds
 # the AH destroyed ("rxe_get_av: Unable to find AH matching ah_num"),
 # fails the WQE and moves the QP to the error state: in the VM one of ten
 # messages reached the wire, and softverbs received that one (rx_packets
-# 1, no drops).  The helper waits for each send completion before it tears
-# down, as a verbs consumer must; it otherwise sends what mckey does (same
-# group, the join's AH, QPN 0xFFFFFF, Q_Key 0x01234567), but SENDs without
-# immediate data.  softverbs transmits from the system call, so mckey stays
-# the softverbs sender.
+# 1, no drops).  softverbs transmits from the system call unless the
+# posting thread has moved to another CPU (a UD QP's requester stays on
+# the CPU it started on, sv_req.c): then a work item sends, and the same
+# race lost a softverbs-softverbs case on 6.12.  The helper waits for each
+# send completion before it tears down, as a verbs consumer must; it
+# otherwise sends what mckey does (the join's AH, QPN 0xFFFFFF, Q_Key
+# 0x01234567, 10 x 256 bytes), but SENDs without immediate data.
 #
 # Not covered: IPv6 groups, which rdma_cm refuses on RoCE v2 (6.1's
 # cma_iboe_join_multicast: -ENOTSUPP before any driver is asked).
@@ -38,11 +42,10 @@ modinfo rdma_ucm >/dev/null 2>&1 || sv_skip "no rdma_ucm module"
 modprobe rdma_ucm
 
 # mc_pair RECV SEND GROUP BIND_RECV BIND_SEND: mckey receiving on side RECV
-# bound to BIND_RECV, then sending on side SEND (mckey, or 60-mcast-data.py
-# where SEND is Soft-RoCE); the receiver must get all of its -C messages
+# bound to BIND_RECV, then 60-mcast-data.py sending on side SEND; the
+# receiver must get all of its -C messages
 mc_pair() {
-	local recv=$1 send=$2 group=$3 brecv=$4 bsend=$5 ro so rr=0 rs=0 pid t
-	local sdev=XP_${2}_DEV
+	local recv=$1 send=$2 group=$3 brecv=$4 bsend=$5 ro so rr=0 rs=0 pid t s dv
 	ro=$(mktemp) so=$(mktemp)
 	t=$(_xp_run_timeout)
 	xp_exec "$recv" timeout -k 5 "$t" stdbuf -oL mckey -m "$group" -b "$brecv" -C 10 -S 256 >"$ro" 2>&1 &
@@ -50,13 +53,8 @@ mc_pair() {
 	# mckey prints this after its join and a 3 s pause
 	sv_wait_for "grep -q 'receiving data transfers' '$ro'" 30 || rr=1
 	if [ $rr -eq 0 ]; then
-		if [[ ${!sdev} == rxe* ]]; then
-			xp_exec "$send" timeout -k 5 "$t" /usr/bin/python3 "$mc_helper" \
-				"$bsend" "$group" 10 256 >"$so" 2>&1 || rs=$?
-		else
-			xp_exec "$send" timeout -k 5 "$t" stdbuf -oL mckey -m "$group" -b "$bsend" -s -C 10 -S 256 \
-				>"$so" 2>&1 || rs=$?
-		fi
+		xp_exec "$send" timeout -k 5 "$t" /usr/bin/python3 "$mc_helper" \
+			"$bsend" "$group" 10 256 >"$so" 2>&1 || rs=$?
 		wait "$pid" || rr=$?
 	else
 		kill "$pid" 2>/dev/null
@@ -66,6 +64,10 @@ mc_pair() {
 	if [ $rr -ne 0 ] || [ $rs -ne 0 ] || ! grep -q 'data transfers complete' "$ro"; then
 		sed 's/^/  recv| /' "$ro" | tail -n 20
 		sed 's/^/  send| /' "$so" | tail -n 20
+		for s in "$recv" "$send"; do
+			dv=XP_${s}_DEV
+			xp_exec "$s" rdma statistic show link "${!dv}/1" 2>&1 | sed 's/^/  stats| /'
+		done
 		dmesg | tail -n 15 | sed 's/^/  dmesg| /'
 		rm -f "$ro" "$so"
 		return 1
