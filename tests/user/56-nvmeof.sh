@@ -28,10 +28,7 @@ if [ "$SV_XPORT_DUT" = rxe ]; then
 	modprobe rdma_rxe
 	sv_on_exit 'modprobe -r rdma_rxe 2>/dev/null'
 else
-	[ ! -d /sys/module/rdma_rxe ] || modprobe -r rdma_rxe ||
-		sv_fail "rdma_rxe is loaded and owns UDP 4791 in init_net"
-	sv_load_module
-	sv_on_exit sv_unload_module
+	sv_load_module_init_net
 fi
 modprobe rdma_cm
 mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config

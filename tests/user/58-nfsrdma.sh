@@ -25,11 +25,7 @@ sv_need ip rdma nsenter rpc.nfsd rpc.mountd exportfs mount.nfs rpcbind dd cmp sh
 for m in nfsd nfs rpcrdma; do
 	modinfo "$m" >/dev/null 2>&1 || sv_skip "no $m module for $SV_KVER"
 done
-[ ! -d /sys/module/rdma_rxe ] || modprobe -r rdma_rxe ||
-	sv_fail "rdma_rxe is loaded and owns UDP 4791 in init_net"
-
-sv_load_module
-sv_on_exit sv_unload_module
+sv_load_module_init_net
 modprobe rdma_cm
 # rpcrdma goes last: the client's and server's transports must be gone
 # (unless it is built in)

@@ -28,11 +28,8 @@ for m in ib_srp ib_srpt target_core_mod target_core_file sd_mod; do
 	modinfo "$m" >/dev/null 2>&1 || sv_skip "no $m module for $SV_KVER"
 done
 modprobe sch_netem 2>/dev/null || sv_skip "no sch_netem module"
-[ ! -d /sys/module/rdma_rxe ] || modprobe -r rdma_rxe ||
-	sv_fail "rdma_rxe is loaded and owns UDP 4791 in init_net"
 
-sv_load_module
-sv_on_exit sv_unload_module
+sv_load_module_init_net
 modprobe rdma_cm
 mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
 # the SRP and LIO modules go last, once the devices and configfs items are gone

@@ -140,6 +140,16 @@ sv_load_module() {
 	fi
 }
 
+# sv_load_module_init_net: sv_load_module for a test whose softverbs device
+# sits in init_net, where rdma_rxe, once loaded, owns UDP 4791 (it binds
+# there only): unloads it first, and softverbs again at exit.
+sv_load_module_init_net() {
+	[ ! -d /sys/module/rdma_rxe ] || modprobe -r rdma_rxe ||
+		sv_fail "rdma_rxe is loaded and owns UDP 4791 in init_net"
+	sv_load_module
+	sv_on_exit sv_unload_module
+}
+
 # sv_unload_module: remove softverbs if loaded. Device teardown may still hold
 # a reference for a moment after the last user is gone, so retry briefly.
 sv_unload_module() {
