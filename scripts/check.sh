@@ -320,14 +320,13 @@ fi
 dk_shards=${SV_DEBUG_SHARDS:-$dk_shards}
 stock_subset='^(kunit|[0-46-9][0-9]-|5[125-9]-)'
 # Longest first: the first stock kernel, then the debug shards, then the rest.
-first_kernel=1
-for kver in $kernels; do
-	[ -n "$first_kernel" ] || break
-	first_kernel=
+read -ra stock <<<"$kernels"
+if [ ${#stock[@]} -gt 0 ]; then
+	kver=${stock[0]}
 	filter=${SV_TESTS:-}
 	[ -z "$dk_kver" ] || filter=${SV_TESTS:-$first_subset}
 	launch "$results/$kver" "$kver" "$kver" "$results/$kver" "$vm_timeout" "$filter" --kver "$kver"
-done
+fi
 if [ -n "$dk_kver" ]; then
 	n=0
 	for shard in $dk_shards; do
@@ -341,9 +340,7 @@ if [ -n "$dk_kver" ]; then
 		[ -z "${SV_DEBUG_TESTS:-${SV_TESTS:-}}" ] || break
 	done
 fi
-first_kernel=1
-for kver in $kernels; do
-	[ -z "$first_kernel" ] || { first_kernel=; continue; }
+for kver in "${stock[@]:1}"; do
 	launch "$results/$kver" "$kver" "$kver" "$results/$kver" "$vm_timeout" "${SV_TESTS:-$stock_subset}" --kver "$kver"
 done
 wait
