@@ -24,11 +24,23 @@ export SV_ROOT SV_MODULE SV_TOOLS SV_KVER
 # (the debug kernel) everything runs 5-10 times slower than on a stock
 # kernel, so fixed timeouts written for the latter fail healthy runs there.
 # SV_TIME_SCALE multiplies the timeouts of sv_wait_for and sv_t.
+# The answer is kept per boot in /tmp (zcat and grep cost a second per test
+# under the debug kernel, where fork+exec is what is slow).
 if [ -z "${SV_TIME_SCALE:-}" ]; then
-	SV_TIME_SCALE=1
-	if [ -r /proc/config.gz ] && zcat /proc/config.gz 2>/dev/null | grep -qx 'CONFIG_KASAN=y'; then
-		SV_TIME_SCALE=8
+	_sv_boot=
+	read -r _sv_boot </proc/sys/kernel/random/boot_id 2>/dev/null || true
+	_sv_scale_cache=/tmp/.sv-time-scale.${_sv_boot:-none}
+	if [ -n "$_sv_boot" ] && [ -f "$_sv_scale_cache" ] && read -r SV_TIME_SCALE <"$_sv_scale_cache" &&
+		[[ $SV_TIME_SCALE =~ ^[0-9]+$ ]]; then
+		:
+	else
+		SV_TIME_SCALE=1
+		if [ -r /proc/config.gz ] && zcat /proc/config.gz 2>/dev/null | grep -qx 'CONFIG_KASAN=y'; then
+			SV_TIME_SCALE=8
+		fi
+		[ -z "$_sv_boot" ] || echo "$SV_TIME_SCALE" >"$_sv_scale_cache" 2>/dev/null || true
 	fi
+	unset _sv_boot _sv_scale_cache
 fi
 export SV_TIME_SCALE
 # The long protocol suites (50-xport-*, 51-interop, 52-sv2sv, 53-verbs-matrix,
@@ -105,15 +117,53 @@ trap 'exit 130' INT
 
 # --- polling -----------------------------------------------------------------
 
+# sv_sleep SECONDS: sleep without forking sleep(1) (every exec costs 0.2-0.5 s
+# under the debug kernel): a read that times out on a pipe nobody writes to.
+# The pipe is opened read-write, so the read sees neither data nor EOF.
+_sv_sleep_fd=
+sv_sleep() {
+	if [ -z "$_sv_sleep_fd" ]; then
+		exec {_sv_sleep_fd}<> <(:)
+	fi
+	read -r -t "$1" -u "$_sv_sleep_fd" _ || true
+}
+
 # sv_wait_for 'CMD' TIMEOUT: poll CMD (a shell string) every 0.1 s until it
 # succeeds; fails (returns 1) after TIMEOUT seconds (times SV_TIME_SCALE).
+# The clock and the pause are builtins: only CMD itself forks.
 sv_wait_for() {
-	local cmd=$1 deadline
-	deadline=$(($(date +%s%N) + ${2:?sv_wait_for needs a timeout} * SV_TIME_SCALE * 1000000000))
+	local cmd=$1 deadline now
+	now=${EPOCHREALTIME/[.,]/}
+	deadline=$((now + ${2:?sv_wait_for needs a timeout} * SV_TIME_SCALE * 1000000))
 	until eval "$cmd" >/dev/null 2>&1; do
-		[ "$(date +%s%N)" -lt $deadline ] || return 1
-		sleep 0.1
+		now=${EPOCHREALTIME/[.,]/}
+		[ "$now" -lt $deadline ] || return 1
+		sv_sleep 0.1
 	done
+}
+
+# sv_tcp_listening PORT: a TCP socket of this network namespace listens on
+# PORT (what "ss -Hltn sport = :PORT" shows, read from /proc/net/tcp{,6} by
+# the shell: no exec per poll)
+sv_tcp_listening() {
+	local hex f sl local rest
+	printf -v hex ':%04X' "$1"
+	for f in /proc/net/tcp /proc/net/tcp6; do
+		[ -r "$f" ] || continue
+		while read -r sl local _ st rest; do
+			[ "$st" = 0A ] && [[ $local == *"$hex" ]] && return 0
+		done <"$f"
+	done
+	return 1
+}
+
+# sv_file_has FILE STRING: FILE exists and contains STRING (grep -qF
+# without the exec, for polling a background process's output)
+sv_file_has() {
+	local c=
+	[ -r "$1" ] || return 1
+	read -r -d '' c <"$1" || true
+	[[ $c == *"$2"* ]]
 }
 
 # --- module ------------------------------------------------------------------
@@ -123,17 +173,41 @@ _sv_module_loaded() { [ -d /sys/module/softverbs ]; }
 # sv_load_module [PARAM...]: load softverbs (with the RDMA core it needs)
 # unless it is loaded already: insmod $SV_MODULE, or modprobe when unset
 # (a host with the module installed, e.g. through DKMS).
+# Only modules not loaded yet are modprobed (each modprobe or modinfo is a
+# fork+exec, slow under the debug kernel), and SV_MODULE's dependency list is
+# kept in /tmp next to a copy of the module's timestamp, so modinfo runs once
+# per module build and boot rather than once per test.
+_sv_modprobe_missing() {
+	local m missing=()
+	for m in "$@"; do
+		[ -d "/sys/module/${m//-/_}" ] || missing+=("$m")
+	done
+	[ ${#missing[@]} -eq 0 ] || modprobe -a "${missing[@]}"
+}
+# _sv_module_deps KO: the modules KO depends on, space-separated
+_sv_module_deps() {
+	local boot= cache deps
+	read -r boot </proc/sys/kernel/random/boot_id 2>/dev/null || true
+	cache=/tmp/.sv-deps.${boot:-none}.${1//\//_}
+	if [ -n "$boot" ] && [ -f "$cache" ] && [ ! "$1" -nt "$cache" ] && read -r deps <"$cache"; then
+		echo "$deps"
+		return 0
+	fi
+	deps=$(modinfo -F depends "$1") || return 1
+	deps=${deps//,/ }
+	[ -z "$boot" ] || echo "$deps" >"$cache" 2>/dev/null || true
+	echo "$deps"
+}
 sv_load_module() {
-	modprobe ib_core
-	modprobe ib_uverbs
+	_sv_modprobe_missing ib_core ib_uverbs
 	_sv_module_loaded && return 0
 	if [ -n "$SV_MODULE" ]; then
 		[ -f "$SV_MODULE" ] || sv_fail "SV_MODULE=$SV_MODULE does not exist"
 		# insmod resolves no dependencies: load them first
-		local dep
-		for dep in $(modinfo -F depends "$SV_MODULE" | tr , ' '); do
-			modprobe "$dep"
-		done
+		local deps
+		deps=$(_sv_module_deps "$SV_MODULE") || sv_fail "modinfo $SV_MODULE failed"
+		# shellcheck disable=SC2086 # a list of module names
+		_sv_modprobe_missing $deps
 		insmod "$SV_MODULE" "$@"
 	else
 		modprobe softverbs "$@"
@@ -219,11 +293,36 @@ _xp_run_timeout() {
 }
 
 # _sv_xport_gid DEV GID: index of GID (sysfs notation) of type RoCE v2
+# (sv_gid_index: no grep or cat, every GID is read by the shell itself)
 _sv_xport_gid() {
-	local port=/sys/class/infiniband/$1/ports/1 f
-	for f in $(grep -lx "$2" "$port"/gids/* 2>/dev/null); do
-		[ "$(cat "$port/gid_attrs/types/${f##*/}" 2>/dev/null)" = "RoCE v2" ] &&
-			{ echo "${f##*/}"; return 0; }
+	sv_gid_index "$1" "$2" 'RoCE v2'
+}
+
+# sv_gid_present DEV GID: GID (sysfs notation) is in DEV's port 1 GID table,
+# of any type (grep -qx GID .../gids/* without the exec)
+sv_gid_present() {
+	local f g
+	for f in /sys/class/infiniband/$1/ports/1/gids/*; do
+		g=
+		read -r g 2>/dev/null <"$f" || [ -n "$g" ] || continue
+		[ "$g" != "$2" ] || return 0
+	done
+	return 1
+}
+
+# sv_gid_index DEV GID [TYPE]: print the index of GID (sysfs notation) in
+# DEV's port 1 GID table whose type is TYPE (default RoCE v2); returns 1 if
+# there is none.  Reads the table with builtins (a grep over gids/* and a
+# cat per hit cost seconds under the debug kernel when polled).
+sv_gid_index() {
+	local port=/sys/class/infiniband/$1/ports/1 type=${3:-RoCE v2} f g t
+	for f in "$port"/gids/*; do
+		g=
+		read -r g 2>/dev/null <"$f" || [ -n "$g" ] || continue
+		[ "$g" = "$2" ] || continue
+		t=
+		read -r t 2>/dev/null <"$port/gid_attrs/types/${f##*/}" || true
+		[ "$t" = "$type" ] && { echo "${f##*/}"; return 0; }
 	done
 	return 1
 }
@@ -350,7 +449,10 @@ xp_pair() {
 	so=$(mktemp) co=$(mktemp) runt=$(_xp_run_timeout)
 	xp_exec "$srv" timeout -k 5 "$runt" "$prog" -d "$sdev" $gopt "$sgid" -p $XP_PORT "$@" >"$so" 2>&1 &
 	pid=$!
-	if ! sv_wait_for "[ -n \"\$(xp_exec $srv ss -Hltn sport = :$XP_PORT)\" ]" 30; then
+	local listening="[ -n \"\$(xp_exec $srv ss -Hltn sport = :$XP_PORT)\" ]"
+	local ns_var=XP_${srv}_NS
+	[ -n "${!ns_var}" ] || listening="sv_tcp_listening $XP_PORT"
+	if ! sv_wait_for "$listening" 30; then
 		rs=1
 	else
 		xp_exec "$cli" timeout -k 5 "$runt" "$prog" -d "$cdev" $gopt "$cgid" -p $XP_PORT "$@" "$sip" >"$co" 2>&1 || rc=$?
@@ -410,9 +512,9 @@ xp_case() {
 		_xp_notrun+=("$name")
 		return 0
 	fi
-	t0=$(date +%s)
+	t0=$EPOCHSECONDS
 	if "$@"; then
-		_xp_pass+=("$name ($(($(date +%s) - t0))s)")
+		_xp_pass+=("$name ($((EPOCHSECONDS - t0))s)")
 	else
 		_xp_fail+=("$name: $*")
 	fi
