@@ -20,28 +20,48 @@ sv_veth_pair vA vB
 rdma link add sv_p0 type softverbs netdev vA
 sv_on_exit 'rdma link delete sv_p0 2>/dev/null'
 
-state() { ibv_devinfo -d sv_p0 | sed -n 's/^[[:space:]]*state:[[:space:]]*//p'; }
-mtu() { ibv_devinfo -d sv_p0 | sed -n 's/^[[:space:]]*active_mtu:[[:space:]]*//p'; }
+# ibv_devinfo's value of KEY (the line "<blanks>KEY:<blanks>VALUE"), parsed
+# by the shell (one exec per poll, not two: execs are what the debug kernel
+# is slow at)
+devinfo_value() {
+	local out
+	out=$(ibv_devinfo -d sv_p0) || return 0
+	[[ $out =~ (^|$'\n')[[:space:]]*$1:[[:space:]]*([^$'\n']*) ]] && echo "${BASH_REMATCH[2]}"
+	return 0
+}
+state() { devinfo_value state; }
+mtu() { devinfo_value active_mtu; }
+# sysfs_state_is 'PORT_X (N)': the port's sysfs state ("N: X") has number N.
+# A builtin read, so polling it costs no exec; rdma-core is asked once the
+# kernel's answer is there.
+sysfs_state_is() {
+	local s=
+	read -r s </sys/class/infiniband/sv_p0/ports/1/state || return 1
+	[ "${s%%:*}" = "${1//[^0-9]/}" ]
+}
 expect_state() {
+	sv_wait_for "sysfs_state_is '$1'" 10 || true
 	sv_wait_for "[ \"\$(state)\" = '$1' ]" 10 || sv_fail "expected state '$1', got '$(state)'"
 }
 expect_state 'PORT_ACTIVE (4)'
 
 tmp=$(mktemp -d)
 sv_on_exit "rm -rf $tmp"
-"$watch" sv_p0 "$(sv_t 12)" >"$tmp/ours" 2>&1 &
+# the two expected events, then 1 s (scaled) more to catch any extra one;
+# the 12 s (scaled) watch is only the timeout
+"$watch" sv_p0 "$(sv_t 12)" 2 "$(sv_t 1)" >"$tmp/ours" 2>&1 &
 ours=$!
 if command -v ibv_asyncwatch >/dev/null; then
 	# line-buffered, so "async event FD" shows it is listening
 	timeout "$(sv_t 20)" stdbuf -oL ibv_asyncwatch -d sv_p0 >"$tmp/theirs" 2>&1 &
 	theirs=$!
 fi
-sv_wait_for "grep -q watching $tmp/ours" 10 || sv_fail "asyncwatch did not start: $(cat "$tmp/ours")"
+sv_wait_for "sv_file_has $tmp/ours watching" 10 || sv_fail "asyncwatch did not start: $(cat "$tmp/ours")"
 if [ -n "${theirs:-}" ]; then
-	sv_wait_for "grep -q 'async event FD' $tmp/theirs" 10 ||
+	sv_wait_for "sv_file_has $tmp/theirs 'async event FD'" 10 ||
 		sv_fail "ibv_asyncwatch did not start: $(cat "$tmp/theirs")"
 fi
-sleep 1
+sv_sleep 1
 
 ip link set vB down
 expect_state 'PORT_DOWN (1)'
@@ -53,6 +73,8 @@ cat "$tmp/ours"
 diff <(printf 'watching sv_p0\nPORT_ERR port 1\nPORT_ACTIVE port 1\n') "$tmp/ours" ||
 	sv_fail "libsoftverbs saw the wrong events"
 if [ -n "${theirs:-}" ]; then
+	# it runs until killed: give it the time to print both events first
+	sv_wait_for "sv_file_has $tmp/theirs IBV_EVENT_PORT_ERR && sv_file_has $tmp/theirs IBV_EVENT_PORT_ACTIVE" 10 || true
 	kill $theirs 2>/dev/null || true
 	wait $theirs || true
 	cat "$tmp/theirs"

@@ -32,8 +32,8 @@ if command -v ibv_asyncwatch >/dev/null; then
 	w1=$!
 	sv_on_exit "kill $w1 2>/dev/null"
 fi
-sv_wait_for "grep -q watching $tmp/w0" 5 || sv_fail "watcher did not start"
-sleep 1
+sv_wait_for "read -r l <$tmp/w0 && [[ \$l == *watching* ]]" 5 || sv_fail "watcher did not start"
+sv_sleep 1
 ip link del vA
 sv_wait_for '[ ! -e /sys/class/infiniband/sv_r0 ]' 10 ||
 	sv_fail "sv_r0 still exists 10 s after its netdev was deleted"
@@ -47,7 +47,7 @@ rdma link add sv_r1 type softverbs netdev vC
 "$watch" sv_r1 "$(sv_t 30)" >"$tmp/w2" 2>&1 &
 w2=$!
 sv_on_exit "kill $w2 2>/dev/null"
-sv_wait_for "grep -q watching $tmp/w2" 5 || sv_fail "watcher did not start"
+sv_wait_for "read -r l <$tmp/w2 && [[ \$l == *watching* ]]" 5 || sv_fail "watcher did not start"
 timeout "$(sv_t 10)" rdma link delete sv_r1 || sv_fail "rdma link delete blocked or failed"
 [ ! -e /sys/class/infiniband/sv_r1 ] || sv_fail "sv_r1 still exists"
 

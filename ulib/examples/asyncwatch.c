@@ -1,7 +1,12 @@
 /*
- * asyncwatch DEVICE SECONDS: print the device's asynchronous events, one
- * line each ("PORT_ERR port 1"), for SECONDS seconds; an ordinary verbs
- * program built against the distro <infiniband/verbs.h>.
+ * asyncwatch DEVICE SECONDS [COUNT LINGER]: print the device's asynchronous
+ * events, one line each ("PORT_ERR port 1"), for SECONDS seconds; an
+ * ordinary verbs program built against the distro <infiniband/verbs.h>.
+ *
+ * With COUNT, the watch ends LINGER seconds after the COUNT-th event (or
+ * after SECONDS, whichever comes first): a test that expects COUNT events
+ * need not sit out the whole timeout, and an unexpected extra event
+ * arriving with or shortly after the expected ones is still printed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,13 +39,22 @@ int main(int argc, char **argv)
 	struct ibv_device **list, *dev = NULL;
 	struct ibv_context *ctx;
 	struct timespec start, now;
-	int i, num, seconds;
+	int i, num, seconds, count = 0, linger = 0, seen = 0;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s DEVICE SECONDS\n", argv[0]);
+	if (argc != 3 && argc != 5) {
+		fprintf(stderr, "usage: %s DEVICE SECONDS [COUNT LINGER]\n",
+			argv[0]);
 		return 2;
 	}
 	seconds = atoi(argv[2]);
+	if (argc == 5) {
+		count = atoi(argv[3]);
+		linger = atoi(argv[4]);
+		if (count <= 0 || linger < 0) {
+			fprintf(stderr, "COUNT must be > 0, LINGER >= 0\n");
+			return 2;
+		}
+	}
 
 	list = ibv_get_device_list(&num);
 	if (!list) {
@@ -91,6 +105,14 @@ int main(int argc, char **argv)
 		       ev.element.port_num);
 		fflush(stdout);
 		ibv_ack_async_event(&ev);
+		if (count && ++seen == count) {
+			/* from now on: LINGER more seconds at most */
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if ((now.tv_sec + linger - start.tv_sec) < seconds) {
+				start = now;
+				seconds = linger;
+			}
+		}
 	}
 	ibv_close_device(ctx);
 	ibv_free_device_list(list);
