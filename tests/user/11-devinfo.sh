@@ -21,7 +21,7 @@ rdma link add sv_i0 type softverbs netdev vA
 sv_on_exit 'rdma link delete sv_i0 2>/dev/null'
 sv_wait_for '[[ "$(rdma link show sv_i0/1)" == *"state ACTIVE"* ]]' 10 ||
 	sv_fail "port not ACTIVE"
-sv_wait_for '[ -e /sys/class/infiniband/sv_i0/ports/1/gids/3 ] && [ "$(cat /sys/class/infiniband/sv_i0/ports/1/gids/3)" != 0000:0000:0000:0000:0000:0000:0000:0000 ]' 10 ||
+sv_wait_for 'g= && read -r g </sys/class/infiniband/sv_i0/ports/1/gids/3 && [ "$g" != 0000:0000:0000:0000:0000:0000:0000:0000 ]' 10 ||
 	sv_fail "GIDs did not appear"
 
 ibv_devices | grep -qw sv_i0 || sv_fail "ibv_devices does not list sv_i0"
@@ -35,12 +35,20 @@ theirs=$(ibv_devinfo -v -d sv_i0 | sed 's/^[[:space:]]*//; s/:[[:space:]]\+/: /'
 ours=$("$devinfo" -d sv_i0)
 echo "$ours"
 
-# every key both print must agree (the tools print different key sets)
+# every key both print must agree (the tools print different key sets);
+# rdma-core's lines by key (the first line with that key), looked up in the
+# shell: a grep per key costs a minute under the debug kernel
+declare -A their_line
+while IFS= read -r line; do
+	[[ $line == *': '* ]] || continue
+	key=${line%%: *}
+	[ -n "${their_line[$key]+set}" ] || their_line[$key]=$line
+done <<<"$theirs"
 mismatch=0
 while IFS= read -r line; do
 	key=${line%%: *}
 	case $key in GID*) continue ;; esac
-	t=$(grep -m1 "^$key: " <<<"$theirs" || true)
+	t=${their_line[$key]:-}
 	[ -n "$t" ] || continue
 	if [ "$t" != "$line" ]; then
 		echo "differs: libsoftverbs '$line' vs rdma-core '$t'"

@@ -26,7 +26,7 @@ sv_expect_fail rdma link add sv_n0 type softverbs netdev vA
 ip netns exec sv-ns1 rdma link add sv_n0 type softverbs netdev vA
 sv_wait_for '[[ "$(ip netns exec sv-ns1 rdma link show sv_n0/1)" == *"state ACTIVE"*"netdev vA"* ]]' 10 ||
 	sv_fail "sv_n0 in sv-ns1: $(ip netns exec sv-ns1 rdma link show sv_n0/1)"
-sv_wait_for 'grep -qx 0000:0000:0000:0000:0000:ffff:0a0f:0001 /sys/class/infiniband/sv_n0/ports/1/gids/*' 10 ||
+sv_wait_for 'sv_gid_present sv_n0 0000:0000:0000:0000:0000:ffff:0a0f:0001' 10 ||
 	sv_fail "no GID for sv-ns1's address 10.15.0.1"
 
 # a second namespace with its own device: its own UDP 4791 socket

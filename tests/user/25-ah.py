@@ -15,26 +15,47 @@
                          over 20 bits, the unspecified address: refused
   25-ah.py DEV hold N    create N AHs, print "ready", sleep until killed
 
+Several tests can run in one process (python and pyverbs take seconds to
+start under the debug kernel), each on its own context and PD, each
+introduced by a "--- TEST" line; the first failure ends the run:
+
+  25-ah.py DEV TEST... [hold N FILE]...
+                         the tests, then "cases done"; then per hold: a
+                         child process holding N AHs (output to FILE, which
+                         gets "ready PID" once it holds them), waited for
+                         until something kills it ("holder PID ended:
+                         signal S" on stdout)
+
+Without pyverbs it prints "SKIP: ..." and exits 4.
+
 GID indices and addresses come from the environment: V4, V6, LL (RoCEv2
 GIDs of the device's IPv4, global IPv6 and link-local IPv6 addresses), V1
 (RoCE v1 GID of the IPv4 address), PEER4, PEER6, PEERLL (the peer's
 addresses as GIDs in sysfs notation).  Exit status 0 on success; failures
 raise (non-zero exit with a traceback).
 """
+import ctypes
 import errno
 import os
+import signal
 import sys
 import time
+import traceback
 
-from pyverbs.addr import AH, AHAttr, GID, GlobalRoute
-from pyverbs.cq import CQ
-from pyverbs.device import Context
-from pyverbs.mr import MR
-from pyverbs.pd import PD
-from pyverbs.pyverbs_error import PyverbsRDMAError
-from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
-from pyverbs.wr import SGE, SendWR
-import pyverbs.enums as e
+try:
+    from pyverbs.addr import AH, AHAttr, GID, GlobalRoute
+    from pyverbs.cq import CQ
+    from pyverbs.device import Context
+    from pyverbs.mr import MR
+    from pyverbs.pd import PD
+    from pyverbs.pyverbs_error import PyverbsRDMAError
+    from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+    from pyverbs.wr import SGE, SendWR
+    import pyverbs.enums as e
+except ImportError as import_err:
+    print(f"SKIP: python3-pyverbs is not installed ({import_err})",
+          flush=True)
+    sys.exit(4)
 
 ENV = os.environ
 
@@ -177,31 +198,78 @@ def t_bad(ctx, pd):
     refused(pd, attr(v4gid('0.0.0.0'), v4), "IPv4 destination 0.0.0.0")
 
 
-def t_hold(ctx, pd, count):
+def t_hold(ctx, pd, count, ready="ready"):
     v4, v6 = int(ENV['V4']), int(ENV['V6'])
     held = []
     for i in range(count):
         held.append(AH(pd, attr=attr(ENV['PEER4'], v4) if i % 2 else
                        attr(ENV['PEER6'], v6)))
-    print("ready", flush=True)
+    print(ready, flush=True)
     while True:
         time.sleep(60)
 
 
+PR_SET_PDEATHSIG = 1
+TESTS = {'good': t_good, 'unreach': t_unreach, 'bad': t_bad}
+
+
+def hold_child(dev, count, out):
+    """fork a process holding @count AHs (its output to @out); wait for its
+    end, which only a signal brings"""
+    sys.stdout.flush()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            # dies with the parent (which the test kills on any failure)
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG,
+                                                    signal.SIGKILL)
+            fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            os.dup2(fd, 1)
+            os.dup2(fd, 2)
+            os.close(fd)
+            # its own context: nothing of the parent's is used after fork
+            ctx = Context(name=dev)
+            t_hold(ctx, PD(ctx), count, f"ready {os.getpid()}")
+        except BaseException:  # pylint: disable=broad-except
+            traceback.print_exc()
+        finally:
+            os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        print(f"holder {pid} ended: signal {os.WTERMSIG(status)}", flush=True)
+    else:
+        print(f"holder {pid} ended: exit {os.WEXITSTATUS(status)}",
+              flush=True)
+
+
 def main():
     dev, test = sys.argv[1], sys.argv[2]
-    ctx = Context(name=dev)
-    pd = PD(ctx)
-    if test == 'good':
-        t_good(ctx, pd)
-    elif test == 'unreach':
-        t_unreach(ctx, pd)
-    elif test == 'bad':
-        t_bad(ctx, pd)
-    elif test == 'hold':
-        t_hold(ctx, pd, int(sys.argv[3]))
-    else:
-        raise SystemExit(f"unknown test {test}")
+    if test == 'hold' and len(sys.argv) == 4:
+        ctx = Context(name=dev)
+        t_hold(ctx, PD(ctx), int(sys.argv[3]))
+    args = sys.argv[2:]
+    holds = []
+    if 'hold' in args:
+        i = args.index('hold')
+        args, rest = args[:i], args[i:]
+        while rest:
+            if len(rest) < 3 or rest[0] != 'hold':
+                raise SystemExit(f"bad hold arguments: {rest}")
+            holds.append((int(rest[1]), rest[2]))
+            rest = rest[3:]
+    for test in args:
+        if test not in TESTS:
+            raise SystemExit(f"unknown test {test}")
+    for test in args:
+        print(f"--- {test}", flush=True)
+        ctx = Context(name=dev)
+        pd = PD(ctx)
+        TESTS[test](ctx, pd)
+        pd.close()
+        ctx.close()
+    print("cases done", flush=True)
+    for count, out in holds:
+        hold_child(dev, count, out)
 
 
 if __name__ == '__main__':

@@ -17,13 +17,18 @@ directly through ctypes.
   26-mcast.py DEV NETDEV hold     attach a QP to groups, print "ready", sleep
                                   until killed
 
+basic and limits can run in one process ("basic limits": python takes
+seconds to start under the debug kernel), each on its own context, each
+introduced by a "--- TEST" line; after basic, no test group may be left on
+NETDEV.  Without libibverbs it prints "SKIP: ..." and exits 4.
+
 Exit status 0 on success; failures raise (non-zero exit with a traceback).
 """
 import ctypes
 import errno
 import ipaddress
 import os
-import subprocess
+import struct
 import sys
 import time
 from ctypes import POINTER, Structure, c_char_p, c_int, c_uint8, c_uint16, \
@@ -48,7 +53,11 @@ class GID(Structure):
     _fields_ = [('raw', c_uint8 * 16)]
 
 
-lib = ctypes.CDLL('libibverbs.so.1', use_errno=True)
+try:
+    lib = ctypes.CDLL('libibverbs.so.1', use_errno=True)
+except OSError as load_err:
+    print(f"SKIP: libibverbs is not installed ({load_err})", flush=True)
+    sys.exit(4)
 for name, res, args in (
         ('ibv_get_device_list', POINTER(c_void_p), [POINTER(c_int)]),
         ('ibv_free_device_list', None, [POINTER(c_void_p)]),
@@ -123,13 +132,37 @@ def check(rc, want, what):
     print(f"ok: {what}" + (f": {errno.errorcode[want]}" if want else ""))
 
 
+def memberships(netdev):
+    """@netdev's IP multicast memberships, from /proc/net/igmp and igmp6
+    (what "ip maddr show" prints; read here, since a fork+exec of ip costs
+    a second under the debug kernel)"""
+    groups = set()
+    with open('/proc/net/igmp', encoding='ascii') as f:
+        dev = None
+        for line in f:
+            if not line[:1].isspace():
+                # "IDX DEVICE: COUNT QUERIER": a device's section
+                head = line.split(':', 1)[0].split()
+                dev = head[1] if len(head) == 2 else None
+                continue
+            fields = line.split()
+            if dev == netdev and fields:
+                # the group as the kernel holds it (network order), printed
+                # as a native-endian u32
+                raw = struct.pack('=I', int(fields[0], 16))
+                groups.add(str(ipaddress.IPv4Address(raw)))
+    with open('/proc/net/igmp6', encoding='ascii') as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) > 2 and fields[1] == netdev:
+                groups.add(str(ipaddress.IPv6Address(bytes.fromhex(
+                    fields[2]))))
+    return groups
+
+
 def joined(netdev, addr):
     """is @addr among @netdev's IP multicast memberships?"""
-    fam = '-6' if ':' in addr else '-4'
-    out = subprocess.run(['ip', fam, 'maddr', 'show', 'dev', netdev],
-                         capture_output=True, text=True, check=True).stdout
-    return any(line.split()[1:2] == [addr] for line in out.splitlines()
-               if line.strip().startswith('inet'))
+    return str(ipaddress.ip_address(addr)) in memberships(netdev)
 
 
 def expect_joined(netdev, addr, want, what):
@@ -234,10 +267,29 @@ def t_hold(dev, netdev):
         time.sleep(60)
 
 
+def test_groups(netdev):
+    """the groups of these tests (239.26-28.x.x, ff0e::26:x) @netdev is in"""
+    return sorted(g for g in memberships(netdev)
+                  if g.startswith(('239.26.', '239.27.', '239.28.',
+                                   'ff0e::26:')))
+
+
 def main():
-    name, netdev, test = sys.argv[1:4]
-    dev = Dev(name)
-    {'basic': t_basic, 'limits': t_limits, 'hold': t_hold}[test](dev, netdev)
+    name, netdev = sys.argv[1:3]
+    tests = {'basic': t_basic, 'limits': t_limits, 'hold': t_hold}
+    for test in sys.argv[3:]:
+        if test not in tests:
+            raise SystemExit(f"unknown test {test}")
+    for test in sys.argv[3:]:
+        if len(sys.argv) > 4:
+            print(f"--- {test}", flush=True)
+        tests[test](Dev(name), netdev)
+        if test == 'basic' and len(sys.argv) > 4:
+            left = test_groups(netdev)
+            if left:
+                raise AssertionError(f"groups left after basic: {left}")
+            print("ok: no group left after basic")
+    sys.stdout.flush()
     os._exit(0)     # the kernel cleans up after the process
 
 

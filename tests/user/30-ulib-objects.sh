@@ -32,9 +32,7 @@ needed=$(readelf -d "$loopback")
 grep -q 'libsoftverbs.so.1' <<<"$needed" || sv_fail "loopback is not linked with libsoftverbs"
 ! grep -q 'libibverbs' <<<"$needed" || sv_fail "loopback links libibverbs"
 
-modprobe ib_core
-modprobe ib_uverbs
-modprobe rdma_rxe
+modprobe -a ib_core ib_uverbs rdma_rxe
 sv_on_exit 'modprobe -r rdma_rxe 2>/dev/null'
 ulimit -l unlimited
 
@@ -42,14 +40,14 @@ sv_netns_add sv-ulib
 sv_veth_pair vA vB sv-ulib
 ip addr add 10.30.0.1/24 dev vA
 ip -n sv-ulib addr add 10.30.0.2/24 dev vB
-sv_wait_for '[ "$(cat /sys/class/net/vA/carrier)" = 1 ]' 10 || sv_fail "vA has no carrier"
+sv_wait_for 'c= && read -r c </sys/class/net/vA/carrier && [ "$c" = 1 ]' 10 || sv_fail "vA has no carrier"
 
 rdma link add rxe_u0 type rxe netdev vA
 sv_on_exit 'rdma link delete rxe_u0 2>/dev/null'
 sv_wait_for '[[ "$(rdma link show rxe_u0/1)" == *"state ACTIVE"* ]]' 10 ||
 	sv_fail "rxe_u0 port not ACTIVE"
 # the IPv4 RoCE v2 GID the program prefers
-sv_wait_for 'grep -qx "0000:0000:0000:0000:0000:ffff:0a1e:0001" /sys/class/infiniband/rxe_u0/ports/1/gids/*' 10 ||
+sv_wait_for 'sv_gid_present rxe_u0 0000:0000:0000:0000:0000:ffff:0a1e:0001' 10 ||
 	sv_fail "no IPv4 GID on rxe_u0"
 
 # Soft-RoCE is invisible to libsoftverbs without the override.

@@ -33,9 +33,7 @@ echo "$loaded"
 grep -q "libibverbs.so.1 => $shim/libibverbs.so.1" <<<"$loaded" ||
 	sv_fail "the shim does not replace libibverbs"
 
-modprobe ib_core
-modprobe ib_uverbs
-modprobe rdma_rxe
+modprobe -a ib_core ib_uverbs rdma_rxe
 sv_on_exit 'modprobe -r rdma_rxe 2>/dev/null'
 ulimit -l unlimited
 
@@ -43,24 +41,14 @@ sv_netns_add sv-ulpp
 sv_veth_pair vA vB sv-ulpp
 ip addr add 10.32.0.1/24 dev vA
 ip -n sv-ulpp addr add 10.32.0.2/24 dev vB
-sv_wait_for '[ "$(cat /sys/class/net/vA/carrier)" = 1 ]' 10 || sv_fail "vA has no carrier"
+sv_wait_for 'c= && read -r c </sys/class/net/vA/carrier && [ "$c" = 1 ]' 10 || sv_fail "vA has no carrier"
 rdma link add rxe_p0 type rxe netdev vA
 sv_on_exit 'rdma link delete rxe_p0 2>/dev/null'
 sv_wait_for '[[ "$(rdma link show rxe_p0/1)" == *"state ACTIVE"* ]]' 10 ||
 	sv_fail "rxe_p0 port not ACTIVE"
 
-# the RoCE v2 GID of 10.32.0.1
-gid_index() {
-	local f i
-	for f in /sys/class/infiniband/rxe_p0/ports/1/gids/*; do
-		i=${f##*/}
-		[ "$(cat "$f")" = 0000:0000:0000:0000:0000:ffff:0a20:0001 ] || continue
-		[ "$(cat "/sys/class/infiniband/rxe_p0/ports/1/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] || continue
-		echo "$i"
-		return 0
-	done
-	return 1
-}
+# the RoCE v2 GID of 10.32.0.1 (lib.sh reads the table with builtins)
+gid_index() { sv_gid_index rxe_p0 0000:0000:0000:0000:0000:ffff:0a20:0001 'RoCE v2'; }
 sv_wait_for gid_index 10 || sv_fail "no IPv4 RoCE v2 GID on rxe_p0"
 gid=$(gid_index)
 
@@ -80,7 +68,7 @@ run_pair() {
 	srv=$(mktemp) cli=$(mktemp)
 	timeout 60 "$prog" -d rxe_p0 -g "$gid" -p $port "$@" >"$srv" 2>&1 &
 	local pid=$!
-	sv_wait_for "[ -n \"\$(ss -Hltn sport = :$port)\" ]" 30 ||
+	sv_wait_for "sv_tcp_listening $port" 30 ||
 		sv_fail "$prog server did not listen: $(cat "$srv")"
 	timeout 60 "$prog" -d rxe_p0 -g "$gid" -p $port "$@" localhost >"$cli" 2>&1 || rc_c=$?
 	wait $pid || rc_s=$?

@@ -25,7 +25,7 @@ rdma link add sv_u0 type softverbs netdev vA
 sv_on_exit 'rdma link delete sv_u0 2>/dev/null'
 sv_wait_for '[[ "$(rdma link show sv_u0/1)" == *"state ACTIVE"* ]]' 10 ||
 	sv_fail "sv_u0 port not ACTIVE"
-sv_wait_for 'grep -qx "0000:0000:0000:0000:0000:ffff:0a1f:0001" /sys/class/infiniband/sv_u0/ports/1/gids/*' 10 ||
+sv_wait_for 'sv_gid_present sv_u0 0000:0000:0000:0000:0000:ffff:0a1f:0001' 10 ||
 	sv_fail "no IPv4 GID on sv_u0"
 
 rc=0
