@@ -7,12 +7,20 @@
   43-genl.py unpriv DEV         as an unprivileged user: reads work, changes
                                 fail with EPERM
   43-genl.py visible DEV        DEV is listed and can be named (exit 0)
-  43-genl.py invisible DEV      DEV is neither listed nor found by name
-                                or index (INDEX given as 3rd argument)
+  43-genl.py invisible DEV INDEX  DEV is neither listed nor found by
+                                name or index
+  43-genl.py netns NAME         the checks after it run in network
+                                namespace NAME (/run/netns/NAME)
+
+Several checks may follow each other on one command line (43-genl.py
+malformed DEV visible DEV netns NAME invisible DEV INDEX ...): they run in
+that order in one process (python starts in seconds under a debug kernel),
+each announced by a line "--- CHECK ARG...".
 
 Attribute numbers come from uapi/softverbs-nl.h (parsed, not copied), so
 this client follows the header.
 """
+import ctypes
 import errno
 import os
 import re
@@ -21,6 +29,7 @@ import struct
 import sys
 
 NETLINK_GENERIC = 16
+CLONE_NEWNET = 0x40000000
 NETLINK_EXT_ACK = 11
 NLM_F_REQUEST, NLM_F_ACK, NLM_F_DUMP = 1, 4, 0x300
 NLMSG_ERROR, NLMSG_DONE = 2, 3
@@ -268,15 +277,33 @@ def visible(dev, want, index=None):
                what=f'{dev} from another namespace, FAULT_SET by index')
 
 
+def enter_netns(name):
+    """move this process into network namespace NAME: the sockets it opens
+    from now on belong there (as under ip netns exec)"""
+    libc = ctypes.CDLL(None, use_errno=True)
+    with open(f"/run/netns/{name}") as f:
+        if libc.setns(f.fileno(), CLONE_NEWNET) != 0:
+            err = ctypes.get_errno()
+            raise OSError(err, f"setns {name}: {os.strerror(err)}")
+
+
+CHECKS = {'malformed': (1, malformed), 'unpriv': (1, unpriv),
+          'visible': (1, lambda dev: visible(dev, True)),
+          'invisible': (2, lambda dev, index: visible(dev, False, index)),
+          'netns': (1, enter_netns)}
+
+
 if __name__ == '__main__':
-    what, dev = sys.argv[1:3]
-    if what == 'malformed':
-        malformed(dev)
-    elif what == 'unpriv':
-        unpriv(dev)
-    elif what == 'visible':
-        visible(dev, True)
-    elif what == 'invisible':
-        visible(dev, False, sys.argv[3])
-    else:
-        sys.exit(f"unknown check {what}")
+    sys.stdout.reconfigure(line_buffering=True)
+    args = sys.argv[1:]
+    if not args:
+        sys.exit(__doc__)
+    while args:
+        if args[0] not in CHECKS:
+            sys.exit(f"unknown check {args[0]}")
+        n, fn = CHECKS[args[0]]
+        if len(args) < n + 1:
+            sys.exit(f"{args[0]} needs {n} argument(s)")
+        print("---", " ".join(args[:n + 1]))
+        fn(*args[1:n + 1])
+        args = args[n + 1:]

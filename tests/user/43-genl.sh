@@ -29,9 +29,6 @@ sv_veth_pair gA gB
 rdma link add sv_g0 type softverbs netdev gA || sv_fail "rdma link add sv_g0"
 sv_on_exit 'rdma link delete sv_g0 2>/dev/null'
 
-echo "--- requests, malformed requests"
-python3 "$helper" malformed sv_g0 || sv_fail "malformed-request checks"
-
 echo "--- permissions"
 # a user who can read the helper: nobody, no capabilities
 setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
@@ -47,8 +44,27 @@ ip netns exec sv-genl rdma link add sv_g1 type softverbs netdev gC ||
 sv_on_exit 'ip netns exec sv-genl rdma link delete sv_g1 2>/dev/null'
 idx1=$(rdma dev show sv_g1 2>/dev/null | sed -n 's/^\([0-9]*\):.*/\1/p')
 [ -n "$idx1" ] || idx1=$(ip netns exec sv-genl rdma dev show sv_g1 | sed -n 's/^\([0-9]*\):.*/\1/p')
-ip netns exec sv-genl python3 "$helper" visible sv_g1 || sv_fail "sv_g1 in its namespace"
-ip netns exec sv-genl python3 "$helper" invisible sv_g0 0 || sv_fail "sv_g0 seen from sv-genl"
-python3 "$helper" visible sv_g0 || sv_fail "sv_g0 in init_net"
-python3 "$helper" invisible sv_g1 "$idx1" || sv_fail "sv_g1 seen from init_net"
+
+# the init_net checks, then (setns) the sv-genl ones, in one python process
+# (it starts in seconds under a debug kernel); it prints "--- CHECK ARG..."
+# before each, and a failure is named after the last one
+echo "--- requests, malformed requests; namespaces"
+tmp=$(mktemp -d)
+sv_on_exit "rm -rf '$tmp'"
+rc=0
+python3 "$helper" malformed sv_g0 visible sv_g0 invisible sv_g1 "$idx1" \
+	netns sv-genl visible sv_g1 invisible sv_g0 0 | tee "$tmp/out" || rc=$?
+if [ $rc != 0 ]; then
+	out=$'\n'$(<"$tmp/out")
+	last=${out##*$'\n'--- }
+	case ${last%%$'\n'*} in
+	malformed*) sv_fail "malformed-request checks" ;;
+	"visible sv_g0") sv_fail "sv_g0 in init_net" ;;
+	"invisible sv_g1"*) sv_fail "sv_g1 seen from init_net" ;;
+	netns*) sv_fail "entering sv-genl" ;;
+	"visible sv_g1") sv_fail "sv_g1 in its namespace" ;;
+	"invisible sv_g0"*) sv_fail "sv_g0 seen from sv-genl" ;;
+	*) sv_fail "43-genl.py failed before its first check" ;;
+	esac
+fi
 echo "genl: validation, permissions and namespaces as expected"
