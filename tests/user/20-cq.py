@@ -28,6 +28,8 @@ import struct
 import sys
 import time
 
+import svspawn
+
 try:
     from pyverbs.cq import CQ, CQEX, CompChannel, CqInitAttrEx
     from pyverbs.device import Context
@@ -305,14 +307,14 @@ def t_hold(ctx, n):
         time.sleep(60)
 
 
-def main():
-    if len(sys.argv) < 3:
+def run(argv):
+    if len(argv) < 2:
         print(__doc__, file=sys.stderr)
         sys.exit(2)
-    dev = sys.argv[1]
-    if sys.argv[2] == "hold":
+    dev = argv[0]
+    if argv[1] == "hold":
         ctx = Context(name=dev)
-        t_hold(ctx, int(sys.argv[3]))
+        t_hold(ctx, int(argv[2]))
         ctx.close()
         return
     # several cases per process: python and pyverbs start once (seconds
@@ -320,7 +322,7 @@ def main():
     sys.stdout.reconfigure(line_buffering=True)
     cases = {"sizes": t_sizes, "resize": t_resize, "notify": t_notify,
              "corrupt": t_corrupt}
-    for what in sys.argv[2:]:
+    for what in argv[1:]:
         print(f"--- {what}")
         if what == "qp":
             t_qp(dev)
@@ -328,6 +330,15 @@ def main():
         ctx = Context(name=dev)
         cases[what](ctx)
         ctx.close()
+
+
+def main():
+    argv = sys.argv[1:]
+    if argv[:1] == ["--spawn"]:
+        # the held processes are forked from here (svspawn.py), not started
+        svspawn.spawner(argv[1], run)
+        argv = argv[2:]
+    run(argv)
 
 
 if __name__ == "__main__":

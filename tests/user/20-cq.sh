@@ -54,12 +54,24 @@ has_line() {
 	return 1
 }
 
+# The holders below are forked by the helper's spawner (svspawn.py, fed
+# through the FIFO on fd 4) rather than started: a python3 with pyverbs
+# costs seconds under a debug kernel.
+# spawn OUT ARG...: a process running "HELPER ARG..." with its output in OUT
+# (first line "pid N", last "exit RC")
+spawn() {
+	local out=$1
+	shift
+	echo "$out $*" >&4
+}
+
 # hold DEV N OUT: start a process holding N CQs; wait until it has them
 hold() {
-	$py "$helper" "$1" hold "$2" >"$3" 2>&1 &
-	holder=$!
+	spawn "$3" "$1" hold "$2"
+	sv_wait_for "has_line '$3' '*ready*' || has_line '$3' 'exit *'" 30 &&
+		has_line "$3" '*ready*' || sv_fail "holder did not start: $(cat "$3")"
+	read -r _ holder <"$3"
 	sv_on_exit "kill -9 $holder 2>/dev/null"
-	sv_wait_for "has_line '$3' '*ready*'" 30 || sv_fail "holder did not start: $(cat "$3")"
 }
 
 base=$(cq_count sv_cq0)
@@ -68,11 +80,13 @@ echo "CQs at start: $base"
 
 tmp=$(mktemp -d)
 sv_on_exit "rm -rf '$tmp'"
+mkfifo "$tmp/spawn"
+exec 4<>"$tmp/spawn"
 # one python process for all cases (it prints "--- CASE" before each):
 # python and pyverbs start in seconds each under a debug kernel; 77 is its
 # "pyverbs cannot be imported"
 rc=0
-$py "$helper" sv_cq0 sizes resize notify corrupt qp | tee "$tmp/cases" || rc=$?
+$py "$helper" --spawn "$tmp/spawn" sv_cq0 sizes resize notify corrupt qp 4>&- | tee "$tmp/cases" || rc=$?
 [ $rc != 77 ] || sv_skip "python3-pyverbs is not installed"
 out=$'\n'$(<"$tmp/cases")
 t=${out##*$'\n'--- }
@@ -87,7 +101,7 @@ echo "--- SIGKILL while holding CQs"
 hold sv_cq0 5 "$tmp/hold1"
 sv_assert_eq $((base + 5)) "$(cq_count sv_cq0)" "CQ count with 5 held"
 kill -9 "$holder"
-wait "$holder" 2>/dev/null || true
+sv_wait_for "! kill -0 $holder" 10 || sv_fail "holder $holder outlived SIGKILL"
 sv_wait_for "[ \"\$(cq_count sv_cq0)\" = $base ]" 10 ||
 	sv_fail "CQ count $(cq_count sv_cq0) after SIGKILL, expected $base"
 echo "ok: CQ count back to $base after SIGKILL"
@@ -97,7 +111,7 @@ hold sv_cq0 3 "$tmp/hold2"
 rdma link delete sv_cq0
 sv_wait_for '! rdma dev show sv_cq0' 20 || sv_fail "sv_cq0 still there after link delete"
 kill -9 "$holder"
-wait "$holder" 2>/dev/null || true
+sv_wait_for "! kill -0 $holder" 10 || sv_fail "holder $holder outlived SIGKILL"
 echo "ok: device removal with mapped CQs"
 
 sv_unload_module

@@ -29,6 +29,8 @@ import struct
 import sys
 import time
 
+import svspawn
+
 try:
     from pyverbs.device import Context
     from pyverbs.pd import PD
@@ -314,15 +316,15 @@ def t_hold(ctx, pd, n):
         time.sleep(60)
 
 
-def main():
-    if len(sys.argv) < 3:
+def run(argv):
+    if len(argv) < 2:
         print(__doc__, file=sys.stderr)
         sys.exit(2)
-    dev = sys.argv[1]
-    if sys.argv[2] == "hold":
+    dev = argv[0]
+    if argv[1] == "hold":
         ctx = Context(name=dev)
         pd = PD(ctx)
-        t_hold(ctx, pd, int(sys.argv[3]))
+        t_hold(ctx, pd, int(argv[2]))
         pd.close()
         ctx.close()
         return
@@ -331,7 +333,7 @@ def main():
     sys.stdout.reconfigure(line_buffering=True)
     cases = {"create": t_create, "modify": t_modify, "carry": t_carry,
              "corrupt": t_corrupt}
-    for what in sys.argv[2:]:
+    for what in argv[1:]:
         print(f"--- {what}")
         if what == "qp":
             t_qp(dev)
@@ -341,6 +343,15 @@ def main():
         cases[what](ctx, pd)
         pd.close()
         ctx.close()
+
+
+def main():
+    argv = sys.argv[1:]
+    if argv[:1] == ["--spawn"]:
+        # the held processes are forked from here (svspawn.py), not started
+        svspawn.spawner(argv[1], run)
+        argv = argv[2:]
+    run(argv)
 
 
 if __name__ == "__main__":

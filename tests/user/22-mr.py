@@ -39,6 +39,8 @@ import subprocess
 import sys
 import time
 
+import svspawn
+
 try:
     from pyverbs.device import Context
     from pyverbs.mr import MR
@@ -413,17 +415,26 @@ def test_hold(dev, n):
     del mrs
 
 
-def main():
-    dev = sys.argv[1]
-    if sys.argv[2] == "hold":
-        test_hold(dev, int(sys.argv[3]))
+def run(argv):
+    dev = argv[0]
+    if argv[1] == "hold":
+        test_hold(dev, int(argv[2]))
         return
     # several cases per process: python and pyverbs start once (seconds
     # each under a debug kernel); every case still opens its own context
     sys.stdout.reconfigure(line_buffering=True)
-    for what in sys.argv[2:]:
+    for what in argv[1:]:
         print(f"--- {what}")
         globals()[f"test_{what}"](dev)
+
+
+def main():
+    argv = sys.argv[1:]
+    if argv[:1] == ["--spawn"]:
+        # the held processes are forked from here (svspawn.py), not started
+        svspawn.spawner(argv[1], run)
+        argv = argv[2:]
+    run(argv)
 
 
 if __name__ == "__main__":

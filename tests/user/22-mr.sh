@@ -57,12 +57,24 @@ has_line() {
 	return 1
 }
 
+# The holders below are forked by the helper's spawner (svspawn.py, fed
+# through the FIFO on fd 4) rather than started: a python3 with pyverbs
+# costs seconds under a debug kernel.
+# spawn OUT ARG...: a process running "HELPER ARG..." with its output in OUT
+# (first line "pid N", last "exit RC")
+spawn() {
+	local out=$1
+	shift
+	echo "$out $*" >&4
+}
+
 # hold DEV N OUT: start a process holding N MRs; wait until it has them
 hold() {
-	$py "$helper" "$1" hold "$2" >"$3" 2>&1 &
-	holder=$!
+	spawn "$3" "$1" hold "$2"
+	sv_wait_for "has_line '$3' '*ready*' || has_line '$3' 'exit *'" 120 &&
+		has_line "$3" '*ready*' || sv_fail "holder did not start: $(cat "$3")"
+	read -r _ holder <"$3"
 	sv_on_exit "kill -9 $holder 2>/dev/null"
-	sv_wait_for "has_line '$3' '*ready*'" 120 || sv_fail "holder did not start: $(cat "$3")"
 }
 
 info=$(ibv_devinfo -v -d sv_mr0)
@@ -79,11 +91,13 @@ echo "MRs at start: $base"
 ulimit -l unlimited
 tmp=$(mktemp -d)
 sv_on_exit "rm -rf '$tmp'"
+mkfifo "$tmp/spawn"
+exec 4<>"$tmp/spawn"
 # one python process for all cases (it prints "--- CASE" before each):
 # python and pyverbs start in seconds each under a debug kernel; 77 is its
 # "pyverbs cannot be imported"
 rc=0
-$py "$helper" sv_mr0 sizes access bounds rereg stale | tee "$tmp/cases" || rc=$?
+$py "$helper" --spawn "$tmp/spawn" sv_mr0 sizes access bounds rereg stale 4>&- | tee "$tmp/cases" || rc=$?
 [ $rc != 77 ] || sv_skip "python3-pyverbs is not installed"
 out=$'\n'$(<"$tmp/cases")
 t=${out##*$'\n'--- }
@@ -93,7 +107,7 @@ echo "--- memlock"
 # root has CAP_IPC_LOCK, which ib_umem lets past RLIMIT_MEMLOCK: drop it
 # from the bounding set so the python process never gets it
 (ulimit -l 256 && exec setpriv --bounding-set=-ipc_lock --inh-caps=-ipc_lock \
-	$py "$helper" sv_mr0 memlock) || sv_fail "22-mr.py memlock"
+	$py "$helper" sv_mr0 memlock 4>&-) || sv_fail "22-mr.py memlock"
 
 sv_assert_eq "$base" "$(mr_count sv_mr0)" "MR count after the verbs checks"
 
@@ -101,7 +115,7 @@ echo "--- SIGKILL while holding MRs"
 hold sv_mr0 20 "$tmp/hold1"
 sv_assert_eq $((base + 20)) "$(mr_count sv_mr0)" "MR count with 20 held"
 kill -9 "$holder"
-wait "$holder" 2>/dev/null || true
+sv_wait_for "! kill -0 $holder" 10 || sv_fail "holder $holder outlived SIGKILL"
 sv_wait_for "[ \"\$(mr_count sv_mr0)\" = $base ]" 10 ||
 	sv_fail "MR count $(mr_count sv_mr0) after SIGKILL, expected $base"
 echo "ok: MR count back to $base after SIGKILL"
@@ -111,7 +125,7 @@ hold sv_mr0 10 "$tmp/hold2"
 rdma link delete sv_mr0
 sv_wait_for '! rdma dev show sv_mr0' 20 || sv_fail "sv_mr0 still there after link delete"
 kill -9 "$holder"
-wait "$holder" 2>/dev/null || true
+sv_wait_for "! kill -0 $holder" 10 || sv_fail "holder $holder outlived SIGKILL"
 echo "ok: device removal with MRs held"
 
 sv_unload_module

@@ -46,21 +46,35 @@ has_line() {
 	return 1
 }
 
+# The holders below are forked by the helper's spawner (svspawn.py, fed
+# through the FIFO on fd 4) rather than started: a python3 with pyverbs
+# costs seconds under a debug kernel.
+# spawn OUT ARG...: a process running "HELPER ARG..." with its output in OUT
+# (first line "pid N", last "exit RC")
+spawn() {
+	local out=$1
+	shift
+	echo "$out $*" >&4
+}
+
 # hold DEV N OUT: start a process holding N windows of each type
 hold() {
-	$py "$helper" "$1" hold "$2" >"$3" 2>&1 &
-	holder=$!
+	spawn "$3" "$1" hold "$2"
+	sv_wait_for "has_line '$3' '*ready*' || has_line '$3' 'exit *'" 120 &&
+		has_line "$3" '*ready*' || sv_fail "holder did not start: $(cat "$3")"
+	read -r _ holder <"$3"
 	sv_on_exit "kill -9 $holder 2>/dev/null"
-	sv_wait_for "has_line '$3' '*ready*'" 120 || sv_fail "holder did not start: $(cat "$3")"
 }
 
 tmp=$(mktemp -d)
 sv_on_exit "rm -rf '$tmp'"
+mkfifo "$tmp/spawn"
+exec 4<>"$tmp/spawn"
 # one python process for all cases (it prints "--- CASE" before each):
 # python and pyverbs start in seconds each under a debug kernel; 77 is its
 # "pyverbs cannot be imported"
 rc=0
-$py "$helper" sv_mw0 alloc bind | tee "$tmp/cases" || rc=$?
+$py "$helper" --spawn "$tmp/spawn" sv_mw0 alloc bind 4>&- | tee "$tmp/cases" || rc=$?
 [ $rc != 77 ] || sv_skip "python3-pyverbs is not installed"
 out=$'\n'$(<"$tmp/cases")
 t=${out##*$'\n'--- }
@@ -73,11 +87,13 @@ echo "--- SIGKILL while holding windows"
 for i in 1 2; do
 	hold sv_mw0 50 "$tmp/hold$i"
 	kill -9 "$holder"
-	wait "$holder" 2>/dev/null || true
+	sv_wait_for "! kill -0 $holder" 10 || sv_fail "holder $holder outlived SIGKILL"
 done
 # the windows are gone: new ones can be had, and the device removal below
 # finds no window left (sv_dev_dealloc_driver warns otherwise)
-$py "$helper" sv_mw0 alloc >/dev/null || sv_fail "23-mw.py alloc after SIGKILL"
+spawn "$tmp/alloc2" sv_mw0 alloc
+sv_wait_for "has_line '$tmp/alloc2' 'exit *'" 120 && has_line "$tmp/alloc2" 'exit 0' ||
+	sv_fail "23-mw.py alloc after SIGKILL: $(cat "$tmp/alloc2")"
 echo "ok: windows of killed processes released"
 
 echo "--- device removed while a process holds windows"
@@ -85,7 +101,7 @@ hold sv_mw0 20 "$tmp/hold3"
 rdma link delete sv_mw0
 sv_wait_for '! rdma dev show sv_mw0' 20 || sv_fail "sv_mw0 still there after link delete"
 kill -9 "$holder"
-wait "$holder" 2>/dev/null || true
+sv_wait_for "! kill -0 $holder" 10 || sv_fail "holder $holder outlived SIGKILL"
 echo "ok: device removal with windows held"
 
 sv_unload_module

@@ -40,6 +40,8 @@ import select
 import sys
 import time
 
+import svspawn
+
 try:
     from pyverbs.addr import AHAttr, GID, GlobalRoute
     from pyverbs.cq import CQ
@@ -720,15 +722,16 @@ def t_hold(env, count):
         time.sleep(60)
 
 
-def main():
-    dev, gid4, test = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+def run(argv):
+    dev, gid4, test = argv[0], int(argv[1]), argv[2]
     if test == 'hold':
-        t_hold(Env(dev, gid4), int(sys.argv[4]))
+        t_hold(Env(dev, gid4), int(argv[3]))
         return
     # several cases per process: python and pyverbs start once (seconds
-    # each under a debug kernel); every case still opens its own Env (context, PD, CQ)
+    # each under a debug kernel); every case still opens its own Env
+    # (context, PD, CQ)
     sys.stdout.reconfigure(line_buffering=True)
-    for test in sys.argv[3:]:
+    for test in argv[2:]:
         print(f"--- {test}")
         env = Env(dev, gid4)
         if test == 'caps':
@@ -747,6 +750,15 @@ def main():
             raise SystemExit(f"unknown test {test}")
         # closes what the case left open, as its process exit did
         env.ctx.close()
+
+
+def main():
+    argv = sys.argv[1:]
+    if argv[:1] == ["--spawn"]:
+        # the held processes are forked from here (svspawn.py), not started
+        svspawn.spawner(argv[1], run)
+        argv = argv[2:]
+    run(argv)
 
 
 if __name__ == '__main__':

@@ -77,11 +77,14 @@ echo "ok: QP1 in RTS, no ib_mad errors"
 
 tmp=$(mktemp -d)
 sv_on_exit "rm -rf '$tmp'"
+mkfifo "$tmp/spawn"
+exec 4<>"$tmp/spawn"
 # one python process for all cases (it prints "--- CASE" before each):
 # python and pyverbs start in seconds each under a debug kernel; 77 is its
 # "pyverbs cannot be imported"
 rc=0
-GID1=$gid1 $py "$helper" $dev "$gid4" caps states errors flush events | tee "$tmp/cases" || rc=$?
+GID1=$gid1 $py "$helper" --spawn "$tmp/spawn" $dev "$gid4" caps states errors flush events 4>&- |
+	tee "$tmp/cases" || rc=$?
 [ $rc != 77 ] || sv_skip "python3-pyverbs is not installed"
 out=$'\n'$(<"$tmp/cases")
 t=${out##*$'\n'--- }
@@ -90,7 +93,7 @@ t=${out##*$'\n'--- }
 echo "--- controlled Q_Key without CAP_NET_RAW"
 if command -v setpriv >/dev/null; then
 	setpriv --inh-caps=-net_raw --bounding-set=-net_raw \
-		$py "$helper" $dev "$gid4" qkey-unpriv || sv_fail "24-qp.py qkey-unpriv"
+		$py "$helper" $dev "$gid4" qkey-unpriv 4>&- || sv_fail "24-qp.py qkey-unpriv"
 else
 	echo "note: setpriv is not installed, the unprivileged Q_Key case is skipped"
 fi
@@ -109,19 +112,31 @@ has_line() {
 	return 1
 }
 
+# The holders below are forked by the helper's spawner (svspawn.py, fed
+# through the FIFO on fd 4) rather than started: a python3 with pyverbs
+# costs seconds under a debug kernel.
+# spawn OUT ARG...: a process running "HELPER ARG..." with its output in OUT
+# (first line "pid N", last "exit RC")
+spawn() {
+	local out=$1
+	shift
+	echo "$out $*" >&4
+}
+
 # hold N OUT: start a process holding N QPs; wait until it has them
 hold() {
-	$py "$helper" $dev "$gid4" hold "$1" >"$2" 2>&1 &
-	holder=$!
+	spawn "$2" $dev "$gid4" hold "$1"
+	sv_wait_for "has_line '$2' '*ready*' || has_line '$2' 'exit *'" 60 &&
+		has_line "$2" '*ready*' || sv_fail "holder did not start: $(cat "$2")"
+	read -r _ holder <"$2"
 	sv_on_exit "kill -9 $holder 2>/dev/null"
-	sv_wait_for "has_line '$2' '*ready*'" 60 || sv_fail "holder did not start: $(cat "$2")"
 }
 
 echo "--- SIGKILL while holding QPs"
 hold 30 "$tmp/hold1"
 sv_assert_eq $((base + 30)) "$(qp_count)" "QP count with 30 held"
 kill -9 "$holder"
-wait "$holder" 2>/dev/null || true
+sv_wait_for "! kill -0 $holder" 10 || sv_fail "holder $holder outlived SIGKILL"
 sv_wait_for "[ \"\$(qp_count)\" = $base ]" 10 ||
 	sv_fail "QP count $(qp_count) after SIGKILL, expected $base"
 echo "ok: QP count back to $base after SIGKILL"
@@ -131,7 +146,7 @@ hold 12 "$tmp/hold2"
 rdma link delete $dev
 sv_wait_for "! rdma dev show $dev" 20 || sv_fail "$dev still there after link delete"
 kill -9 "$holder"
-wait "$holder" 2>/dev/null || true
+sv_wait_for "! kill -0 $holder" 10 || sv_fail "holder $holder outlived SIGKILL"
 echo "ok: device removal with QPs mapped"
 
 sv_unload_module
