@@ -68,7 +68,7 @@ print(f"ok: {len(names)} counters agree with rdma; qps {vals['qps']} peak {vals[
 EOF
 
 echo "--- restrack driver detail of a held QP"
-gid=$(cat "/sys/class/infiniband/$XP_A_DEV/ports/1/gids/$XP_A_GID4")
+read -r gid <"/sys/class/infiniband/$XP_A_DEV/ports/1/gids/$XP_A_GID4"
 # has_line FILE GLOB: FILE has a line matching GLOB (builtins only: this is
 # polled while the holder's python starts, and a grep per poll costs a fork
 # under a debug kernel)
