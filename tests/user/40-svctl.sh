@@ -112,16 +112,7 @@ echo "--- tables"
 gid=0000:0000:0000:0000:0000:ffff:0a28:0001
 sv_wait_for '[[ "$(rdma link show sv_c0/1)" == *"state ACTIVE"* ]]' 10 ||
 	sv_fail "sv_c0 port not ACTIVE: $(rdma link show sv_c0/1)"
-# has_gid GID: some entry of sv_c0's port 1 is GID (bash reads only: a grep
-# over the table per poll is a fork+exec under a debug kernel)
-has_gid() {
-	local f g
-	for f in /sys/class/infiniband/sv_c0/ports/1/gids/*; do
-		{ read -r g <"$f"; } 2>/dev/null && [ "$g" = "$1" ] && return 0
-	done
-	return 1
-}
-sv_wait_for "has_gid $gid" 10 || sv_fail "no GID for 10.40.0.1"
+sv_wait_for "sv_gid_present sv_c0 $gid" 10 || sv_fail "no GID for 10.40.0.1"
 
 # The holder of a PD, a CQ and a QP (used under "resources and QPs") starts
 # now and waits for "go" on the FIFO: its python3 and pyverbs start, seconds
@@ -224,21 +215,9 @@ run res0.json -j res sv_c0
 rdma -j resource show sv_c0 >"$tmp/rdma-res0.json"
 run qp0.json -j qp sv_c0
 
-# has_line FILE GLOB: FILE has a line matching GLOB (builtins only: this is
-# polled while the holder's python starts, and a grep per poll costs a fork
-# under a debug kernel)
-has_line() {
-	local l
-	while IFS= read -r l || [ -n "$l" ]; do
-		# shellcheck disable=SC2053
-		[[ $l == $2 ]] && return 0
-	done <"$1"
-	return 1
-}
-
 # (a holder gone already, e.g. "skip:" without pyverbs, must not SIGPIPE us)
 (trap '' PIPE; echo go >&3) 2>/dev/null || true
-sv_wait_for "has_line '$tmp/held' 'ready*' || has_line '$tmp/held' 'skip*'" 120 || sv_fail "holder: $(cat "$tmp/held")"
+sv_wait_for "sv_file_has '$tmp/held' ready || sv_file_has '$tmp/held' skip" 120 || sv_fail "holder: $(cat "$tmp/held")"
 read -r what held <<<"$(grep -m1 '^ready\|^skip' "$tmp/held")"
 if [ "$what" = ready ]; then
 	echo "holder $holder has QP $held"

@@ -69,24 +69,12 @@ EOF
 
 echo "--- restrack driver detail of a held QP"
 read -r gid <"/sys/class/infiniband/$XP_A_DEV/ports/1/gids/$XP_A_GID4"
-# has_line FILE GLOB: FILE has a line matching GLOB (builtins only: this is
-# polled while the holder's python starts, and a grep per poll costs a fork
-# under a debug kernel)
-has_line() {
-	local l
-	while IFS= read -r l || [ -n "$l" ]; do
-		# shellcheck disable=SC2053
-		[[ $l == $2 ]] && return 0
-	done <"$1"
-	return 1
-}
-
 mkfifo "$tmp/hold"
 python3 "$holder" "$XP_A_DEV" "$gid" <"$tmp/hold" >"$tmp/held" 2>&1 &
 hpid=$!
 exec 3>"$tmp/hold"
 sv_on_exit "exec 3>&-; kill $hpid 2>/dev/null; wait $hpid 2>/dev/null"
-sv_wait_for "has_line '$tmp/held' 'ready*' || has_line '$tmp/held' 'skip*'" 120 || sv_fail "holder: $(cat "$tmp/held")"
+sv_wait_for "sv_file_has '$tmp/held' ready || sv_file_has '$tmp/held' skip" 120 || sv_fail "holder: $(cat "$tmp/held")"
 read -r what qpn <<<"$(grep -m1 '^ready\|^skip' "$tmp/held")"
 [ "$what" != skip: ] || sv_skip "python3-pyverbs is not installed"
 [ "$what" = ready ] || sv_fail "holder: $what $qpn"
