@@ -34,34 +34,15 @@ rdma link add sv_mw0 type softverbs netdev vA
 sv_on_exit 'rdma link delete sv_mw0 2>/dev/null'
 ulimit -l unlimited
 
-# has_line FILE GLOB: FILE has a line matching GLOB (builtins only: this is
-# polled while the holder's python starts, and a grep per poll costs a fork
-# under a debug kernel)
-has_line() {
-	local l
-	while IFS= read -r l || [ -n "$l" ]; do
-		# shellcheck disable=SC2053
-		[[ $l == $2 ]] && return 0
-	done <"$1"
-	return 1
-}
-
-# The holders below are forked by the helper's spawner (svspawn.py, fed
-# through the FIFO on fd 4) rather than started: a python3 with pyverbs
-# costs seconds under a debug kernel.
-# spawn OUT ARG...: a process running "HELPER ARG..." with its output in OUT
-# (first line "pid N", last "exit RC")
-spawn() {
-	local out=$1
-	shift
-	echo "$out $*" >&4
-}
+# The holders below are forked by the helper's spawner (tests/user/svspawn.py,
+# fed through the FIFO on fd 4: sv_spawn) rather than started: a python3
+# with pyverbs costs seconds under a debug kernel.
 
 # hold DEV N OUT: start a process holding N windows of each type
 hold() {
-	spawn "$3" "$1" hold "$2"
-	sv_wait_for "has_line '$3' '*ready*' || has_line '$3' 'exit *'" 120 &&
-		has_line "$3" '*ready*' || sv_fail "holder did not start: $(cat "$3")"
+	sv_spawn "$3" "$1" hold "$2"
+	sv_wait_for "sv_file_has_line '$3' '*ready*' || sv_file_has_line '$3' 'exit *'" 120 &&
+		sv_file_has_line "$3" '*ready*' || sv_fail "holder did not start: $(cat "$3")"
 	read -r _ holder <"$3"
 	sv_on_exit "kill -9 $holder 2>/dev/null"
 }
@@ -91,8 +72,8 @@ for i in 1 2; do
 done
 # the windows are gone: new ones can be had, and the device removal below
 # finds no window left (sv_dev_dealloc_driver warns otherwise)
-spawn "$tmp/alloc2" sv_mw0 alloc
-sv_wait_for "has_line '$tmp/alloc2' 'exit *'" 120 && has_line "$tmp/alloc2" 'exit 0' ||
+sv_spawn "$tmp/alloc2" sv_mw0 alloc
+sv_wait_for "sv_file_has_line '$tmp/alloc2' 'exit *'" 120 && sv_file_has_line "$tmp/alloc2" 'exit 0' ||
 	sv_fail "23-mw.py alloc after SIGKILL: $(cat "$tmp/alloc2")"
 echo "ok: windows of killed processes released"
 

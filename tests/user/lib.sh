@@ -146,12 +146,12 @@ sv_wait_for() {
 # PORT (what "ss -Hltn sport = :PORT" shows, read from /proc/net/tcp{,6} by
 # the shell: no exec per poll)
 sv_tcp_listening() {
-	local hex f sl local rest
+	local hex f laddr st rest
 	printf -v hex ':%04X' "$1"
 	for f in /proc/net/tcp /proc/net/tcp6; do
 		[ -r "$f" ] || continue
-		while read -r sl local _ st rest; do
-			[ "$st" = 0A ] && [[ $local == *"$hex" ]] && return 0
+		while read -r _ laddr _ st rest; do
+			[ "$st" = 0A ] && [[ $laddr == *"$hex" ]] && return 0
 		done <"$f"
 	done
 	return 1
@@ -164,6 +164,26 @@ sv_file_has() {
 	[ -r "$1" ] || return 1
 	read -r -d '' c <"$1" || true
 	[[ $c == *"$2"* ]]
+}
+
+# sv_file_has_line FILE GLOB: FILE has a line matching GLOB (builtins only,
+# for polling a starting helper's output)
+sv_file_has_line() {
+	local l
+	while IFS= read -r l || [ -n "$l" ]; do
+		# shellcheck disable=SC2053
+		[[ $l == $2 ]] && return 0
+	done <"$1"
+	return 1
+}
+
+# sv_spawn OUT ARG...: ask the spawner of tests/user/svspawn.py, whose FIFO
+# the test holds open on fd 4, for a process running the helper with ARG...;
+# its output goes to OUT (first line "pid N", last "exit RC")
+sv_spawn() {
+	local out=$1
+	shift
+	echo "$out $*" >&4
 }
 
 # --- module ------------------------------------------------------------------
@@ -186,7 +206,7 @@ _sv_modprobe_missing() {
 }
 # _sv_module_deps KO: the modules KO depends on, space-separated
 _sv_module_deps() {
-	local boot= cache deps
+	local boot='' cache deps
 	read -r boot </proc/sys/kernel/random/boot_id 2>/dev/null || true
 	cache=/tmp/.sv-deps.${boot:-none}.${1//\//_}
 	if [ -n "$boot" ] && [ -f "$cache" ] && [ ! "$1" -nt "$cache" ] && read -r deps <"$cache"; then
