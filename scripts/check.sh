@@ -163,7 +163,7 @@ build_kmod() {
 vm_job() {
 	local label=$1 kver=$2 dir=$3 timeout=$4 filter=$5
 	shift 5
-	local p=0 f=0 s=0 t0 note=() rc kp kf ks tp tf ts counts
+	local p=0 f=0 s=0 t0 note=() rc kp kf ks tp tf ts counts cpu
 	mkdir -p "$dir"
 	t0=$(now)
 	say "vm $label: booting"
@@ -173,7 +173,9 @@ vm_job() {
 		2>"$dir/run.err" | grep --line-buffered -E '^(not )?ok [0-9]+ |^# time: ' | sed -u "s/^/    [$label] /"
 	rc=${PIPESTATUS[0]}
 	set -e
-	say "vm $label: exit $rc ($(secs "$t0")s)"
+	# run.sh's last line: how much host CPU the guest used in that time
+	cpu=$(sed -n 's/^run\.sh: .*, qemu CPU \([0-9]*\) s$/\1/p' "$dir/run.err" | tail -n 1)
+	say "vm $label: exit $rc ($(secs "$t0")s, qemu CPU ${cpu:-?}s)"
 
 	read -r tp tf ts <<<"$(count_tap "$dir/tap.txt")"
 
@@ -210,7 +212,7 @@ vm_job() {
 	local joined
 	joined=$(printf '%s; ' "${note[@]}")
 	echo "$label|$p|$f|$s|$(secs "$t0")|${joined%; }" >"$dir/row"
-	echo "vm-$label|$(secs "$t0")" >"$dir/timing"
+	echo "vm-$label (qemu CPU ${cpu:-?} s)|$(secs "$t0")" >"$dir/timing"
 }
 
 # DKMS: as root (CI, a test machine) install the module through DKMS for every
@@ -350,7 +352,7 @@ echo
 echo "Stage timings (s):"
 for t in "${timings[@]}"; do
 	IFS='|' read -r name sec <<<"$t"
-	printf '  %-40s %8s\n' "$name" "$sec"
+	printf '  %-52s %8s\n' "$name" "$sec"
 done
 echo
 printf '%-34s %6s %6s %7s %8s  %s\n' suite passed failed skipped seconds note

@@ -217,5 +217,14 @@ if [ "$rc" -ge 124 ] || [ "$qrc" -ne 0 ]; then
 		echo "run.sh: console log: $log" >&2
 	fi
 fi
-printf 'run.sh: %s: exit %s after %.1f s\n' "$(basename "$image")" "$rc" "$elapsed" >&2
+# The CPU time qemu used (user + system of this script's children: qemu and
+# the small tail/sed helpers) against the wall time says how busy the guest
+# kept the host: make check uses it to size its VM lanes.
+# (`times` in this shell: a $(...) subshell would report its own children)
+times >"$tmp/times"
+cpu=$(awk 'NR == 2 {
+	n = split($1 " " $2, t, /[ ms]+/); s = 0
+	for (i = 1; i + 1 <= n; i += 2) s += t[i] * 60 + t[i + 1]
+	printf "%.0f", s }' "$tmp/times")
+printf 'run.sh: %s: exit %s after %.1f s, qemu CPU %s s\n' "$(basename "$image")" "$rc" "$elapsed" "$cpu" >&2
 exit "$rc"
