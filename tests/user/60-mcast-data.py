@@ -2,7 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 """The rdma_cm multicast sender of 60-mcast-data.sh, in place of "mckey -s".
 
-  60-mcast-data.py SRC_IP GROUP COUNT SIZE
+  60-mcast-data.py [--go] SRC_IP GROUP COUNT SIZE
+
+--go: after the imports, wait for a line "go" on stdin (exit 1 at EOF or
+any other line): the test starts the sender together with the receiver,
+so python's and pyverbs' start (seconds under the debug kernel) overlaps
+the receiver's, and says go once the receiver has joined.
 
 Binds an rdma_cm UD id to SRC_IP, joins GROUP (the device is the one SRC_IP
 resolves to), and sends COUNT messages of SIZE bytes to the group (QPN
@@ -49,10 +54,15 @@ def expect_event(channel, want):
 
 
 def main():
-    if len(sys.argv) != 5:
+    args = sys.argv[1:]
+    go = args[:1] == ['--go']
+    if go:
+        args = args[1:]
+    if len(args) != 4:
         sys.exit(__doc__)
-    src, group, count, size = sys.argv[1], sys.argv[2], \
-        int(sys.argv[3]), int(sys.argv[4])
+    src, group, count, size = args[0], args[1], int(args[2]), int(args[3])
+    if go and sys.stdin.readline().strip() != 'go':
+        sys.exit('no go: the receiver is not ready')
     ps = ce.RDMA_PS_UDP
 
     channel = CMEventChannel()

@@ -12,8 +12,8 @@
 # filter), without which the IP layer would drop the packets before the
 # UDP 4791 socket sees them.  It waits for every message (-C), so a message
 # that is not delivered to the attached QP fails the case by timeout.  The
-# sender's messages leave after its join; the receiver is started first and
-# given time to join.
+# sender's messages leave after its join; the sender is told to start only
+# once the receiver has joined.
 #
 # The sender is 60-mcast-data.py (pyverbs, rdma_cm), not "mckey -s": mckey
 # posts its messages unsignalled and at once leaves, destroys its AH and
@@ -45,20 +45,38 @@ modprobe rdma_ucm
 
 # mc_pair RECV SEND GROUP BIND_RECV BIND_SEND: mckey receiving on side RECV
 # bound to BIND_RECV, then 60-mcast-data.py sending on side SEND; the
-# receiver must get all of its -C messages
+# receiver must get all of its -C messages.  The sender starts together with
+# mckey (a coprocess: its python and pyverbs start takes seconds under the
+# debug kernel) and is told "go" once mckey has joined: librdmacm attaches
+# the QP (ibv_attach_mcast) before it returns the join event that mckey
+# prints as "joined dgid", and mckey posted its receives before joining.
+# mckey then pauses 3 s before it polls; the messages wait in its receive
+# queue meanwhile.
 mc_pair() {
-	local recv=$1 send=$2 group=$3 brecv=$4 bsend=$5 ro so rr=0 rs=0 pid t s dv
+	local recv=$1 send=$2 group=$3 brecv=$4 bsend=$5 ro so rr=0 rs=0 pid spid gofd w t s dv
 	ro=$(mktemp) so=$(mktemp)
 	t=$(_xp_run_timeout)
 	xp_exec "$recv" timeout -k 5 "$t" stdbuf -oL mckey -m "$group" -b "$brecv" -C 10 -S 256 >"$ro" 2>&1 &
 	pid=$!
-	# mckey prints this after its join and a 3 s pause
-	sv_wait_for "grep -q 'receiving data transfers' '$ro'" 30 || rr=1
+	coproc MC_SEND { xp_exec "$send" timeout -k 5 "$t" /usr/bin/python3 "$mc_helper" \
+		--go "$bsend" "$group" 10 256 >"$so" 2>&1; }
+	# bash closes a coprocess's descriptors in subshells: a copy of the
+	# write end for the "go" below
+	spid=$MC_SEND_PID w=${MC_SEND[1]}
+	exec {gofd}>&"$w" {w}>&-
+	# mckey prints this once its QP is attached to the group
+	sv_wait_for "sv_file_has '$ro' 'joined dgid'" 30 || rr=1
 	if [ $rr -eq 0 ]; then
-		xp_exec "$send" timeout -k 5 "$t" /usr/bin/python3 "$mc_helper" \
-			"$bsend" "$group" 10 256 >"$so" 2>&1 || rs=$?
+		# in a subshell that ignores SIGPIPE: a sender that already died
+		# must fail the case, not kill the test
+		(trap '' PIPE; echo go >&"$gofd") 2>/dev/null || true
+		exec {gofd}>&-
+		wait "$spid" || rs=$?
 		wait "$pid" || rr=$?
 	else
+		# no go: the sender exits at the end of its input
+		exec {gofd}>&-
+		wait "$spid" 2>/dev/null || true
 		kill "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null
 	fi
