@@ -9,6 +9,15 @@
                                 where the kernel lacks the extensions: an
                                 ATOMIC WRITE from softverbs DEV_A completes
                                 with IBV_WC_LOC_QP_OP_ERR, nothing written
+  57-mpe.py probe DEV_A GID_A DEV_B GID_B
+                                has DEV_B (Soft-RoCE: says whether ib_core
+                                has the extensions), then caps DEV_A with
+                                that answer, and where they are missing,
+                                unsup: one python and pyverbs start
+                                instead of three (seconds each under the
+                                debug kernel).  Exit status: bit 0 set on
+                                a failure, bit 1 set when the extensions
+                                are missing (0-3)
   57-mpe.py run DEV_A GID_A DEV_B GID_B [REGEX]
 
 "run" opens both devices in one process (see 53-verbs-matrix.py, whose
@@ -240,6 +249,26 @@ def unsup(argv):
         p.close()
 
 
+def probe(argv):
+    try:
+        have = bool(cap_flags(argv[2]) & CAP_ATOMIC_WRITE)
+        print(f"ib_core with the memory placement extensions: {int(have)}",
+              flush=True)
+        rc = caps(argv[0], have)
+    except Exception as err:
+        # the answer is unknown: fail, and let the test stop there
+        print(f"FAIL: capabilities: {type(err).__name__}: {err}")
+        return 3
+    if not have:
+        try:
+            rc |= unsup(argv)
+        except Exception as err:
+            print(f"FAIL: unsupported atomic write: {type(err).__name__}: "
+                  f"{err}")
+            rc = 1
+    return (1 if rc else 0) | (0 if have else 2)
+
+
 CASES = [('aw', c_aw), ('aw_many', c_aw_many),
          ('aw_noaccess', c_aw_noaccess), ('aw_misaligned', c_aw_misaligned)]
 
@@ -278,6 +307,8 @@ def main():
         return caps(sys.argv[2], sys.argv[3] == '1')
     if len(sys.argv) >= 3 and sys.argv[1] == 'has':
         return 0 if cap_flags(sys.argv[2]) & CAP_ATOMIC_WRITE else 1
+    if len(sys.argv) >= 6 and sys.argv[1] == 'probe':
+        return probe(sys.argv[2:])
     if len(sys.argv) >= 6 and sys.argv[1] == 'unsup':
         return unsup(sys.argv[2:])
     if len(sys.argv) >= 7 and sys.argv[1] == 'flush-peer':
