@@ -43,16 +43,17 @@ fi
 [ "$XP_A_DEV" != "$XP_B_DEV" ] || XP_LOSSY=0
 
 # netem SIDES ARGS...: set (or with "off", remove) netem on the veth end of
-# each side in SIDES ("A", "B" or "AB")
+# each side in SIDES ("A", "B" or "AB").  tc enters the namespace itself
+# (-n) and the sides are split by the shell: one exec per side and call.
 netem() {
-	local sides=$1 s ifv
+	local sides=$1 i ifv nsv
 	shift
-	for s in $(grep -o . <<<"$sides"); do
-		ifv=XP_${s}_IF
+	for ((i = 0; i < ${#sides}; i++)); do
+		ifv=XP_${sides:i:1}_IF nsv=XP_${sides:i:1}_NS
 		if [ "$1" = off ]; then
-			xp_exec "$s" tc qdisc del dev "${!ifv}" root 2>/dev/null || true
+			tc ${!nsv:+-n "${!nsv}"} qdisc del dev "${!ifv}" root 2>/dev/null || true
 		else
-			xp_exec "$s" tc qdisc replace dev "${!ifv}" root netem "$@"
+			tc ${!nsv:+-n "${!nsv}"} qdisc replace dev "${!ifv}" root netem "$@"
 		fi
 	done
 	echo "netem $sides: ${*}"
@@ -66,8 +67,14 @@ matrix() {
 	dmesg | tail -n 30
 	rc=1
 }
+# stats: A's netem counters (the lines naming netem, Sent or dropped; read
+# by the shell, one exec)
 stats() {
-	xp_exec A tc -s qdisc show dev "$XP_A_IF" | grep -E 'netem|Sent|dropped' | sed 's/^/  A: /'
+	local l
+	while IFS= read -r l; do
+		[[ $l =~ netem|Sent|dropped ]] && echo "  A: $l"
+	done < <(tc ${XP_A_NS:+-n "$XP_A_NS"} -s qdisc show dev "$XP_A_IF")
+	return 0
 }
 
 netem AB loss 3%
