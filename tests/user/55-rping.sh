@@ -23,20 +23,28 @@ sv_xport_setup 55 softverbs rxe
 # side SRV, give it a moment to listen (rdma_cm listeners are invisible to
 # ss), run the client on CLI; both must succeed within XP_RUN_TIMEOUT
 cm_pair() {
-	local srv=$1 cli=$2 what=$3 scmd=() ccmd=() so co rs=0 rc=0 pid try
+	local srv=$1 cli=$2 what=$3 scmd=() ccmd=() so co rs=0 rc=0 pid try out
 	shift 3
 	while [ "$1" != -- ]; do scmd+=("$1"); shift; done
 	shift
 	ccmd=("$@")
-	so=$(mktemp) co=$(mktemp)
-	xp_exec "$srv" timeout -k 5 "$(_xp_run_timeout)" "${scmd[@]}" >"$so" 2>&1 &
+	# builtins where the debug kernel's 0.2-0.5 s per exec adds up: the
+	# output files in one directory (made once, removed at exit), the
+	# pause and the reject match by the shell
+	so=$cm_dir/${what}.$$.$((++cm_n)).srv co=${so%.srv}.cli
+	_xp_runt
+	xp_exec "$srv" timeout -k 5 "$_xp_t" "${scmd[@]}" >"$so" 2>&1 &
 	pid=$!
-	# a client that finds no listener is rejected at once: retry a few times
 	for try in 1 2 3 4 5; do
-		sleep 1
+		sv_sleep 1
 		rc=0
-		xp_exec "$cli" timeout -k 5 "$(_xp_run_timeout)" "${ccmd[@]}" >"$co" 2>&1 || rc=$?
-		[ $rc -ne 0 ] && grep -qiE 'reject|unreachable|connect error|event 8|RDMA_CM_EVENT_REJECTED' "$co" || break
+		xp_exec "$cli" timeout -k 5 "$_xp_t" "${ccmd[@]}" >"$co" 2>&1 || rc=$?
+		[ $rc -ne 0 ] || break
+		# grep -qiE 'reject|unreachable|connect error|event 8|RDMA_CM_EVENT_REJECTED'
+		out=
+		read -r -d '' out <"$co" || true
+		out=${out,,}
+		[[ $out =~ reject|unreachable|connect\ error|event\ 8|rdma_cm_event_rejected ]] || break
 	done
 	[ $rc -eq 0 ] || kill "$pid" 2>/dev/null
 	wait "$pid" || rs=$?
@@ -45,12 +53,15 @@ cm_pair() {
 		sed 's/^/  srv| /' "$so" | tail -n 30
 		sed 's/^/  cli| /' "$co" | tail -n 30
 		dmesg | tail -n 15 | sed 's/^/  dmesg| /'
-		rm -f "$so" "$co"
 		return 1
 	fi
-	tail -n 2 "$co" | sed 's/^/  cli| /'
-	rm -f "$so" "$co"
+	# tail -n 2 "$co" | sed 's/^/  cli| /'
+	local lines=() l
+	mapfile -t lines <"$co"
+	for l in "${lines[@]: -2}"; do echo "  cli| $l"; done
 }
+cm_dir=$(mktemp -d) cm_n=0
+sv_on_exit "rm -rf '$cm_dir'"
 
 p=25500
 xp_case "rping IPv4 A<-B" cm_pair A B rping rping -s -V -C 5 -S 1000 -a "$XP_A_IP4" -p $((p + 1)) -- \

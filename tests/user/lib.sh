@@ -142,13 +142,14 @@ sv_wait_for() {
 	done
 }
 
-# sv_tcp_listening PORT: a TCP socket of this network namespace listens on
-# PORT (what "ss -Hltn sport = :PORT" shows, read from /proc/net/tcp{,6} by
-# the shell: no exec per poll)
+# sv_tcp_listening PORT [PID]: a TCP socket of this network namespace (or of
+# process PID's) listens on PORT (what "ss -Hltn sport = :PORT" shows, read
+# from /proc/[PID/]net/tcp{,6} by the shell: no exec per poll, and no
+# "ip netns exec" for another namespace's table)
 sv_tcp_listening() {
-	local hex f laddr st rest
+	local hex f laddr st rest dir=/proc${2:+/$2}/net
 	printf -v hex ':%04X' "$1"
-	for f in /proc/net/tcp /proc/net/tcp6; do
+	for f in "$dir"/tcp "$dir"/tcp6; do
 		[ -r "$f" ] || continue
 		while read -r _ laddr _ st rest; do
 			[ "$st" = 0A ] && [[ $laddr == *"$hex" ]] && return 0
@@ -306,10 +307,14 @@ XP_RUN_TIMEOUT=${XP_RUN_TIMEOUT:-40}
 # _xp_run_timeout: XP_RUN_TIMEOUT scaled like every other wait (SV_TIME_SCALE),
 # but at most 600 s (a hung run should not eat the test's whole budget)
 _xp_run_timeout() {
-	local t=$((XP_RUN_TIMEOUT * SV_TIME_SCALE))
-	[ "$t" -le 600 ] || t=600
-	[ "$t" -ge "$XP_RUN_TIMEOUT" ] || t=$XP_RUN_TIMEOUT
-	echo "$t"
+	_xp_runt
+	echo "$_xp_t"
+}
+# _xp_runt: the same into _xp_t, without the subshell of $(...)
+_xp_runt() {
+	_xp_t=$((XP_RUN_TIMEOUT * SV_TIME_SCALE))
+	[ "$_xp_t" -le 600 ] || _xp_t=600
+	[ "$_xp_t" -ge "$XP_RUN_TIMEOUT" ] || _xp_t=$XP_RUN_TIMEOUT
 }
 
 # _sv_xport_gid DEV GID: index of GID (sysfs notation) of type RoCE v2
@@ -318,33 +323,59 @@ _sv_xport_gid() {
 	sv_gid_index "$1" "$2" 'RoCE v2'
 }
 
+# The GID tables hold 1024 entries (softverbs and rdma_rxe alike), and one
+# read of a sysfs file by the shell costs ~25 ms under the debug kernel: a
+# walk over the whole table takes 25 s there, one grep over it well under a
+# second.  The addresses of a fresh device sit at the lowest indices, so the
+# helpers below look at the first _SV_GID_LOW entries with builtins and only
+# then, for a GID not there, let a single grep read the rest.
+_SV_GID_LOW=16
+
 # sv_gid_present DEV GID: GID (sysfs notation) is in DEV's port 1 GID table,
-# of any type (grep -qx GID .../gids/* without the exec)
+# of any type (grep -qx GID .../gids/*)
 sv_gid_present() {
-	local f g
-	for f in /sys/class/infiniband/$1/ports/1/gids/*; do
+	local gids=/sys/class/infiniband/$1/ports/1/gids i g
+	for ((i = 0; i < _SV_GID_LOW; i++)); do
 		g=
-		read -r g 2>/dev/null <"$f" || [ -n "$g" ] || continue
+		read -r g 2>/dev/null <"$gids/$i" || [ -n "$g" ] || continue
 		[ "$g" != "$2" ] || return 0
 	done
-	return 1
+	grep -qsFx -- "$2" "$gids"/*
+}
+
+# _sv_gid_find DEV GID [TYPE]: set _sv_gid to the index of GID (sysfs
+# notation) in DEV's port 1 GID table whose type is TYPE (default RoCE v2),
+# the lowest such index; returns 1 if there is none
+_sv_gid_find() {
+	local port=/sys/class/infiniband/$1/ports/1 type=${3:-RoCE v2} i g t f
+	_sv_gid=
+	for ((i = 0; i < _SV_GID_LOW; i++)); do
+		g=
+		read -r g 2>/dev/null <"$port/gids/$i" || [ -n "$g" ] || continue
+		[ "$g" = "$2" ] || continue
+		t=
+		read -r t 2>/dev/null <"$port/gid_attrs/types/$i" || true
+		[ "$t" = "$type" ] && { _sv_gid=$i; return 0; }
+	done
+	# (grep's status is 2 if any file failed to read, even with a match)
+	g=$(grep -lsFx -- "$2" "$port"/gids/*) || true
+	for f in $g; do
+		i=${f##*/}
+		[ "$i" -ge $_SV_GID_LOW ] || continue
+		t=
+		read -r t 2>/dev/null <"$port/gid_attrs/types/$i" || true
+		[ "$t" = "$type" ] || continue
+		[ -n "$_sv_gid" ] && [ "$_sv_gid" -lt "$i" ] || _sv_gid=$i
+	done
+	[ -n "$_sv_gid" ]
 }
 
 # sv_gid_index DEV GID [TYPE]: print the index of GID (sysfs notation) in
 # DEV's port 1 GID table whose type is TYPE (default RoCE v2); returns 1 if
-# there is none.  Reads the table with builtins (a grep over gids/* and a
-# cat per hit cost seconds under the debug kernel when polled).
+# there is none (see _sv_gid_find)
 sv_gid_index() {
-	local port=/sys/class/infiniband/$1/ports/1 type=${3:-RoCE v2} f g t
-	for f in "$port"/gids/*; do
-		g=
-		read -r g 2>/dev/null <"$f" || [ -n "$g" ] || continue
-		[ "$g" = "$2" ] || continue
-		t=
-		read -r t 2>/dev/null <"$port/gid_attrs/types/${f##*/}" || true
-		[ "$t" = "$type" ] && { echo "${f##*/}"; return 0; }
-	done
-	return 1
+	_sv_gid_find "$@" || return 1
+	echo "$_sv_gid"
 }
 
 # xp_exec SIDE CMD...: run CMD in SIDE's (A or B) network namespace
@@ -358,17 +389,20 @@ xp_exec() {
 	fi
 }
 
+# sv_xport_setup runs ip once per namespace (-batch) rather than once per
+# step: every exec costs 0.2-0.5 s under the debug kernel.
 sv_xport_setup() {
-	local tag=$1 ka=$2 kb=$3 n s kind ns ifn dev hex self=
+	local tag=$1 ka=$2 kb=$3 n s kind ns ifn dev hex self= cmds st
 	[ "$kb" != self ] || { self=1; kb=$ka; }
 	[ "$SV_XPORT_DUT" != rxe ] || { ka=${ka/softverbs/rxe}; kb=${kb/softverbs/rxe}; }
 	n=$((100 + 10#${tag: -2}))
-	hex=$(printf '%02x' $n)
-	modprobe ib_core
-	modprobe ib_uverbs
+	printf -v hex '%02x' $n
+	_sv_modprobe_missing ib_core ib_uverbs
 	if [ "$ka" = rxe ] || [ "$kb" = rxe ]; then
-		modinfo rdma_rxe >/dev/null 2>&1 || sv_skip "no rdma_rxe module for $SV_KVER"
-		modprobe rdma_rxe
+		if [ ! -d /sys/module/rdma_rxe ]; then
+			modinfo rdma_rxe >/dev/null 2>&1 || sv_skip "no rdma_rxe module for $SV_KVER"
+			modprobe rdma_rxe
+		fi
 		sv_on_exit 'modprobe -r rdma_rxe 2>/dev/null'
 	fi
 	if [ "$ka" = softverbs ] || [ "$kb" = softverbs ]; then
@@ -379,24 +413,32 @@ sv_xport_setup() {
 	XP_A_NS= XP_B_NS=sv-${tag}b
 	[ "$ka" = rxe ] || XP_A_NS=sv-${tag}a
 	[ "$kb" = rxe ] && [ "$ka" != rxe ] && XP_B_NS=
-	[ -z "$XP_A_NS" ] || sv_netns_add "$XP_A_NS"
-	[ -z "$XP_B_NS" ] || sv_netns_add "$XP_B_NS"
-	ip link add x${tag}a type veth peer name x${tag}b
-	sv_on_exit "ip link del x${tag}a 2>/dev/null; ip -n sv-${tag}a link del x${tag}a 2>/dev/null"
-	[ -z "$XP_A_NS" ] || ip link set x${tag}a netns "$XP_A_NS"
-	[ -z "$XP_B_NS" ] || ip link set x${tag}b netns "$XP_B_NS"
+	for ns in "$XP_A_NS" "$XP_B_NS"; do
+		[ -n "$ns" ] || continue
+		ip netns add "$ns"
+		sv_on_exit "ip netns del '$ns'"
+	done
+	cmds="link add x${tag}a type veth peer name x${tag}b"
+	[ -z "$XP_A_NS" ] || cmds+=$'\n'"link set x${tag}a netns $XP_A_NS"
+	[ -z "$XP_B_NS" ] || cmds+=$'\n'"link set x${tag}b netns $XP_B_NS"
+	# deleting either end removes both; A's end is in XP_A_NS unless
+	# moving it there failed
+	sv_on_exit "${XP_A_NS:+ip -n $XP_A_NS link del x${tag}a 2>/dev/null ||} ip link del x${tag}a 2>/dev/null"
+	ip -batch - <<<"$cmds"
 	for s in A B; do
 		ns=XP_${s}_NS ns=${!ns} ifn=x${tag}${s,}
 		if [ $s = A ]; then n=1; else n=2; fi
-		ip ${ns:+-n "$ns"} link set "$ifn" up
+		cmds="link set $ifn up"
+		[ -z "$ns" ] || cmds="link set lo up"$'\n'$cmds
 		if [ -n "${XP_VLAN:-}" ]; then
 			# the addresses live on a VLAN device on top of the veth
-			ip ${ns:+-n "$ns"} link add link "$ifn" name "$ifn.$XP_VLAN" type vlan id "$XP_VLAN"
+			cmds+=$'\n'"link add link $ifn name $ifn.$XP_VLAN type vlan id $XP_VLAN"
 			ifn=$ifn.$XP_VLAN
-			ip ${ns:+-n "$ns"} link set "$ifn" up
+			cmds+=$'\n'"link set $ifn up"
 		fi
-		ip ${ns:+-n "$ns"} addr add "10.$((100 + 10#${tag: -2})).0.$n/24" dev "$ifn"
-		ip ${ns:+-n "$ns"} addr add "fd$hex::$n/64" dev "$ifn" nodad
+		cmds+=$'\n'"addr add 10.$((100 + 10#${tag: -2})).0.$n/24 dev $ifn"
+		cmds+=$'\n'"addr add fd$hex::$n/64 dev $ifn nodad"
+		ip ${ns:+-n "$ns"} -batch - <<<"$cmds"
 		printf -v "XP_${s}_IF" %s "$ifn"
 		printf -v "XP_${s}_IP4" %s "10.$((100 + 10#${tag: -2})).0.$n"
 		printf -v "XP_${s}_IP6" %s "fd$hex::$n"
@@ -420,15 +462,17 @@ sv_xport_setup() {
 			sv_fail "cannot create $kind device $dev on $ifn"
 		sv_on_exit "rdma link delete $dev 2>/dev/null || ip netns exec '$ns' rdma link delete $dev 2>/dev/null"
 		printf -v "XP_${s}_DEV" %s "$dev"
-		sv_wait_for "[[ \"\$(rdma link show $dev/1)\" == *'state ACTIVE'* ]]" 20 ||
+		# the port state "rdma link show" prints, from sysfs (the
+		# devices of every namespace are visible there) without an exec
+		sv_wait_for "st= && read -r st </sys/class/infiniband/$dev/ports/1/state && [[ \$st == *ACTIVE ]]" 20 ||
 			sv_fail "$dev port not ACTIVE: $(rdma link show "$dev/1" 2>&1)"
-		local g4 g6
+		local g4 g6 i4='' i6=''
 		g4=0000:0000:0000:0000:0000:ffff:0a$hex:000$n
 		g6=fd$hex:0000:0000:0000:0000:0000:0000:000$n
-		sv_wait_for "_sv_xport_gid $dev $g4 && _sv_xport_gid $dev $g6" 20 ||
+		sv_wait_for "_sv_gid_find $dev $g4 && i4=\$_sv_gid && _sv_gid_find $dev $g6 && i6=\$_sv_gid" 20 ||
 			sv_fail "$dev: no RoCE v2 GIDs for 10.x.0.$n / fd$hex::$n: $(grep -H . /sys/class/infiniband/$dev/ports/1/gids/* | grep -v ':0000:0000:0000:0000:0000:0000:0000:0000$')"
-		printf -v "XP_${s}_GID4" %s "$(_sv_xport_gid "$dev" "$g4")"
-		printf -v "XP_${s}_GID6" %s "$(_sv_xport_gid "$dev" "$g6")"
+		printf -v "XP_${s}_GID4" %s "$i4"
+		printf -v "XP_${s}_GID6" %s "$i6"
 	done
 	# rxe - rxe, softverbs - self: B runs in A's namespace with A's device;
 	# sv-TAGb only holds the carrier
@@ -449,12 +493,20 @@ sv_xport_setup() {
 # result row (see _xp_perf_ok).  XP_PORT (default 20000) is the first TCP
 # port, incremented per run.
 XP_PORT=${XP_PORT:-20000}
+# Per case the shell itself does the bookkeeping (every exec costs 0.2-0.5 s
+# under the debug kernel): the two output files live in one directory made
+# at the first case and removed at exit, the server's listening socket is
+# seen in /proc/PID/net of the server process (which is in the server's
+# namespace) rather than by "ip netns exec ss", and the reports are parsed
+# by _xp_perf_row and _xp_perf_ok.
+_xp_dir=
 xp_pair() {
-	local fam=$1 srv=$2 cli=$3 prog=$4 sgid cgid sdev cdev sip gopt
+	local fam=$1 srv=$2 cli=$3 prog=$4 sgid cgid sdev cdev sip gopt sns
 	shift 4
 	XP_PORT=$((XP_PORT + 1))
 	local sdv=XP_${srv}_DEV cdv=XP_${cli}_DEV sgv=XP_${srv}_GID$fam cgv=XP_${cli}_GID$fam sipv=XP_${srv}_IP4
-	sdev=${!sdv} cdev=${!cdv} sgid=${!sgv} cgid=${!cgv} sip=${!sipv}
+	local snv=XP_${srv}_NS
+	sdev=${!sdv} cdev=${!cdv} sgid=${!sgv} cgid=${!cgv} sip=${!sipv} sns=${!snv}
 	case $prog in
 	ib_*)
 		gopt=-x
@@ -465,14 +517,25 @@ xp_pair() {
 		;;
 	*) gopt=-g ;;
 	esac
-	local so co rs=0 rc=0 pid runt
-	so=$(mktemp) co=$(mktemp) runt=$(_xp_run_timeout)
-	xp_exec "$srv" timeout -k 5 "$runt" "$prog" -d "$sdev" $gopt "$sgid" -p $XP_PORT "$@" >"$so" 2>&1 &
+	if [ -z "$_xp_dir" ]; then
+		_xp_dir=$(mktemp -d)
+		sv_on_exit "rm -rf '$_xp_dir'"
+	fi
+	local so=$_xp_dir/$XP_PORT.srv co=$_xp_dir/$XP_PORT.cli rs=0 rc=0 pid runt l
+	_xp_runt
+	runt=$_xp_t
+	: >"$co"
+	# exec: $! is the server itself (ip netns exec enters the namespace
+	# and execs timeout), so /proc/$!/net is the server's namespace's
+	if [ -n "$sns" ]; then
+		exec ip netns exec "$sns" timeout -k 5 "$runt" "$prog" -d "$sdev" $gopt "$sgid" -p $XP_PORT "$@" >"$so" 2>&1 &
+	else
+		exec timeout -k 5 "$runt" "$prog" -d "$sdev" $gopt "$sgid" -p $XP_PORT "$@" >"$so" 2>&1 &
+	fi
 	pid=$!
-	local listening="[ -n \"\$(xp_exec $srv ss -Hltn sport = :$XP_PORT)\" ]"
-	local ns_var=XP_${srv}_NS
-	[ -n "${!ns_var}" ] || listening="sv_tcp_listening $XP_PORT"
-	if ! sv_wait_for "$listening" 30; then
+	# a server that exits before it listens fails at once, not after 30 s
+	sv_wait_for "sv_tcp_listening $XP_PORT $pid || ! kill -0 $pid" 30 || true
+	if ! sv_tcp_listening $XP_PORT $pid; then
 		rs=1
 	else
 		xp_exec "$cli" timeout -k 5 "$runt" "$prog" -d "$cdev" $gopt "$cgid" -p $XP_PORT "$@" "$sip" >"$co" 2>&1 || rc=$?
@@ -488,11 +551,14 @@ xp_pair() {
 		sed 's/^/  srv| /' "$so"
 		sed 's/^/  cli| /' "$co"
 	elif [[ $prog == ib_* ]]; then
-		echo "  result: $(awk '/^ *#bytes/ { h = 1; next } h && $1 ~ /^[0-9]+$/ { print; exit }' "$co")"
+		_xp_perf_row "$co"
+		echo "  result: $_xp_row"
 	else
-		grep -E 'bytes in .* seconds' "$co" | sed 's/^/  /'
+		# grep -E 'bytes in .* seconds'
+		while IFS= read -r l || [ -n "$l" ]; do
+			[[ $l != *'bytes in '*' seconds'* ]] || echo "  $l"
+		done <"$co"
 	fi
-	rm -f "$so" "$co"
 	if [ $rs -ne 0 ] || [ $rc -ne 0 ]; then
 		[ $rs -ne 124 ] && [ $rc -ne 124 ] || echo "  (timed out after ${runt}s)"
 		echo "  kernel log:"
@@ -501,15 +567,41 @@ xp_pair() {
 	fi
 }
 
+# _xp_perf_row FILE: set _xp_row to perftest's first result row (the first
+# line after the "#bytes" header whose first field is a number), or empty
+_xp_perf_row() {
+	local l h= f
+	_xp_row=
+	while IFS= read -r l || [ -n "$l" ]; do
+		if [ -z "$h" ]; then
+			[[ $l =~ ^\ *#bytes ]] && h=1
+			continue
+		fi
+		read -ra f <<<"$l"
+		[[ ${f[0]:-} =~ ^[0-9]+$ ]] || continue
+		_xp_row=$l
+		return 0
+	done <"$1"
+}
+
 # _xp_perf_ok FILE: perftest ran to the end: its result row (bytes, iterations, ...) is there.
 # perftest itself fails on any error completion, so the row means every
 # iteration completed.  The bandwidth is not required to be nonzero: under
 # TCG perftest's cycle clock sometimes rounds a healthy run to 0.00 MB/s
 # ("Correlation coefficient r^2 < 0.9"); rates belong to make bench.
+# (A row: two numbers, the iterations nonzero, at least four fields.)
 _xp_perf_ok() {
-	awk '/^ *#bytes/ { h = 1; next }
-	     h && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && $2 + 0 > 0 && NF >= 4 { ok = 1 }
-	     END { exit !ok }' "$1"
+	local l h= f
+	while IFS= read -r l || [ -n "$l" ]; do
+		if [ -z "$h" ]; then
+			[[ $l =~ ^\ *#bytes ]] && h=1
+			continue
+		fi
+		read -ra f <<<"$l"
+		[[ ${f[0]:-} =~ ^[0-9]+$ && ${f[1]:-} =~ ^[0-9]+$ ]] || continue
+		[ ${#f[@]} -ge 4 ] && [[ ${f[1]} =~ [1-9] ]] && return 0
+	done <"$1"
+	return 1
 }
 
 # xp_perf_value FILE FIELD: field FIELD of perftest's result line
