@@ -3,6 +3,7 @@
 """Every opcode x QP type between two RoCE devices, for 53-verbs-matrix.sh.
 
   53-verbs-matrix.py DEV_A GID_A DEV_B GID_B [REGEX]
+  53-verbs-matrix.py --serve DEV_A GID_A DEV_B GID_B
 
 One process opens both devices (ib devices are visible in every namespace)
 and connects a fresh pair of QPs for each case, the requester on one side
@@ -34,6 +35,13 @@ a 100 % loss path: IBV_WC_RETRY_EXC_ERR).
 Every completion's status, opcode, byte_len, qp_num, wc_flags and imm_data
 are checked, and every byte that travelled.  All cases run; the output has
 one "ok"/"FAIL" line per case and direction; exit 1 if any failed.
+
+--serve opens the devices once, says "ready" and then runs one request per
+line of stdin, "REGEX [KEY=VALUE...]" (KEY one of XP_LOSSY, XP_LOSS_PCT,
+XP_BULK_MIB up to its value at start, XP_NETEM_OFF, XP_ONE_WAY; for that
+request only), answering the cases' lines and then one line
+"done REGEX ok|FAIL SUMMARY", so that a shell can read counters between
+requests without a python and pyverbs start for each (xp-matrix.sh).
 """
 import ipaddress
 import os
@@ -756,14 +764,9 @@ EXTRA = [
 ]
 
 
-def main():
-    if len(sys.argv) < 5:
-        print(__doc__)
-        return 2
-    a = Side(sys.argv[1], int(sys.argv[2]))
-    b = a if sys.argv[3] == sys.argv[1] else Side(sys.argv[3],
-                                                   int(sys.argv[4]))
-    sel = re.compile(sys.argv[5] if len(sys.argv) > 5 else '')
+def run(a, b, sel):
+    """run the cases @sel selects, both ways; return (ok, failed, skipped,
+    not run) counts"""
     fails = skips = oks = notrun = 0
     stalls = 0      # consecutive cases that saw no completion at all
     # XP_ONE_WAY=1: only A->B (uc_loss ends the impairment for both ways)
@@ -804,9 +807,83 @@ def main():
             finally:
                 if p is not None:
                     p.close()
-    print(f"verbs matrix: {oks} ok, {fails} failed, {skips} skipped, "
-          f"{notrun} not run")
-    return 1 if fails else 0
+    return oks, fails, skips, notrun
+
+
+def summary(counts):
+    return ("verbs matrix: {} ok, {} failed, {} skipped, {} not run"
+            .format(*counts))
+
+
+# What a serve request may change, and how it reaches the cases: the module
+# globals computed from the environment at import are computed again.
+# XP_WC_TIMEOUT and SV_TIME_SCALE are not among them (bound into default
+# arguments and timeouts at import), nor may XP_BULK_MIB grow past what the
+# memory regions were sized for at start.
+SERVE_ENV = ('XP_LOSSY', 'XP_LOSS_PCT', 'XP_BULK_MIB', 'XP_NETEM_OFF',
+             'XP_ONE_WAY')
+
+
+def serve_env(env):
+    global BULK, LOSSY
+    BULK = int(float(env.get('XP_BULK_MIB', '4')) * (1 << 20))
+    LOSSY = env.get('XP_LOSSY', '0') == '1'
+    if BULK > MR_SIZE - RECV_OFF:
+        raise ValueError(f"XP_BULK_MIB={env['XP_BULK_MIB']} is more than "
+                         f"the {(MR_SIZE - RECV_OFF) >> 20} MiB the server "
+                         "was started for (set XP_BULK_MIB at start)")
+
+
+def serve(a, b):
+    """--serve: one request per stdin line, REGEX [KEY=VALUE...], answered
+    by the cases' lines and one 'done REGEX ok|FAIL SUMMARY' line; the
+    devices are opened once, for every request"""
+    base = dict(os.environ)
+    print("ready", flush=True)
+    for line in sys.stdin:
+        words = line.split()
+        if not words:
+            continue
+        regex, env = words[0], dict(base)
+        try:
+            for kv in words[1:]:
+                k, sep, v = kv.partition('=')
+                if not sep or k not in SERVE_ENV:
+                    raise ValueError(f"{kv}: not one of "
+                                     f"{'=, '.join(SERVE_ENV)}=")
+                env[k] = v
+            sel = re.compile(regex)
+            os.environ.clear()
+            os.environ.update(env)
+            serve_env(env)
+            counts = run(a, b, sel)
+            verdict = 'FAIL' if counts[1] else 'ok'
+            text = summary(counts)
+        except (ValueError, re.error) as err:
+            verdict, text = 'FAIL', f"bad request: {err}"
+        finally:
+            os.environ.clear()
+            os.environ.update(base)
+            serve_env(base)
+        print(f"done {regex} {verdict} {text}", flush=True)
+    return 0
+
+
+def main():
+    args = sys.argv[1:]
+    serving = args[:1] == ['--serve']
+    if serving:
+        args = args[1:]
+    if len(args) < 4 or (serving and len(args) > 4):
+        print(__doc__)
+        return 2
+    a = Side(args[0], int(args[1]))
+    b = a if args[2] == args[0] else Side(args[2], int(args[3]))
+    if serving:
+        return serve(a, b)
+    counts = run(a, b, re.compile(args[4] if len(args) > 4 else ''))
+    print(summary(counts))
+    return 1 if counts[1] else 0
 
 
 if __name__ == '__main__':
