@@ -1,9 +1,9 @@
 # shellcheck shell=bash
 # One long-lived 53-verbs-matrix.py --serve between the two devices of
-# sv_xport_setup, driven through a coproc: the tests that take counter
-# snapshots or change fault settings between cases run them all in one python
-# and pyverbs start (seconds each under the debug kernel) instead of one per
-# case.  Source after lib.sh; one server at a time.
+# sv_xport_setup, driven through two FIFOs (see below): the tests that take
+# counter snapshots or change fault settings between cases run them all in
+# one python and pyverbs start (seconds each under the debug kernel) instead
+# of one per case.  Source after lib.sh; one server at a time.
 #
 #   xp_matrix_start [KEY=VALUE...]  start it on XP_A_DEV/XP_A_GID4 and
 #                                   XP_B_DEV/XP_B_GID4 (KEY=VALUE into its
