@@ -19,7 +19,7 @@
 # an SRQ.
 . "$(dirname "$0")/lib.sh"
 
-sv_need ip rdma ss ldd ibv_rc_pingpong ibv_uc_pingpong ibv_ud_pingpong ibv_srq_pingpong
+sv_need ip rdma ldd ibv_rc_pingpong ibv_uc_pingpong ibv_ud_pingpong ibv_srq_pingpong
 lib=$SV_TOOLS/ulib/libsoftverbs.so.1
 [ -f "$lib" ] || sv_fail "$lib is not built (make -C ulib)"
 modinfo rdma_rxe >/dev/null 2>&1 || sv_skip "no rdma_rxe module for $SV_KVER"

@@ -23,7 +23,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/xp-matrix.sh"
 
-sv_need ip rdma python3 ss
+sv_need ip rdma python3
 svctl=$SV_TOOLS/tools/svctl
 [ -x "$svctl" ] || sv_fail "$svctl is not built (make -C tools)"
 # (no separate pyverbs probe: the holder below, the first user of pyverbs,

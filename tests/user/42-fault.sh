@@ -24,7 +24,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/xp-matrix.sh"
 
-sv_need ip rdma python3 ss setpriv
+sv_need ip rdma python3 setpriv
 svctl=$SV_TOOLS/tools/svctl
 [ -x "$svctl" ] || sv_fail "$svctl is not built (make -C tools)"
 XP_PORT=21500

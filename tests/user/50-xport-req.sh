@@ -17,7 +17,7 @@
 # kernel): IPv4 write/read/atomic/send once each, and one lossy write.
 . "$(dirname "$0")/lib.sh"
 
-sv_need ip rdma tc ss ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw
+sv_need ip rdma tc ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw
 XP_PORT=24000
 XP_RUN_TIMEOUT=${XP_RUN_TIMEOUT:-90}
 sv_xport_setup 49 softverbs rxe

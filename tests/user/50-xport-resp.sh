@@ -16,7 +16,7 @@
 # at its speed perftest rounds their bandwidth to the 0.00 xp_pair rejects).
 . "$(dirname "$0")/lib.sh"
 
-sv_need ip rdma tc ss ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw
+sv_need ip rdma tc ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw
 XP_PORT=25000
 sv_xport_setup 50 softverbs rxe
 

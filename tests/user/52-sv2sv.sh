@@ -12,7 +12,7 @@
 # (one device talking to itself).
 . "$(dirname "$0")/lib.sh"
 
-sv_need ip rdma ss ibv_rc_pingpong ibv_uc_pingpong ibv_ud_pingpong ibv_srq_pingpong \
+sv_need ip rdma ibv_rc_pingpong ibv_uc_pingpong ibv_ud_pingpong ibv_srq_pingpong \
 	ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw
 XP_PORT=22000
 sv_xport_setup 52 softverbs softverbs

@@ -19,7 +19,7 @@
 # veth, so netem has no effect there; the cases then only check the data.
 . "$(dirname "$0")/lib.sh"
 
-sv_need ip rdma tc ss ib_send_bw
+sv_need ip rdma tc ib_send_bw
 py=/usr/bin/python3
 helper=$(dirname "$0")/53-verbs-matrix.py
 # located, not imported: importing pyverbs takes 5-20 s under the debug kernel

@@ -15,7 +15,7 @@
 # other on one CPU's queue.  SV_XPORT_DUT=rxe runs them on Soft-RoCE.
 . "$(dirname "$0")/lib.sh"
 
-sv_need ip rdma ss ibv_rc_pingpong ibv_uc_pingpong ibv_ud_pingpong ibv_srq_pingpong \
+sv_need ip rdma ibv_rc_pingpong ibv_uc_pingpong ibv_ud_pingpong ibv_srq_pingpong \
 	ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw
 XP_PORT=23000
 sv_xport_setup 59 softverbs self

@@ -15,7 +15,7 @@
 # traffic was tagged.  Then softverbs and Soft-RoCE over a VLAN, both ways.
 . "$(dirname "$0")/lib.sh"
 
-sv_need ip rdma ss ibv_rc_pingpong ibv_ud_pingpong ib_write_bw ib_read_bw
+sv_need ip rdma ibv_rc_pingpong ibv_ud_pingpong ib_write_bw ib_read_bw
 XP_PORT=26200
 
 # vlan_rx NS IF VAR: VAR = received packets on IF (stats64.rx.packets of
