@@ -57,6 +57,16 @@ def dirs(name):
     return json.load(open(f"{t}/{name}.json"))[0]['dirs']
 
 
+def delta(before, after, hooks):
+    """both devices' counter changes and the fault hooks' counts, printed"""
+    d = {s: {k: c(s, after)[k] - c(s, before)[k] for k in c(s, before)} for s in 'AB'}
+    f = {x['dir']: x for x in dirs(hooks)}
+    for s in 'AB':
+        print(f"{s}: " + " ".join(f"{k} {v}" for k, v in d[s].items() if v))
+    print("faults:", json.dumps(f))
+    return d, f
+
+
 def settings():
     f1, f2 = (json.load(open(f"{t}/{n}.json"))[0] for n in ('f1', 'f2'))
     d1 = {d['dir']: d for d in f1['dirs']}
@@ -74,11 +84,7 @@ def off():
 
 
 def counters():
-    d = {s: {k: c(s, 'h1')[k] - c(s, 'h0')[k] for k in c(s, 'h0')} for s in 'AB'}
-    f = {x['dir']: x for x in json.load(open(f"{t}/hooks.json"))[0]['dirs']}
-    for s in 'AB':
-        print(f"{s}: " + " ".join(f"{k} {v}" for k, v in d[s].items() if v))
-    print("faults:", json.dumps(f))
+    d, f = delta('h0', 'h1', 'hooks')
     def rx_total(x):
         return x['rx_packets'] + x['rx_drop_no_qp'] + x['rx_drop_icrc'] + x['rx_drop_invalid']
     tx, rx = f['tx'], f['rx']
@@ -117,11 +123,7 @@ def ud():
 
 
 def rc():
-    d = {s: {k: c(s, '1')[k] - c(s, '0')[k] for k in c(s, '0')} for s in 'AB'}
-    f = {x['dir']: x for x in json.load(open(f"{t}/rc.json"))[0]['dirs']}
-    for s in 'AB':
-        print(f"{s}: " + " ".join(f"{k} {v}" for k, v in d[s].items() if v))
-    print("faults:", json.dumps(f))
+    d, f = delta('0', '1', 'rc')
     assert f['tx']['dropped'] + f['rx']['dropped'] > 0, f
     assert d['A']['retrans_packets'] + d['B']['retrans_packets'] > 0, "no retransmits"
     # a corrupted packet (and its duplicate, if it had one) fails the ICRC
