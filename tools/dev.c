@@ -6,7 +6,7 @@
  * RDMA subsystem shares devices between namespaces, the default); a
  * softverbs one has the softverbs_version sysfs attribute.  Per port: state
  * from netlink, the netdev from netlink when it is in this namespace (else
- * the sysfs parent), active MTU from a verbs port query, GID count from sysfs.
+ * the sysfs parent), active MTU and GIDs in use from verbs queries.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -107,14 +107,15 @@ static void port_extras(struct svctl *sv, const struct sv_dev *dev,
 			struct jv *o)
 {
 	uint32_t port = jv_get(o, "port")->u;
-	unsigned int mtu;
-	int gids;
+	struct sv_port_info pi = { .gids = -ENODEV };
+	bool mtu_ok;
 
-	jv_set(o, "active_mtu",
-	       uverbs_active_mtu(sv, dev->index, port, &mtu) ? jv_null() :
-							       jv_u64(mtu));
-	gids = sysfs_gid_count(dev->name, port);
-	jv_set(o, "gids", gids < 0 ? jv_null() : jv_u64(gids));
+	mtu_ok = !uverbs_port_info(sv, dev->index, port, &pi);
+	jv_set(o, "active_mtu", mtu_ok ? jv_u64(pi.active_mtu) : jv_null());
+	/* kernels before 5.9 have no GID table query; sysfs has the table */
+	if (pi.gids < 0)
+		pi.gids = sysfs_gid_count(dev->name, port);
+	jv_set(o, "gids", pi.gids < 0 ? jv_null() : jv_u64(pi.gids));
 }
 
 static struct jv *ports_json(struct svctl *sv, const struct sv_dev *dev,

@@ -227,9 +227,17 @@ int sysfs_gid_count(const char *dev, uint32_t port);
 
 /* --- uverbs.c: what only the verbs interface tells ---------------------- */
 
-/* The port's active MTU in bytes, from a verbs port query; 0 or -errno. */
-int uverbs_active_mtu(struct svctl *sv, uint32_t dev_index, uint32_t port,
-		      unsigned int *mtu);
+struct sv_port_info {
+	unsigned int active_mtu;	/* bytes */
+	int gids;			/* valid GID entries, or -errno */
+};
+
+/*
+ * A port's active MTU (verbs port query) and GIDs in use (verbs GID table
+ * query, else sysfs); 0 or -errno when the MTU cannot be had.
+ */
+int uverbs_port_info(struct svctl *sv, uint32_t dev_index, uint32_t port,
+		     struct sv_port_info *pi);
 
 /* --- dev.c --------------------------------------------------------------- */
 
