@@ -156,10 +156,16 @@ qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m "$mem" -smp "$smp"
 
 # Boot watchdog: a TCG guest on an overloaded host has hung early in boot
 # with its timer interrupts lost (guest clock stopped, no panic), which
-# would otherwise sit out the whole --timeout.  No "Run /init" on the
-# console within SV_BOOT_TIMEOUT seconds (default 600; a KASAN kernel
-# normally needs 50-150) kills the VM, and the boot is tried once more.
+# would otherwise sit out the whole --timeout.  Seen again on the debug
+# kernel with one other VM running: silent after "Running RCU-tasks wait
+# API self tests" at 3.7 s.  No "Run /init" on the console within
+# SV_BOOT_TIMEOUT seconds (default 600; a KASAN kernel normally needs
+# 15-60), or a console that stops growing for SV_BOOT_STALL seconds before
+# it (default 120; the longest silence of a good debug boot is ~30 s, the
+# ACPI _PRT loop when acpi=noirq is not given), kills the VM, and the boot
+# is tried once more.
 boot_timeout=${SV_BOOT_TIMEOUT:-600}
+boot_stall=${SV_BOOT_STALL:-120}
 start=$(date +%s.%N)
 for attempt in 1 2; do
 	: >"$log"
@@ -168,10 +174,16 @@ for attempt in 1 2; do
 	timeout -k 5 "$timeout" "${qemu[@]}" </dev/null >"$tmp/qemu.out" 2>&1 &
 	qemu_pid=$!
 	(
-		waited=0
+		waited=0 size=0 still=0
 		while kill -0 "$qemu_pid" 2>/dev/null; do
 			grep -q 'Run /init' "$log" 2>/dev/null && exit 0
-			if [ "$waited" -ge "$boot_timeout" ]; then
+			now=$(stat -c %s "$log" 2>/dev/null || echo 0)
+			if [ "$now" -eq "$size" ]; then
+				still=$((still + 5))
+			else
+				size=$now still=0
+			fi
+			if [ "$waited" -ge "$boot_timeout" ] || [ "$still" -ge "$boot_stall" ]; then
 				touch "$tmp/boot-hung"
 				kill "$qemu_pid" 2>/dev/null
 				exit 0
@@ -193,7 +205,7 @@ for attempt in 1 2; do
 	kill "$watch_pid" 2>/dev/null || true
 	wait "$watch_pid" 2>/dev/null || true
 	[ -f "$tmp/boot-hung" ] || break
-	echo "run.sh: no /init on the console after ${boot_timeout}s (boot hung), attempt $attempt" >&2
+	echo "run.sh: no /init on the console, boot hung (limits: ${boot_timeout}s, ${boot_stall}s of silence), attempt $attempt" >&2
 	tail -n 5 "$log" >&2
 done
 elapsed=$(echo "$(date +%s.%N) - $start" | bc)
