@@ -4,7 +4,7 @@
 # went, per source line: the seconds from each traced line to the next one,
 # summed over the run, largest first.  Meant for the VM, e.g.
 #
-#   tests/vm/run.sh --kernel "$KERNEL" --modules "$MODULES" --append "kmemleak=on acpi=noirq" \
+#   tests/vm/run.sh --kernel "$KERNEL" --modules "$MODULES" --append "kmemleak=on pci=noacpi" \
 #       -- tests/vm/profile-test.sh -m build/6.1.192-svdebug/kmod/softverbs.ko 13-port
 #
 # Under the debug kernel every fork+exec costs 0.2-0.5 s (KASAN, kmemleak and
