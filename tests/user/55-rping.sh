@@ -22,6 +22,20 @@ sv_xport_setup 55 softverbs rxe
 # cm_pair SRV CLI WHAT SERVER_CMD... -- CLIENT_CMD...: start the server on
 # side SRV, give it a moment to listen (rdma_cm listeners are invisible to
 # ss), run the client on CLI; both must succeed within XP_RUN_TIMEOUT
+# cm_listening SIDE TOOL: TOOL has an rdma_cm ID in LISTEN state on SIDE
+# (rdma resource tracking, one line per cm_id).  The client waits for it:
+# started earlier, a multi-connection client (ucmatose -c 2) can have its
+# first REQ rejected (invalid service ID) and its second accepted; it then
+# exits, the server sees that connection rejected (timeout) and exits too,
+# and every retry meets no listener.  Seen once on the debug kernel.
+cm_listening() {
+	local l
+	while read -r l; do
+		[[ $l == *"state LISTEN "* && $l == *"comm $2"* ]] && return 0
+	done < <(xp_exec "$1" rdma resource show cm_id 2>/dev/null)
+	return 1
+}
+
 cm_pair() {
 	local srv=$1 cli=$2 what=$3 scmd=() ccmd=() so co rs=0 rc=0 pid try out
 	shift 3
@@ -35,8 +49,10 @@ cm_pair() {
 	_xp_runt
 	xp_exec "$srv" timeout -k 5 "$_xp_t" "${scmd[@]}" >"$so" 2>&1 &
 	pid=$!
+	sv_wait_for "cm_listening $srv ${scmd[0]}" 30 ||
+		echo "--- $what: no LISTEN cm_id of ${scmd[0]} seen; trying anyway"
 	for try in 1 2 3 4 5; do
-		sv_sleep 1
+		[ $try -eq 1 ] || sv_sleep 1
 		rc=0
 		xp_exec "$cli" timeout -k 5 "$_xp_t" "${ccmd[@]}" >"$co" 2>&1 || rc=$?
 		[ $rc -ne 0 ] || break
