@@ -125,10 +125,20 @@ srp_disk() {
 # login: add_target from the initiator's netns; wait for the disk
 login() {
 	local host=/sys/class/infiniband_srp/srp-sv61b-1
+	local try err
 	sv_wait_for "[ -e $host/add_target ]" 10 || sv_fail "ib_srp has no $host"
-	echo "id_ext=$svc_guid,ioc_guid=$svc_guid,dest=$tgt_ip:$cm_port" |
-		timeout "$(sv_t 60)" $in_ns tee $host/add_target >/dev/null ||
-		sv_fail "add_target failed: $(dmesg | tail -n 15)"
+	for try in 1 2 3 4 5 6 7 8 9 10; do
+		err=$(echo "id_ext=$svc_guid,ioc_guid=$svc_guid,dest=$tgt_ip:$cm_port" |
+			timeout "$(sv_t 60)" $in_ns tee $host/add_target 2>&1 >/dev/null) && break
+		# ib_srp keeps a logged-out target on its list until the removal
+		# work has torn its channels down, which ends after the SCSI host
+		# left sysfs (logout's wait): a login meanwhile gets EEXIST
+		# ("Already connected to target port").  Seen once on stock 6.1.
+		if [[ $err != *"File exists"* ]] || [ $try -eq 10 ]; then
+			sv_fail "add_target failed: $err: $(dmesg | tail -n 15)"
+		fi
+		sv_sleep 1
+	done
 	sv_wait_for srp_disk 30 || sv_fail "no SCSI disk behind $(srp_host): $(dmesg | tail -n 10)"
 	disk=$(srp_disk)
 	sv_wait_for "[ -b /dev/$disk ] && [ \$(cat /sys/class/block/$disk/size) -gt 0 ]" 30 ||
