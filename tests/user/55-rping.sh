@@ -19,9 +19,6 @@ modinfo rdma_ucm >/dev/null 2>&1 || sv_skip "no rdma_ucm module"
 modprobe rdma_ucm
 sv_xport_setup 55 softverbs rxe
 
-# cm_pair SRV CLI WHAT SERVER_CMD... -- CLIENT_CMD...: start the server on
-# side SRV, give it a moment to listen (rdma_cm listeners are invisible to
-# ss), run the client on CLI; both must succeed within XP_RUN_TIMEOUT
 # cm_listening SIDE TOOL: TOOL has an rdma_cm ID in LISTEN state on SIDE
 # (rdma resource tracking, one line per cm_id).  The client waits for it:
 # started earlier, a multi-connection client (ucmatose -c 2) can have its
@@ -36,6 +33,10 @@ cm_listening() {
 	return 1
 }
 
+# cm_pair SRV CLI WHAT SERVER_CMD... -- CLIENT_CMD...: start the server on
+# side SRV, wait for its listener (cm_listening; ss cannot see rdma_cm
+# listeners), run the client on CLI, retrying while it is rejected; both
+# must succeed within XP_RUN_TIMEOUT
 cm_pair() {
 	local srv=$1 cli=$2 what=$3 scmd=() ccmd=() so co rs=0 rc=0 pid try out
 	shift 3
