@@ -303,15 +303,19 @@ launch() {
 # does not (50, 53, 54).  Without a debug kernel the first stock kernel runs
 # everything.
 #
-# The shards are balanced by measured debug-kernel time (Documentation/
-# testing.md has the table): the VMs start longest first, so the lanes end
-# together.
-dk_shards='^(kunit|1[0-9]-|2[0-9]-|3[0-9]-) ^(4[0-9]-|5[01]-|59-) ^(5[2-8]-|[6-9][0-9]-)'
+# The shards are sized by measured time (Documentation/testing.md has the
+# table) for two lanes: the first two launched take one lane each, and
+# the lane that frees first takes the next.  So: a long debug shard, the
+# short one, the other stock kernels, the second long debug shard, the
+# first stock kernel.  One lane then runs the two long shards, the other
+# the short shard and the stock kernels, and they end within a minute of
+# each other (launching longest first left one lane idle for the last
+# ~4 min: the VMs are too few and too long for that rule).
+dk_shards='^(4[0-9]-|5[019]-|2[24]-) ^(kunit|1[0-9]-|2[01356-9]-|3[0-9]-) ^(5[2-8]-|[6-9][0-9]-)'
 dk_shards=${SV_DEBUG_SHARDS:-$dk_shards}
 first_subset='^(0[0-9]-|16-|5[0134]-|58-|61-)'
 stock_subset='^(kunit|[0-46-9][0-9]-|5[125-9]-)'
 read -ra stock <<<"$kernels"
-# Longest first: the debug shards, the other stock kernels, the first one.
 # kmemleak scanning is slow under TCG, so only the debug runs turn it on.
 # pci=noacpi: routing PCI interrupts through ACPI means running the _PRT
 # method of qemu's DSDT, an AML loop that the KASAN-built interpreter takes
@@ -320,21 +324,25 @@ read -ra stock <<<"$kernels"
 # Measured: boot to a shell 41 -> 23-30 s.  (acpi=noirq skips it too, but
 # 3 of the 9 boots tried with it hung early, see run.sh's watchdog.)
 dk_append='kmemleak=on pci=noacpi'
-if [ -n "$dk_kver" ]; then
-	n=0
-	for shard in $dk_shards; do
-		n=$((n + 1))
+read -ra dk_shard_list <<<"$dk_shards"
+# SV_DEBUG_TESTS / SV_TESTS choose one selection: one VM is enough.
+[ -z "${SV_DEBUG_TESTS:-${SV_TESTS:-}}" ] || dk_shard_list=("${dk_shard_list[0]}")
+[ -n "$dk_kver" ] || dk_shard_list=()
+# launch_debug FIRST LAST: the debug VMs for shards FIRST..LAST (1-based)
+launch_debug() {
+	local n
+	for ((n = $1; n <= $2 && n <= ${#dk_shard_list[@]}; n++)); do
 		launch "$results/$dk_kver-$n" "debug $dk_kver #$n" "$dk_kver" "$results/$dk_kver-$n" \
-			$((vm_timeout * 2)) "${SV_DEBUG_TESTS:-${SV_TESTS:-$shard}}" \
+			$((vm_timeout * 2)) "${SV_DEBUG_TESTS:-${SV_TESTS:-${dk_shard_list[n - 1]}}}" \
 			--kernel "$dk_kernel" ${dk_modules:+--modules "$dk_modules"} \
 			--mem 2048 --append "$dk_append"
-		# SV_DEBUG_TESTS / SV_TESTS choose one selection: one VM is enough.
-		[ -z "${SV_DEBUG_TESTS:-${SV_TESTS:-}}" ] || break
 	done
-fi
+}
+launch_debug 1 2
 for kver in "${stock[@]:1}"; do
 	launch "$results/$kver" "$kver" "$kver" "$results/$kver" "$vm_timeout" "${SV_TESTS:-$stock_subset}" --kver "$kver"
 done
+launch_debug 3 "${#dk_shard_list[@]}"
 if [ ${#stock[@]} -gt 0 ]; then
 	kver=${stock[0]}
 	filter=${SV_TESTS:-}

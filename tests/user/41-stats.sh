@@ -42,8 +42,8 @@ sv_on_exit "rm -rf '$tmp'"
 
 # snap TAG: both sides' counters, as svctl and rdma see them
 snap() {
-	xp_exec A "$svctl" -j stats "$XP_A_DEV" >"$tmp/A.$1.json" || sv_fail "svctl stats A"
-	xp_exec B "$svctl" -j stats "$XP_B_DEV" >"$tmp/B.$1.json" || sv_fail "svctl stats B"
+	xp_svctl A -j stats "$XP_A_DEV" >"$tmp/A.$1.json" || sv_fail "svctl stats A"
+	xp_svctl B -j stats "$XP_B_DEV" >"$tmp/B.$1.json" || sv_fail "svctl stats B"
 	rdma -j statistic show link "$XP_A_DEV/1" >"$tmp/A.$1.rdma" || sv_fail "rdma statistic A"
 }
 
@@ -149,8 +149,8 @@ EOF
 
 echo "--- idle: svctl stats = rdma statistic show"
 snap 0
-xp_exec A "$svctl" stats "$XP_A_DEV" | head -5
-xp_exec A "$svctl" -j stats "$XP_A_DEV" -w 0.5 >"$tmp/A.rate.json" || sv_fail "svctl stats -w"
+xp_svctl A stats "$XP_A_DEV" | head -5
+xp_svctl A -j stats "$XP_A_DEV" -w 0.5 >"$tmp/A.rate.json" || sv_fail "svctl stats -w"
 # (checked with the packet accounting below, in one python start)
 
 echo "--- restrack driver detail of a held QP"
@@ -173,8 +173,8 @@ for kv in "drv_sq_psn $((0xabcdef))" "drv_rq_psn $((0x123456))" "drv_in_flight 0
 	"drv_resp_res_queued 0" "drv_msn 0" "drv_unacked_psn" "drv_retry_left" "drv_dup_reqs"; do
 	[[ $line == *" $kv "* ]] || sv_fail "rdma -dd: no '$kv' in: $line"
 done
-xp_exec A "$svctl" -j qp "$XP_A_DEV" >"$tmp/qp.json" || sv_fail "svctl -j qp"
-xp_exec A "$svctl" qp "$XP_A_DEV"
+xp_svctl A -j qp "$XP_A_DEV" >"$tmp/qp.json" || sv_fail "svctl -j qp"
+xp_svctl A qp "$XP_A_DEV"
 exec 3>&-
 wait "$hpid" || sv_fail "holder failed: $(cat "$tmp/held")"
 

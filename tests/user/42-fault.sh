@@ -36,8 +36,8 @@ sv_xport_setup 42 softverbs softverbs
 xp_matrix_start
 tmp=$(mktemp -d)
 sv_on_exit "rm -rf '$tmp'"
-A() { xp_exec A "$svctl" "$@"; }
-sv_on_exit "ip netns exec '$XP_A_NS' '$svctl' fault '$XP_A_DEV' off 2>/dev/null"
+A() { xp_svctl A "$@"; }
+sv_on_exit "xp_svctl A fault '$XP_A_DEV' off 2>/dev/null"
 
 # fault_checks SECTION...: the JSON checks of the sections named, in one
 # python start (a second or two each under the debug kernel), each section
@@ -180,7 +180,7 @@ A -j fault "$XP_A_DEV" >"$tmp/off.json" || sv_fail "svctl -j fault after off"
 
 snap() {
 	A -j stats "$XP_A_DEV" >"$tmp/A.$1.json"
-	xp_exec B "$svctl" -j stats "$XP_B_DEV" >"$tmp/B.$1.json"
+	xp_svctl B -j stats "$XP_B_DEV" >"$tmp/B.$1.json"
 }
 
 echo "--- every fault on both directions of A, against the counters"

@@ -389,6 +389,17 @@ xp_exec() {
 	fi
 }
 
+# xp_svctl SIDE ARGS...: svctl ARGS in SIDE's network namespace through
+# svctl's own -n (one setns()).  ip netns exec would add an exec and a new
+# mount namespace with a fresh sysfs, ~1 s a call under the debug kernel.
+# Only for what svctl does over netlink alone (fault, set, stats, qp): the
+# /sys it sees stays this process's.
+xp_svctl() {
+	local ns_var=XP_${1}_NS
+	shift
+	"$SV_TOOLS/tools/svctl" ${!ns_var:+-n "${!ns_var}"} "$@"
+}
+
 # sv_xport_setup runs ip once per namespace (-batch) rather than once per
 # step: every exec costs 0.2-0.5 s under the debug kernel.
 sv_xport_setup() {
