@@ -311,7 +311,7 @@ launch() {
 # the short shard and the stock kernels, and they end within a minute of
 # each other (launching longest first left one lane idle for the last
 # ~4 min: the VMs are too few and too long for that rule).
-dk_shards='^(4[0-9]-|5[019]-|2[24]-) ^(kunit|1[0-9]-|2[01356-9]-|3[0-9]-) ^(5[2-8]-|[6-9][0-9]-)'
+dk_shards='^(4[0-9]-|5[019]-|2[2456]-) ^(kunit|1[0-9]-|2[0137-9]-|3[0-9]-) ^(5[2-8]-|[6-9][0-9]-)'
 dk_shards=${SV_DEBUG_SHARDS:-$dk_shards}
 first_subset='^(0[0-9]-|16-|5[0134]-|58-|61-)'
 stock_subset='^(kunit|[0-46-9][0-9]-|5[125-9]-)'
