@@ -308,9 +308,9 @@ launch() {
 # the lane that frees first takes the next.  So: a long debug shard, the
 # short one, the other stock kernels, the second long debug shard, the
 # first stock kernel.  One lane then runs the two long shards, the other
-# the short shard and the stock kernels, and they end within a minute of
-# each other (launching longest first left one lane idle for the last
-# ~4 min: the VMs are too few and too long for that rule).
+# the short shard and the stock kernels, sized to end together (launching
+# longest first left one lane idle for the last ~4 min: the VMs are too
+# few and too long for that rule).
 dk_shards='^(4[0-9]-|5[019]-|2[2456]-) ^(kunit|1[0-9]-|2[0137-9]-|3[0-9]-) ^(5[2-8]-|[6-9][0-9]-)'
 dk_shards=${SV_DEBUG_SHARDS:-$dk_shards}
 first_subset='^(0[0-9]-|16-|5[0134]-|58-|61-)'
