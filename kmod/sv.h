@@ -124,9 +124,15 @@ static inline struct sv_dev *to_sv_dev(struct ib_device *ibdev)
 	return container_of(ibdev, struct sv_dev, ibdev);
 }
 
-/* Log with the device name as prefix; the error variant is rate-limited. */
+/*
+ * Log with the device name as prefix.  The info and error variants are
+ * rate-limited: info says why a verb refused what a consumer asked for
+ * (the errno alone rarely tells which attribute it was).
+ */
 #define sv_dbg_dev(sv, fmt, ...) \
 	ibdev_dbg(&(sv)->ibdev, "%s: " fmt, __func__, ##__VA_ARGS__)
+#define sv_info_dev(sv, fmt, ...) \
+	ibdev_info_ratelimited(&(sv)->ibdev, fmt, ##__VA_ARGS__)
 #define sv_err_dev(sv, fmt, ...) \
 	ibdev_err_ratelimited(&(sv)->ibdev, "%s: " fmt, __func__, \
 			      ##__VA_ARGS__)
@@ -566,10 +572,13 @@ static inline struct sv_qp *to_sv_qp(struct ib_qp *ibqp)
 /* QPNs and PSNs are 24-bit wire fields */
 #define SV_PSN_MAX		((1U << 24) - 1)
 
-/* Log with the QP number as prefix; the error variant is rate-limited. */
+/* Log with the QP number as prefix; as sv_dbg_dev() and its variants. */
 #define sv_dbg_qp(qp, fmt, ...) \
 	ibdev_dbg((qp)->ibqp.device, "qp#%u %s: " fmt, (qp)->ibqp.qp_num, \
 		  __func__, ##__VA_ARGS__)
+#define sv_info_qp(qp, fmt, ...) \
+	ibdev_info_ratelimited((qp)->ibqp.device, "qp#%u: " fmt, \
+			       (qp)->ibqp.qp_num, ##__VA_ARGS__)
 #define sv_err_qp(qp, fmt, ...) \
 	ibdev_err_ratelimited((qp)->ibqp.device, "qp#%u %s: " fmt, \
 			      (qp)->ibqp.qp_num, __func__, ##__VA_ARGS__)

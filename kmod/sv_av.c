@@ -5,10 +5,10 @@
  * created, and turned into a struct sv_path (sv.h), so the transport never
  * parses an rdma_ah_attr and never sees an unchecked one.
  *
- * RoCEv2 only.  The port carries RoCE v1 and RoCEv2 GIDs (see
- * sv_port_immutable()), but softverbs puts only RoCEv2 (IP/UDP) packets on
- * the wire: an AV whose source GID is RoCE v1 (IB_GID_TYPE_ROCE) is refused
- * with -EOPNOTSUPP.  RoCE needs the GRH in every AV, since its GIDs are the
+ * RoCEv2 only.  The port lists only RoCEv2 GIDs (sv_port_immutable()), and
+ * softverbs puts only RoCEv2 (IP/UDP) packets on the wire; should a RoCE v1
+ * source GID (IB_GID_TYPE_ROCE) reach us anyway, the AV is refused with
+ * -EOPNOTSUPP.  RoCE needs the GRH in every AV, since its GIDs are the
  * addresses (IBTA Annex A16/A17).
  *
  * Resolution.  ib_core resolves the destination MAC of AVs that come from
@@ -71,8 +71,28 @@ static bool sv_path_is_multicast(const struct sv_path *path)
 	return rdma_is_multicast_addr((struct in6_addr *)path->dgid.raw);
 }
 
+/*
+ * Say why an address vector was refused, rate-limited: create_ah and
+ * modify_qp return only an errno, and a consumer (or its user) needs the
+ * attribute.  One rate limit for all refusals of the module.
+ */
+static __printf(3, 4) int sv_path_refuse(struct sv_dev *sv, int err,
+					 const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	sv_info_dev(sv, "address vector refused (%d): %pV\n", err, &vaf);
+	va_end(args);
+	return err;
+}
+
 /* @path->dgid as the destination of a @path->network_type packet */
-static int sv_path_check_dgid(const struct sv_path *path, unsigned int flags)
+static int sv_path_check_dgid(struct sv_dev *sv, const struct sv_path *path,
+			      unsigned int flags)
 {
 	const struct in6_addr *dst = sv_gid_in6(&path->dgid);
 
@@ -81,15 +101,21 @@ static int sv_path_check_dgid(const struct sv_path *path, unsigned int flags)
 
 		if (!ipv6_addr_v4mapped(dst) || ipv4_is_zeronet(addr) ||
 		    ipv4_is_lbcast(addr) || ipv4_is_loopback(addr))
-			return -EINVAL;
+			return sv_path_refuse(sv, -EINVAL,
+				"destination GID %pI6 is no IPv4 peer for an IPv4 source GID",
+				dst);
 	} else {
 		if (ipv6_addr_v4mapped(dst) || ipv6_addr_any(dst) ||
 		    ipv6_addr_loopback(dst))
-			return -EINVAL;
+			return sv_path_refuse(sv, -EINVAL,
+				"destination GID %pI6 is no IPv6 peer for an IPv6 source GID",
+				dst);
 	}
 	/* a connection has one peer: multicast is for UD only */
 	if ((flags & SV_PATH_UNICAST) && sv_path_is_multicast(path))
-		return -EINVAL;
+		return sv_path_refuse(sv, -EINVAL,
+			"multicast destination GID %pI6 for a connected QP",
+			dst);
 	return 0;
 }
 
@@ -159,7 +185,9 @@ static int sv_path_route(struct sv_dev *sv, struct sv_path *path)
 
 	dst = sv_path_dst(sv, path);
 	if (IS_ERR(dst))
-		return PTR_ERR(dst);
+		return sv_path_refuse(sv, PTR_ERR(dst),
+				      "no route to destination GID %pI6",
+				      sv_gid_in6(&path->dgid));
 
 	if (dst->dev->flags & IFF_LOOPBACK) {
 		/* an address of this namespace: no wire, no neighbour */
@@ -167,10 +195,16 @@ static int sv_path_route(struct sv_dev *sv, struct sv_path *path)
 			ether_addr_copy(path->dmac, sv->ndev->dev_addr);
 	} else if (dst->dev->ifindex != path->ifindex) {
 		/* only an l3mdev (VRF) can route around the output interface */
-		err = -ENETUNREACH;
+		err = sv_path_refuse(sv, -ENETUNREACH,
+			"destination GID %pI6 is routed out of %s, not the source GID's netdev",
+			sv_gid_in6(&path->dgid), dst->dev->name);
 	} else if (!sv_path_is_multicast(path) &&
 		   is_zero_ether_addr(path->dmac)) {
 		err = sv_path_neigh(dst, path);
+		if (err)
+			sv_path_refuse(sv, err,
+				"destination GID %pI6: next hop MAC not known yet (resolving)",
+				sv_gid_in6(&path->dgid));
 	}
 	dst_release(dst);
 	return err;
@@ -190,27 +224,35 @@ static int sv_path_init(struct sv_dev *sv, struct sv_path *path,
 
 	if (sgid_attr->device != &sv->ibdev ||
 	    sgid_attr->port_num != SV_PORT_NUM)
-		return -EINVAL;
+		return sv_path_refuse(sv, -EINVAL,
+				      "source GID of another device or port");
 	switch (sgid_attr->gid_type) {
 	case IB_GID_TYPE_ROCE_UDP_ENCAP:
 		break;
 	case IB_GID_TYPE_ROCE:
 		/* RoCE v1 frames are not implemented: see the top */
-		return -EOPNOTSUPP;
+		return sv_path_refuse(sv, -EOPNOTSUPP,
+			"source GID index %u is RoCE v1, which is not implemented",
+			sgid_attr->index);
 	default:
-		return -EINVAL;
+		return sv_path_refuse(sv, -EINVAL,
+				      "source GID index %u of type %d",
+				      sgid_attr->index, sgid_attr->gid_type);
 	}
 
 	path->network_type = rdma_gid_attr_network_type(sgid_attr);
 	path->sgid = sgid_attr->gid;
 	path->sgid_index = sgid_attr->index;
 	path->dgid = grh->dgid;
-	err = sv_path_check_dgid(path, flags);
+	err = sv_path_check_dgid(sv, path, flags);
 	if (err)
 		return err;
-	if (grh->flow_label & ~IB_GRH_FLOWLABEL_MASK)
-		return -EINVAL;
-	path->flow_label = grh->flow_label;
+	/*
+	 * The flow label is a 20-bit field (IBTA 8.3.1); the verbs carry 32
+	 * bits.  Consumers such as UCX pass ~0 on RoCE, and Soft-RoCE and
+	 * RoCE NICs use the low 20 bits: so do we.
+	 */
+	path->flow_label = grh->flow_label & IB_GRH_FLOWLABEL_MASK;
 	path->hop_limit = grh->hop_limit;
 	path->traffic_class = grh->traffic_class;
 
@@ -225,7 +267,9 @@ static int sv_path_init(struct sv_dev *sv, struct sv_path *path,
 		path->ifindex = ndev->ifindex;
 	rcu_read_unlock();
 	if (err)
-		return err;
+		return sv_path_refuse(sv, err,
+			"source GID index %u has no netdev in the device's namespace",
+			sgid_attr->index);
 
 	if (sv_path_is_multicast(path)) {
 		/* the group's MAC, whatever the caller passed */
@@ -241,7 +285,10 @@ static int sv_path_init(struct sv_dev *sv, struct sv_path *path,
 	if (flags & SV_PATH_ROUTE)
 		return sv_path_route(sv, path);
 	if (!sv_path_is_multicast(path) && is_zero_ether_addr(path->dmac))
-		return -EHOSTUNREACH;	/* atomic callers pass resolved AVs */
+		/* atomic callers pass resolved AVs */
+		return sv_path_refuse(sv, -EHOSTUNREACH,
+			"destination GID %pI6 without a MAC (atomic context)",
+			sv_gid_in6(&path->dgid));
 	return 0;
 }
 
@@ -255,13 +302,20 @@ struct sv_path *sv_path_create(struct sv_dev *sv,
 
 	if (attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
 	    rdma_ah_get_port_num(attr) != SV_PORT_NUM)
-		return ERR_PTR(-EINVAL);
+		return ERR_PTR(sv_path_refuse(sv, -EINVAL,
+				"type %d, port %u: a RoCE AV on port %u expected",
+				attr->type, rdma_ah_get_port_num(attr),
+				SV_PORT_NUM));
+	/* RoCE GIDs are the addresses (IBTA A16/A17): no AV without a GRH */
 	if (!(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
-		return ERR_PTR(-EINVAL);
+		return ERR_PTR(sv_path_refuse(sv, -EINVAL,
+				"no GRH (is_global 0) in a RoCE AV"));
 	grh = rdma_ah_read_grh(attr);
 	/* ib_core looks the source GID up before calling any driver */
 	if (!grh->sgid_attr || grh->sgid_attr->index != grh->sgid_index)
-		return ERR_PTR(-EINVAL);
+		return ERR_PTR(sv_path_refuse(sv, -EINVAL,
+				"source GID index %u not resolved",
+				grh->sgid_index));
 
 	path = kzalloc(sizeof(*path), gfp);
 	if (!path)
@@ -309,7 +363,9 @@ int sv_path_from_user_av(struct sv_dev *sv, const struct sv_av *uav,
 	/* no dmac: what user space wrote there is not trusted */
 	err = sv_path_init(sv, path, sgid_attr, &grh, NULL, SV_PATH_ROUTE);
 	if (!err && path->network_type != network_type)
-		err = -EINVAL;
+		err = sv_path_refuse(sv, -EINVAL,
+			"network type %u of a UD WQE's AV does not match source GID index %u",
+			uav->network_type, uav->grh.sgid_index);
 	rdma_put_gid_attr(sgid_attr);
 	return err;
 }
@@ -375,7 +431,8 @@ int sv_ah_create(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		return -EOPNOTSUPP;
 	/* a 4-bit service level; static_rate is recorded, not enforced */
 	if (rdma_ah_get_sl(attr) > 15)
-		return -EINVAL;
+		return sv_path_refuse(sv, -EINVAL, "service level %u > 15",
+				      rdma_ah_get_sl(attr));
 
 	if (!sv_dev_count_get(&sv->num_ah, SV_MAX_AH)) {
 		sv_dbg_dev(sv, "no more than %u AHs\n", SV_MAX_AH);
@@ -393,6 +450,7 @@ int sv_ah_create(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	ah->path = path;
 	ah->attr = *attr;
 	ah->attr.grh.sgid_attr = NULL;	/* ib_core keeps ibah->sgid_attr */
+	ah->attr.grh.flow_label = path->flow_label;	/* what is used */
 
 	err = sv_ah_publish(sv, ah, sleepable);
 	if (err)

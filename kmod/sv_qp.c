@@ -659,29 +659,53 @@ err_put_count:
 
 /* --- modify ---------------------------------------------------------------- */
 
-/* Value checks of the attributes in @mask (the mask itself is checked). */
+/*
+ * Refuse attribute @name of a modify_qp with @err, and say so (rate-
+ * limited): the consumer only sees the errno.
+ */
+static int sv_qp_refuse(struct sv_qp *qp, const char *name, u64 value,
+			int err)
+{
+	sv_info_qp(qp, "modify_qp refused (%d): %s %llu\n", err, name, value);
+	return err;
+}
+
+/*
+ * Value checks of the attributes in @mask (the mask itself is checked).
+ * What the IBTA defines as an n-bit field is refused above its range,
+ * except the flow label (sv_av.c).  Values ib_core and RoCE NICs take
+ * are taken: a path MTU above the active MTU (below), any hop limit,
+ * traffic class and static rate.
+ */
 static int sv_qp_check_attr(struct sv_qp *qp, const struct ib_qp_attr *attr,
 			    int mask)
 {
 	/* APM would need an alternate path; RoCE has none (ib_core agrees) */
-	if (mask & (IB_QP_ALT_PATH | IB_QP_RATE_LIMIT))
-		return -EOPNOTSUPP;
+	if (mask & IB_QP_ALT_PATH)
+		return sv_qp_refuse(qp, "alternate path (APM)", 1, -EOPNOTSUPP);
+	if (mask & IB_QP_RATE_LIMIT)
+		return sv_qp_refuse(qp, "rate_limit", attr->rate_limit,
+				    -EOPNOTSUPP);
 	if ((mask & IB_QP_PATH_MIG_STATE) &&
 	    attr->path_mig_state != IB_MIG_MIGRATED)
-		return -EOPNOTSUPP;
+		return sv_qp_refuse(qp, "path_mig_state", attr->path_mig_state,
+				    -EOPNOTSUPP);
 
 	if ((mask & IB_QP_PKEY_INDEX) &&
 	    attr->pkey_index >= SV_PORT_PKEY_TBL_LEN)
-		return -EINVAL;
+		return sv_qp_refuse(qp, "pkey_index", attr->pkey_index,
+				    -EINVAL);
 	if ((mask & IB_QP_PORT) && attr->port_num != SV_PORT_NUM)
-		return -EINVAL;
+		return sv_qp_refuse(qp, "port_num", attr->port_num, -EINVAL);
 	/* only privileged consumers may use a controlled Q_Key */
 	if ((mask & IB_QP_QKEY) && (attr->qkey & SV_QKEY_CONTROLLED) &&
 	    qp->is_user && !capable(CAP_NET_RAW))
-		return -EPERM;
+		return sv_qp_refuse(qp, "controlled qkey without CAP_NET_RAW",
+				    attr->qkey, -EPERM);
 	if ((mask & IB_QP_ACCESS_FLAGS) &&
 	    (attr->qp_access_flags & ~SV_QP_ACCESS_FLAGS))
-		return -EINVAL;
+		return sv_qp_refuse(qp, "qp_access_flags",
+				    attr->qp_access_flags, -EINVAL);
 	/*
 	 * IBTA bounds the path MTU by the port's MTU capability (4096 for
 	 * us).  The active MTU follows the netdev and can change under a
@@ -691,32 +715,37 @@ static int sv_qp_check_attr(struct sv_qp *qp, const struct ib_qp_attr *attr,
 	 */
 	if ((mask & IB_QP_PATH_MTU) &&
 	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
-		return -EINVAL;
+		return sv_qp_refuse(qp, "path_mtu", attr->path_mtu, -EINVAL);
 	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > SV_QPN_MAX)
-		return -EINVAL;
+		return sv_qp_refuse(qp, "dest_qp_num", attr->dest_qp_num,
+				    -EINVAL);
 	/* ib_core masks the PSNs to 24 bits (with a warning) before us */
 	if ((mask & IB_QP_SQ_PSN) && attr->sq_psn > SV_PSN_MAX)
-		return -EINVAL;
+		return sv_qp_refuse(qp, "sq_psn", attr->sq_psn, -EINVAL);
 	if ((mask & IB_QP_RQ_PSN) && attr->rq_psn > SV_PSN_MAX)
-		return -EINVAL;
+		return sv_qp_refuse(qp, "rq_psn", attr->rq_psn, -EINVAL);
 	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
 	    attr->max_rd_atomic > SV_MAX_QP_INIT_RD_ATOM)
-		return -EINVAL;
+		return sv_qp_refuse(qp, "max_rd_atomic", attr->max_rd_atomic,
+				    -EINVAL);
 	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
 	    attr->max_dest_rd_atomic > SV_MAX_QP_RD_ATOM)
-		return -EINVAL;
+		return sv_qp_refuse(qp, "max_dest_rd_atomic",
+				    attr->max_dest_rd_atomic, -EINVAL);
 	/* 3-bit retry counts (7 = infinite RNR retry), 5-bit timer codes */
 	if ((mask & IB_QP_RETRY_CNT) && attr->retry_cnt > 7)
-		return -EINVAL;
+		return sv_qp_refuse(qp, "retry_cnt", attr->retry_cnt, -EINVAL);
 	if ((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > 7)
-		return -EINVAL;
+		return sv_qp_refuse(qp, "rnr_retry", attr->rnr_retry, -EINVAL);
 	if ((mask & IB_QP_TIMEOUT) && attr->timeout > 31)
-		return -EINVAL;
+		return sv_qp_refuse(qp, "timeout", attr->timeout, -EINVAL);
 	if ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
-		return -EINVAL;
+		return sv_qp_refuse(qp, "min_rnr_timer", attr->min_rnr_timer,
+				    -EINVAL);
 	/* a 4-bit service level; the rate is recorded, not enforced */
 	if ((mask & IB_QP_AV) && rdma_ah_get_sl(&attr->ah_attr) > 15)
-		return -EINVAL;
+		return sv_qp_refuse(qp, "service level",
+				    rdma_ah_get_sl(&attr->ah_attr), -EINVAL);
 	return 0;
 }
 
@@ -742,6 +771,8 @@ static void sv_qp_store_attr(struct sv_qp *qp, const struct ib_qp_attr *attr,
 		a->ah_attr = attr->ah_attr;
 		/* ib_core's reference is not ours to keep */
 		a->ah_attr.grh.sgid_attr = NULL;
+		/* the 20 bits that are used (sv_path_init()) */
+		a->ah_attr.grh.flow_label &= IB_GRH_FLOWLABEL_MASK;
 	}
 	if (mask & IB_QP_PATH_MTU)
 		WRITE_ONCE(a->path_mtu, attr->path_mtu);
@@ -818,21 +849,22 @@ again:
 	next = mask & IB_QP_STATE ? attr->qp_state : cur;
 	/* the consumer's idea of the current state must be right */
 	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != cur) {
-		sv_dbg_qp(qp, "current state is %d, not %d\n", cur,
-			  attr->cur_qp_state);
+		sv_info_qp(qp, "modify_qp refused: current state is %d, not %d\n",
+			   cur, attr->cur_qp_state);
 		err = -EINVAL;
 		goto out_unlock;
 	}
 	/* the transition and its required/optional attributes (11.2.4.2) */
 	if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask)) {
-		sv_dbg_qp(qp, "invalid transition %d -> %d with mask %#x\n",
-			  cur, next, mask);
+		sv_info_qp(qp, "modify_qp refused: transition %d -> %d with attribute mask %#x (IBTA 11.2.4.2)\n",
+			   cur, next, mask);
 		err = -EINVAL;
 		goto out_unlock;
 	}
 	/* attributes may change in SQD only once the SQ is drained */
 	if (cur == IB_QPS_SQD && next == IB_QPS_SQD &&
 	    (mask & ~IB_QP_STATE) && READ_ONCE(qp->attr.sq_draining)) {
+		sv_info_qp(qp, "modify_qp refused: attributes change in SQD only once the SQ is drained\n");
 		err = -EBUSY;
 		goto out_unlock;
 	}
@@ -1184,6 +1216,39 @@ static bool sv_qp_sq_open(enum ib_qp_state state)
 	       state == IB_QPS_SQE || state == IB_QPS_ERR;
 }
 
+/*
+ * The doorbell of a user QP: librxe writes WQEs into the mapped SQ itself
+ * and then rings it with a post_send that carries no work request.
+ *
+ * In RESET, INIT and RTR posting a send is an immediate error and nothing
+ * executes (IBTA 10.3.1).  The WQEs are in the ring already, so they are
+ * discarded without completions, and the poster gets -EINVAL, as a kernel
+ * poster does.  Otherwise they would run on the next doorbell after RTS,
+ * long after the poster was told they failed.  The discard holds
+ * modify_mutex: only modify_qp opens the SQ (RTR -> RTS), so no WQE can
+ * start between the state read and the discard.
+ */
+static int sv_qp_doorbell(struct sv_qp *qp)
+{
+	if (likely(sv_qp_sq_open(READ_ONCE(qp->state)))) {
+		sv_qp_kick(qp);
+		return 0;
+	}
+
+	mutex_lock(&qp->modify_mutex);
+	if (sv_qp_sq_open(READ_ONCE(qp->state))) {
+		/* modify_qp opened the SQ meanwhile: an ordinary doorbell */
+		mutex_unlock(&qp->modify_mutex);
+		sv_qp_kick(qp);
+		return 0;
+	}
+	sv_wq_discard(qp, &qp->sq);
+	mutex_unlock(&qp->modify_mutex);
+	sv_dbg_qp(qp, "doorbell in state %d: send WQEs discarded\n",
+		  READ_ONCE(qp->state));
+	return -EINVAL;
+}
+
 int sv_qp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr)
 {
@@ -1192,18 +1257,12 @@ int sv_qp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	int err = 0;
 
 	if (qp->is_user) {
-		/*
-		 * librxe writes WQEs into the mapped SQ itself and then
-		 * rings this doorbell: a post_send with no work requests.
-		 * Work requests through the system call are not a librxe
-		 * ABI.
-		 */
+		/* work requests through the system call are no librxe ABI */
 		if (wr) {
 			*bad_wr = wr;
 			return -EOPNOTSUPP;
 		}
-		sv_qp_kick(qp);
-		return 0;
+		return sv_qp_doorbell(qp);
 	}
 
 	spin_lock_irqsave(&qp->sq.producer_lock, flags);

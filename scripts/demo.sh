@@ -13,6 +13,8 @@ kver=${SV_DEMO_KVER:-$(ls /lib/modules | grep '^6\.1\.' | sort -V | tail -n 1)}
 [ -n "$kver" ] && [ -d "/lib/modules/$kver/build" ] ||
 	{ echo "demo: no Debian 6.1 kernel with headers installed" >&2; exit 1; }
 
+# a fresh clone has no build/ yet
+mkdir -p build
 echo "== building softverbs for $kver and libsoftverbs"
 bash scripts/build-kmod.sh "/lib/modules/$kver/build" "build/$kver" >build/demo-build.log 2>&1 ||
 	{ tail -n 30 build/demo-build.log; exit 1; }

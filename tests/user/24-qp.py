@@ -11,14 +11,19 @@
                              returns exactly what was set after each step
   24-qp.py DEV GID4 errors   illegal transitions, wrong attribute masks,
                              wrong current state and bad values: EINVAL;
-                             APM (path migration) EOPNOTSUPP; a RoCE v1
-                             source GID (GID1) EOPNOTSUPP; a path MTU above
-                             the active one accepted and kept
+                             APM (path migration) EOPNOTSUPP; a path MTU
+                             above the active one accepted and kept; a
+                             32-bit flow label (UCX's ~0), the widest hop
+                             limit, traffic class and SL accepted, the flow
+                             label kept as its low 20 bits
   24-qp.py DEV GID4 flush    modify to ERR flushes posted receives and sends
                              (unsignaled too) with IBV_WC_WR_FLUSH_ERR, in
                              order; WRs posted in ERR are flushed at the next
                              doorbell; destroy with posted WRs completes
                              nothing and leaves the CQ usable
+  24-qp.py DEV GID4 early    send WRs posted in RESET, INIT and RTR (RC, UD):
+                             EINVAL from the doorbell, and never executed,
+                             not even once the QP reaches RTS
   24-qp.py DEV GID4 events   SQ_DRAINED on entering SQD (only when asked),
                              LAST_WQE_REACHED for a QP on an SRQ entering ERR
   24-qp.py DEV GID4 qkey-unpriv  a controlled Q_Key needs CAP_NET_RAW: EPERM
@@ -27,8 +32,7 @@
                              sleep until killed
 
 GID4 is the index of a RoCEv2 GID of the device's IPv4 address (QPs are
-connected to themselves through it); the errors case also takes GID1=N, a
-RoCE v1 GID index, from the environment.  Several cases may be given
+connected to themselves through it).  Several cases may be given
 (24-qp.py DEV GID4 caps states ...): they run in that order in one process,
 each announced by a line "--- CASE", each with its own context.  Exit status
 0 on success; failures raise (non-zero exit with a traceback); 77 when
@@ -138,12 +142,13 @@ def make_qp(env, qpt, srq=None, cq=None, sig_all=0, **caps):
 
 
 def av(env, gid=None, sgid_index=None, hop_limit=64, traffic_class=0,
-       flow_label=0, sl=0, is_global=1, port_num=1):
+       flow_label=0, sl=0, is_global=1, port_num=1, static_rate=0):
     gr = GlobalRoute(dgid=GID(gid or env.my_gid),
                      sgid_index=env.gid4 if sgid_index is None else sgid_index,
                      hop_limit=hop_limit, traffic_class=traffic_class,
                      flow_label=flow_label)
-    return AHAttr(is_global=is_global, port_num=port_num, sl=sl, gr=gr)
+    return AHAttr(is_global=is_global, port_num=port_num, sl=sl, gr=gr,
+                  static_rate=static_rate)
 
 
 def modify(qp, **fields):
@@ -160,6 +165,7 @@ def same_av(got, want):
             got.hop_limit == want.hop_limit and
             got.traffic_class == want.traffic_class and
             got.flow_label == want.flow_label and got.sl == want.sl and
+            got.static_rate == want.static_rate and
             got.port_num == want.port_num and got.is_global == want.is_global)
 
 
@@ -376,7 +382,7 @@ def t_states(env):
 
 # --- errors ----------------------------------------------------------------
 
-def t_errors(env, gid1):
+def t_errors(env):
     rc = e.IBV_QPT_RC
     qp = make_qp(env, rc)
     # illegal transitions, with the attributes the target would take
@@ -476,9 +482,7 @@ def t_errors(env, gid1):
              errno.EINVAL),
             # ib_core finds no GID there before asking us
             ("AV sgid_index 250 (empty)",
-             dict(ah_attr=av(env, sgid_index=250)), errno.ENODATA),
-            ("AV RoCE v1 source GID", dict(ah_attr=av(env, sgid_index=gid1)),
-             errno.EOPNOTSUPP)):
+             dict(ah_attr=av(env, sgid_index=250)), errno.ENODATA)):
         f = rtr_fields(env, qp, rc)
         f.update(over)
         expect_modify(err, qp, f"INIT -> RTR {what}",
@@ -506,6 +510,30 @@ def t_errors(env, gid1):
     check(qp, "sq_psn masked to 24 bits", sq_psn=0xabcdef)
     print("ok: sq_psn 0x1abcdef masked to 0xabcdef")
     qp.close()
+
+    # What the IBTA, ib_core and RoCE NICs take is taken.  The flow label
+    # is a 20-bit field that the verbs carry in 32 bits: UCX passes ~0 on
+    # RoCE, and Soft-RoCE and NICs use its low 20 bits, as query_qp then
+    # shows.  Each on a QP of its own: RTR is reached once.
+    for what, over, shown in (
+            ("flow_label 0xffffffff (UCX)", dict(flow_label=0xffffffff),
+             dict(flow_label=0xfffff)),
+            ("flow_label 0x123456", dict(flow_label=0x123456),
+             dict(flow_label=0x23456)),
+            ("hop_limit 255, traffic_class 255",
+             dict(hop_limit=255, traffic_class=255), {}),
+            ("traffic_class 106 (UCX)", dict(traffic_class=106), {}),
+            ("sl 15", dict(sl=15), {}),
+            ("static_rate 7 (recorded)", dict(static_rate=7), {})):
+        qp = make_qp(env, rc)
+        to_init(qp, rc)
+        f = rtr_fields(env, qp, rc)
+        f['ah_attr'] = av(env, **over)
+        modify(qp, qp_state=e.IBV_QPS_RTR, **f)
+        f['ah_attr'] = av(env, **dict(over, **shown))
+        check(qp, f"INIT -> RTR {what}", qp_state=e.IBV_QPS_RTR, **f)
+        print(f"ok: INIT -> RTR {what}: accepted")
+        qp.close()
 
     # a controlled Q_Key is fine with CAP_NET_RAW (see qkey-unpriv)
     ud = make_qp(env, e.IBV_QPT_UD)
@@ -630,6 +658,63 @@ def t_flush(env):
         rcq.close()
 
 
+def t_early(env):
+    """IBTA 10.3.1: a send WR posted in RESET, INIT or RTR is an immediate
+    error.  librxe writes the WQE into the ring before it rings the
+    doorbell; the doorbell's EINVAL must mean it never runs, not even once
+    the QP reaches RTS (else it would run long after its poster was told
+    it failed)."""
+    from pyverbs.addr import AH
+    for qpt in (e.IBV_QPT_RC, e.IBV_QPT_UD):
+        n = TYPE_NAMES[qpt]
+        scq, rcq = CQ(env.ctx, 64), CQ(env.ctx, 64)
+        init = QPInitAttr(qp_type=qpt, scq=scq, rcq=rcq,
+                          cap=QPCap(max_send_wr=16, max_recv_wr=16,
+                                    max_send_sge=1, max_recv_sge=1),
+                          sq_sig_all=1)
+        qp = QP(env.pd, init)
+        ah = AH(env.pd, attr=av(env)) if qpt == e.IBV_QPT_UD else None
+        # room for a UD receive's 40-byte GRH before the 8 bytes sent
+        rmr = MR(env.pd, 128, e.IBV_ACCESS_LOCAL_WRITE)
+        wr_id = 700
+        for state in (e.IBV_QPS_RESET, e.IBV_QPS_INIT, e.IBV_QPS_RTR):
+            if state == e.IBV_QPS_INIT:
+                to_init(qp, qpt)
+                for i in range(100, 104):
+                    qp.post_recv(RecvWR(wr_id=i, num_sge=1,
+                                        sg=[SGE(rmr.buf, 128, rmr.lkey)]))
+            elif state == e.IBV_QPS_RTR:
+                modify(qp, qp_state=e.IBV_QPS_RTR,
+                       **rtr_fields(env, qp, qpt))
+            expect_errno(errno.EINVAL,
+                         lambda: post_sends(env, qp, (wr_id,), ah=ah),
+                         f"{n} send posted in {STATE_NAMES[state]}")
+            wr_id += 1
+        # connected to itself: the send PSN must be the expected one
+        modify(qp, qp_state=e.IBV_QPS_RTS,
+               **dict(rts_fields(qpt), sq_psn=0x123456))
+        time.sleep(0.1)
+        if scq.poll(1)[0] or rcq.poll(1)[0]:
+            raise AssertionError(f"{n}: a refused send ran on entering RTS")
+        post_sends(env, qp, (800,), ah=ah)
+        wcs = poll_all(scq, 1, f"{n} SQ")
+        if (wcs[0].wr_id, wcs[0].status) != (800, e.IBV_WC_SUCCESS):
+            raise AssertionError(f"{n}: send completion {wcs[0].wr_id} "
+                                 f"status {wcs[0].status}, want 800 success")
+        wcs = poll_all(rcq, 1, f"{n} RQ")
+        if (wcs[0].wr_id, wcs[0].status) != (100, e.IBV_WC_SUCCESS):
+            raise AssertionError(f"{n}: receive {wcs[0].wr_id} status "
+                                 f"{wcs[0].status}, want 100 success")
+        print(f"ok: {n} sends refused before RTS never ran; the first send "
+              "in RTS is the only one")
+        qp.close()
+        if ah:
+            ah.close()
+        rmr.close()
+        scq.close()
+        rcq.close()
+
+
 def to_state_from_init(env, qp, qpt):
     modify(qp, qp_state=e.IBV_QPS_RTR, **rtr_fields(env, qp, qpt))
     modify(qp, qp_state=e.IBV_QPS_RTS, **rts_fields(qpt))
@@ -739,7 +824,9 @@ def run(argv):
         elif test == 'states':
             t_states(env)
         elif test == 'errors':
-            t_errors(env, int(os.environ['GID1']))
+            t_errors(env)
+        elif test == 'early':
+            t_early(env)
         elif test == 'flush':
             t_flush(env)
         elif test == 'events':

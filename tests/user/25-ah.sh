@@ -11,9 +11,9 @@
 # the peer, to the local address and to multicast groups, a UD send through
 # an AH, 1000 AHs; destinations without an answer or a route refused in
 # about a second (ETIMEDOUT from ib_core's ARP/ND resolution, ENETUNREACH
-# with no IPv6 route); an empty source GID index, a RoCE v1 source GID
-# (EOPNOTSUPP: softverbs speaks RoCEv2 only), no GRH, a bad port, SL or flow
-# label refused.  Here: a process killed with SIGKILL while holding AHs, the
+# with no IPv6 route); a 32-bit flow label (UCX's ~0) and the widest traffic
+# class, hop limit and SL accepted; an empty source GID index, no GRH, a bad
+# port or SL refused.  Here: a process killed with SIGKILL while holding AHs, the
 # device removed under a process holding AHs, the module unloads without
 # complaining about AHs left behind; the kernel log stays clean.
 #
@@ -90,15 +90,14 @@ myll=$(exploded "$(link_local "" vA)")
 for g in "$my4" "$my6" "$myll"; do
 	sv_wait_for "gid_index 'RoCE v2' $g" 10 || sv_fail "no RoCE v2 GID $g"
 done
-export V4 V6 LL V1 PEER4 PEER6 PEERLL
+export V4 V6 LL PEER4 PEER6 PEERLL
 V4=$(gid_index 'RoCE v2' $my4)
 V6=$(gid_index 'RoCE v2' "$my6")
 LL=$(gid_index 'RoCE v2' "$myll")
-V1=$(gid_index 'IB/RoCE v1' $my4) || sv_fail "no RoCE v1 GID for 10.25.0.1"
 PEER4=0000:0000:0000:0000:0000:ffff:0a19:0002
 PEER6=$(exploded 2001:db8:25::2)
 PEERLL=$(exploded "$(link_local sv-ah vB)")
-echo "GIDs: IPv4 $V4 (RoCE v1: $V1), IPv6 $V6, link-local $LL"
+echo "GIDs: IPv4 $V4, IPv6 $V6, link-local $LL"
 
 # One python process (its start and pyverbs' import cost 10-30 s under the
 # debug kernel) runs the three tests, each on its own context, then forks
