@@ -82,17 +82,22 @@ static const struct sv_wr_opcode_info sv_wr_opcodes[] = {
 	[IB_WR_REG_MR] = {
 		SV_WR_QPT_RC | SV_WR_QPT_UC, SV_WR_LOCAL | SV_WR_KERNEL,
 		IB_WC_REG_MR },
-#ifdef SV_HAVE_IB_MPE
 	/*
-	 * IBTA 1.5 Memory Placement Extensions, RC only.  ib_core defines no
-	 * kernel work request that carries a FLUSH's placement type and
-	 * selectivity level, so FLUSH is for user QPs (the rxe WQE layout
-	 * has them); a kernel ATOMIC WRITE takes its 8 bytes from the SGEs.
+	 * IBTA 1.5 Memory Placement Extensions, RC only (compat.h).  ib_core
+	 * defines no kernel work request that carries a FLUSH's placement
+	 * type and selectivity level, so FLUSH is for user QPs (the rxe WQE
+	 * layout has them); a kernel ATOMIC WRITE takes its 8 bytes from the
+	 * SGEs, where ib_core has IB_WR_ATOMIC_WRITE.  The user ABI numbers
+	 * (sv_opcode.h) are ib_core's own where it has them.
 	 */
-	[IB_WR_ATOMIC_WRITE] = {
-		SV_WR_QPT_RC, SV_WR_VALUE8, IB_WC_ATOMIC_WRITE },
-	[IB_WR_FLUSH] = {
-		SV_WR_QPT_RC, SV_WR_RANGE | SV_WR_USER, IB_WC_FLUSH },
+#ifdef SV_HAVE_IB_MPE
+	[SV_WR_ATOMIC_WRITE] = {
+		SV_WR_QPT_RC, SV_WR_VALUE8, SV_WC_ATOMIC_WRITE },
+	[SV_WR_FLUSH] = {
+		SV_WR_QPT_RC, SV_WR_RANGE | SV_WR_USER, SV_WC_FLUSH },
+#else
+	[SV_WR_ATOMIC_WRITE] = {
+		SV_WR_QPT_RC, SV_WR_VALUE8 | SV_WR_USER, SV_WC_ATOMIC_WRITE },
 #endif
 };
 

@@ -21,9 +21,9 @@
  * one-packet requests answered by a response of their own, like RDMA READ
  * and atomics, and count against max_rd_atomic like them: the responder
  * keeps a responder resource for each (to answer a duplicate without
- * executing it again).  Where ib_core lacks them (compat.h, SV_MPE)
- * sv_qp.c's opcode table refuses them, so such a WQE completes with
- * IB_WC_LOC_QP_OP_ERR.
+ * executing it again).  Where ib_core lacks them (compat.h) sv_qp.c's
+ * opcode table refuses FLUSH, and ATOMIC WRITE from kernel consumers, so
+ * such a WQE completes with IB_WC_LOC_QP_OP_ERR.
  */
 #include <linux/delay.h>
 #include <linux/interrupt.h>

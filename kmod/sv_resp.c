@@ -18,8 +18,8 @@
  * No MR reference survives a packet: every payload is placed through a
  * fresh sv_mr_lookup(), so deregistration never waits for a stalled peer.
  *
- * FLUSH and ATOMIC WRITE (IBTA 1.5 Memory Placement Extensions, where
- * ib_core has them: compat.h SV_MPE) are answered like them (below).
+ * FLUSH and ATOMIC WRITE (IBTA 1.5 Memory Placement Extensions; FLUSH
+ * where ib_core has it, compat.h SV_MPE) are answered like them (below).
  *
  * RDMA READ, atomic, FLUSH and ATOMIC WRITE requests take a responder
  * resource (struct sv_resp_res).  Their responses go out in request order: the softirq
@@ -1080,8 +1080,8 @@ static enum sv_resp_err sv_resp_atomic_write(struct sv_qp *qp,
 	struct sv_mr *mr;
 	u64 iova = va;
 
-	if (!SV_MPE ||
-	    !(READ_ONCE(qp->attr.qp_access_flags) & IB_ACCESS_REMOTE_WRITE))
+	/* every kernel: it needs nothing of ib_core (compat.h) */
+	if (!(READ_ONCE(qp->attr.qp_access_flags) & IB_ACCESS_REMOTE_WRITE))
 		return SV_RESP_INV_REQ;
 	if ((va & 7) || sv_reth_len(p->hdr) != sizeof(u64) ||
 	    p->paylen != sizeof(u64))

@@ -196,6 +196,11 @@ vm_job() {
 		fi
 	fi
 	p=$((p + tp)) f=$((f + tf)) s=$((s + ts))
+	# the counts tests report of themselves (a third-party suite's)
+	local line
+	while IFS= read -r line; do
+		note+=("$line")
+	done < <(sed -n 's/^# summary: //p' "$dir/tap.txt")
 
 	# A VM that never finished its TAP (no plan line) crashed or hung: that is
 	# a failure of its own, whatever the tests before it said.

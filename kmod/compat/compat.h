@@ -49,23 +49,32 @@ static inline struct ib_udata *sv_create_cq_udata(sv_create_cq_arg_t arg)
 
 /*
  * IBTA 1.5 Memory Placement Extensions (RDMA FLUSH, RDMA ATOMIC WRITE).
- * Only an ib_core that knows them (6.2+) can carry them: the opcodes of
- * kernel work requests and completions, the MR access rights user space
- * registers with (6.1's ib_check_mr_access() refuses unknown bits) and the
- * device capabilities.  Without it softverbs neither advertises nor
- * executes them (SV_MPE false): such WQEs complete with a local QP
- * operation error and such requests are NAKed as invalid.
+ *
+ * FLUSH needs an ib_core that knows it (6.2+): its MR access rights (6.1's
+ * ib_check_mr_access() refuses unknown bits), so without it softverbs
+ * neither advertises nor executes FLUSH (SV_MPE false): such WQEs complete
+ * with a local QP operation error and such requests are NAKed as invalid.
+ *
+ * ATOMIC WRITE needs nothing of ib_core on the user path: librxe writes
+ * the WQE into the mapped SQ, the CQE goes into the mapped CQ and the
+ * responder needs only remote write access.  So user QPs have it on every
+ * kernel, advertised as the uverbs capability bit (SV_DEVICE_ATOMIC_WRITE,
+ * 1 << 40 in <rdma/ib_user_verbs.h> of 6.2+, copied to user space whole by
+ * 6.1's uverbs too).  Kernel consumers have it only where ib_core defines
+ * IB_WR_ATOMIC_WRITE (6.2+, SV_HAVE_IB_MPE).
  */
+#define SV_DEVICE_ATOMIC_WRITE	BIT_ULL(40)
 #ifdef SV_HAVE_IB_MPE
+static_assert(SV_DEVICE_ATOMIC_WRITE == IB_DEVICE_ATOMIC_WRITE);
 #define SV_MPE			true
 #define SV_ACCESS_FLUSH_GLOBAL	IB_ACCESS_FLUSH_GLOBAL
 #define SV_ACCESS_FLUSH_PERSISTENT IB_ACCESS_FLUSH_PERSISTENT
-#define SV_DEVICE_MPE_CAPS	(IB_DEVICE_FLUSH_GLOBAL | IB_DEVICE_ATOMIC_WRITE)
+#define SV_DEVICE_MPE_CAPS	(IB_DEVICE_FLUSH_GLOBAL | SV_DEVICE_ATOMIC_WRITE)
 #else
 #define SV_MPE			false
 #define SV_ACCESS_FLUSH_GLOBAL	0
 #define SV_ACCESS_FLUSH_PERSISTENT 0
-#define SV_DEVICE_MPE_CAPS	0
+#define SV_DEVICE_MPE_CAPS	SV_DEVICE_ATOMIC_WRITE
 #endif
 #define SV_ACCESS_FLUSH	(SV_ACCESS_FLUSH_GLOBAL | SV_ACCESS_FLUSH_PERSISTENT)
 

@@ -10,7 +10,8 @@
 # returning exactly what was set, illegal transitions and wrong attribute
 # masks refused with EINVAL, path migration with EOPNOTSUPP, what the IBTA
 # and RoCE NICs take accepted (a 32-bit flow label, as UCX passes: its low
-# 20 bits), send WRs posted before RTS refused and never executed, flushing on the way to ERR (IBV_WC_WR_FLUSH_ERR, in order),
+# 20 bits), send WRs posted before RTS refused and never executed, flushing
+# on the way to ERR (IBV_WC_WR_FLUSH_ERR, in order),
 # destroy with WRs posted, the SQ_DRAINED and LAST_WQE_REACHED events, and a
 # controlled Q_Key refused without CAP_NET_RAW.  Here: ib_mad opens the port
 # (its QP1 is in RTS, no "Couldn't create ib_mad" errors), a process killed

@@ -19,8 +19,9 @@
 # ...) or set a new taint bit fails too. Then, if the kernel has kmemleak, a
 # "kmemleak" test scans for leaks, and a "taint" test checks the final taint
 # mask. Output: "ok N - name", "not ok N - name", "ok N - name # SKIP why",
-# a failing test's output as "# " diagnostic lines, "# time: NAME MS ms" after
-# each test, the plan "1..N" last.
+# a failing test's output as "# " diagnostic lines, a test's "SV_SUMMARY: X"
+# lines as "# summary: X" (always), "# time: NAME MS ms" after each test,
+# the plan "1..N" last.
 # KUnit output is always printed as diagnostics, so the host can feed it to
 # tests/kernel/kunit-parse.sh after stripping the "# ".
 # Exported to the tests: SV_ROOT, SV_MODULE, SV_TOOLS, SV_KVER.
@@ -94,6 +95,9 @@ result() {
 		;;
 	esac
 	[ "$show" != always ] || diag "$out" 2000
+	# a test's own counts (e.g. a third-party suite's) go out even when
+	# it passes: the host shows them in its summary
+	sed -n 's/^SV_SUMMARY: /# summary: /p' "$out"
 }
 
 # kernel_check OUT TAINT_BEFORE: append kernel reports and new taint bits

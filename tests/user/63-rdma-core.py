@@ -1,0 +1,121 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""rdma-core's own test suite for tests/user/63-rdma-core.sh.
+
+  63-rdma-core.py run SUITE DEV OUT   run the suite in directory SUITE (a
+                                      copy of python3-pyverbs' tests with
+                                      the .gz files unpacked) on DEV, the
+                                      way its run_tests.py runs it: same
+                                      loader, same arguments, no --gid (so
+                                      the first valid GID, index 0); each
+                                      test's outcome goes to OUT as a line
+                                      "STATUS TEST-ID", STATUS one of ok,
+                                      skip, fail, error, xfail, xpass; the
+                                      tracebacks to stdout
+  63-rdma-core.py counts OUT          "N ok, N failed, N errors, N skipped"
+  63-rdma-core.py compare OURS THEIRS every test that passed in THEIRS (a
+                                      Soft-RoCE run) and did not pass in
+                                      OURS, one per line; exit 1 if any
+
+Exit status of run: 0 when the suite ran (whatever its outcome: the
+caller judges from OUT), 2 when it could not be loaded.
+"""
+import os
+import sys
+import unittest
+from importlib.machinery import SourceFileLoader
+
+
+class Recorder(unittest.TextTestResult):
+    """a TextTestResult that also keeps every test's outcome by id"""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.outcomes = []
+
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        self.outcomes.append(('ok', test.id()))
+
+    def addSkip(self, test, reason):
+        super().addSkip(test, reason)
+        self.outcomes.append(('skip', test.id()))
+
+    def addFailure(self, test, err):
+        super().addFailure(test, err)
+        self.outcomes.append(('fail', test.id()))
+
+    def addError(self, test, err):
+        super().addError(test, err)
+        self.outcomes.append(('error', test.id()))
+
+    def addExpectedFailure(self, test, err):
+        super().addExpectedFailure(test, err)
+        self.outcomes.append(('xfail', test.id()))
+
+    def addUnexpectedSuccess(self, test):
+        super().addUnexpectedSuccess(test)
+        self.outcomes.append(('xpass', test.id()))
+
+
+def run(suite, dev, out):
+    # what run_tests.py does, with a runner that records the outcomes
+    sys.path.insert(0, suite)
+    sys.argv = [os.path.join(suite, 'run_tests.py'), '--dev', dev, '-v']
+    try:
+        from args_parser import parser  # pylint: disable=import-outside-toplevel
+        tests = SourceFileLoader(
+            'tests', os.path.join(suite, '__init__.py')).load_module()
+    except Exception as err:  # pylint: disable=broad-except
+        print(f"cannot load the suite from {suite}: {err}", flush=True)
+        return 2
+    parser.parse_args()
+    runner = unittest.TextTestRunner(stream=sys.stdout, verbosity=2,
+                                     resultclass=Recorder)
+    prog = unittest.main(module=tests, testRunner=runner, exit=False)
+    with open(out, 'w', encoding='utf-8') as f:
+        for status, test_id in prog.result.outcomes:
+            f.write(f"{status} {test_id}\n")
+    return 0
+
+
+def load(path):
+    outcomes = {}
+    with open(path, encoding='utf-8') as f:
+        for line in f:
+            status, test_id = line.split(None, 1)
+            outcomes[test_id.strip()] = status
+    return outcomes
+
+
+def counts(path):
+    got = list(load(path).values())
+    print(f"{got.count('ok') + got.count('xfail')} ok, "
+          f"{got.count('fail') + got.count('xpass')} failed, "
+          f"{got.count('error')} errors, {got.count('skip')} skipped")
+    return 0
+
+
+def compare(ours, theirs):
+    ours, theirs = load(ours), load(theirs)
+    worse = [t for t, s in sorted(theirs.items())
+             if s in ('ok', 'xfail') and ours.get(t) not in ('ok', 'xfail')]
+    for t in worse:
+        print(f"passes on Soft-RoCE, {ours.get(t, 'missing')} here: {t}")
+    return 1 if worse else 0
+
+
+def main():
+    cmd, args = sys.argv[1], sys.argv[2:]
+    if cmd == 'run' and len(args) == 3:
+        return run(*args)
+    if cmd == 'counts' and len(args) == 1:
+        return counts(*args)
+    if cmd == 'compare' and len(args) == 2:
+        return compare(*args)
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == '__main__':
+    sys.exit(main())
