@@ -61,7 +61,12 @@
  * into struct ibv_wc verbatim, so this is what makes an unmodified
  * rdma-core report IBV_WC_WITH_INV correctly on softverbs.  (Soft-RoCE
  * writes the kernel values; libsoftverbs translates for it.)  Only those
- * four bits are ever set.  Their opcode is libibverbs' enum ibv_wc_opcode,
+ * four bits are ever set.  Their sl, for a datagram received over RoCEv2
+ * (wc_flags GRH), is the packet type as RoCE NICs report it there
+ * (SV_UWC_SL_*: UDP-encapsulated, IPv4 or IPv6 header in the GRH area):
+ * a RoCE packet carries no service level, the CQE has no other field for
+ * the network header type, and UCX's UD transport reads it to find the
+ * destination address in the GRH area.  Their opcode is libibverbs' enum ibv_wc_opcode,
  * including IBV_WC_FLUSH 8 and IBV_WC_ATOMIC_WRITE 9 (IBTA 1.5, kernels
  * whose ib_core has them: the same numbers as IB_WC_FLUSH and
  * IB_WC_ATOMIC_WRITE there; the kernel-only IB_WC_REG_MR never reaches a
@@ -97,6 +102,13 @@ struct ib_mr;
 enum {
 	SV_NETWORK_TYPE_IPV4 = 1,
 	SV_NETWORK_TYPE_IPV6 = 2,
+};
+
+/* sl of a user CQE for a datagram received over RoCEv2 (see the top) */
+enum {
+	SV_UWC_SL_IPV6		= 0x1,	/* IPv6 header in the GRH area */
+	SV_UWC_SL_IPV4		= 0x2,	/* IPv4 header in its last 20 bytes */
+	SV_UWC_SL_ROCE_UDP	= 0x8,	/* UDP encapsulated: RoCEv2 */
 };
 
 union sv_gid {

@@ -705,6 +705,12 @@ def t_early(env):
         if (wcs[0].wr_id, wcs[0].status) != (100, e.IBV_WC_SUCCESS):
             raise AssertionError(f"{n}: receive {wcs[0].wr_id} status "
                                  f"{wcs[0].status}, want 100 success")
+        # a RoCEv2 datagram's CQE: GRH, and the packet type in sl as RoCE
+        # NICs report it (UDP | IPv4: 0xa; uapi/softverbs-abi.h)
+        if qpt == e.IBV_QPT_UD and (not wcs[0].wc_flags & e.IBV_WC_GRH or
+                                    wcs[0].sl != 0xa):
+            raise AssertionError(f"{n}: receive wc_flags {wcs[0].wc_flags:#x}"
+                                 f" sl {wcs[0].sl:#x}, want GRH and 0xa")
         print(f"ok: {n} sends refused before RTS never ran; the first send "
               "in RTS is the only one")
         qp.close()

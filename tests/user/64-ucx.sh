@@ -15,9 +15,13 @@
 # softverbs used to refuse both at RTR and create_ah (sv_av.c now takes
 # the low 20 bits, as Soft-RoCE and NICs do).  Passes when every case
 # passes on softverbs (and so wherever it passes on Soft-RoCE); the
-# counts of both go out as SV_SUMMARY lines.  ud_verbs over Soft-RoCE
-# needs UCX_UD_VERBS_ETH_DGID_CHECK=n (its receive GIDs); softverbs runs
-# with UCX's defaults.  No Soft-RoCE run on a KASAN kernel (as 63).
+# counts of both go out as SV_SUMMARY lines.  UCX's UD transport drops a
+# datagram whose destination in the GRH area is not one of its GIDs, and
+# learns where to look (IPv4 or IPv6 header) from the CQE's sl, as RoCE
+# NICs report it: softverbs does (uapi/softverbs-abi.h), Soft-RoCE does not,
+# so Soft-RoCE needs UCX_UD_VERBS_ETH_DGID_CHECK=n over the IPv4 GID UCX
+# picks, and softverbs runs with UCX's defaults.  No Soft-RoCE run on a
+# KASAN kernel (as 63).
 . "$(dirname "$0")/lib.sh"
 
 sv_need ip rdma ucx_perftest
