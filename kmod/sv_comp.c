@@ -442,8 +442,14 @@ void sv_comp_retire(struct sv_qp *qp, bool flush)
 	struct sv_queue *q = qp->sq.queue;
 	struct sv_cq *cq = to_sv_cq(qp->ibqp.send_cq);
 	bool retired = false, rd_atomic = false;
+	/*
+	 * At most what the ring holds now: a user ring's producer index is
+	 * the user's, and a thread advancing it must not keep this loop
+	 * going (sv_qp.c passes again for later WQEs).
+	 */
+	u32 budget = sv_queue_count(q);
 
-	for (;;) {
+	for (; budget; budget--) {
 		struct ib_wc wc = { .qp = &qp->ibqp };
 		unsigned long flags;
 		bool post;

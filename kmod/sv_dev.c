@@ -32,6 +32,13 @@ static void sv_dev_dealloc_driver(struct ib_device *ibdev)
 	mutex_lock(&sv_devices_mutex);
 	list_del_rcu(&sv->list);
 	mutex_unlock(&sv_devices_mutex);
+	/*
+	 * A receive path that found the device on the list before it left
+	 * may still count into sv->stats and read the fault state: wait for
+	 * it before freeing them (the struct itself is freed by ib_core
+	 * after a grace period, but these are ours).
+	 */
+	synchronize_rcu();
 
 	/*
 	 * Every object is gone by now: ib_core destroyed the user space ones,

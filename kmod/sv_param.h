@@ -17,10 +17,17 @@
 
 enum sv_port_params {
 	SV_PORT_NUM		= 1,		/* one port per device */
-	SV_PORT_GID_TBL_LEN	= 1024,		/* RoCE v1 + v2 per address */
+	SV_PORT_GID_TBL_LEN	= 1024,		/* RoCEv2 GIDs of the addresses */
 	SV_PORT_PKEY_TBL_LEN	= 1,		/* RoCE: default P_Key only */
-	SV_PORT_MAX_MSG_SZ	= 1 << 31,	/* IBTA: 2^31 bytes */
 };
+
+/*
+ * Largest message: 2^31 bytes (IBTA 9.4.1, the RETH DMA length is 32
+ * bits, and a message of 2^31 bytes at the 256-byte MTU is 2^23 packets,
+ * half the PSN space, so no message wraps it).  An unsigned constant: as
+ * an int enum 1 << 31 is INT_MIN, which a u64 length compares above.
+ */
+#define SV_PORT_MAX_MSG_SZ	(1U << 31)
 
 /* object counts per device */
 enum sv_dev_params {

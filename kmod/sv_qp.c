@@ -236,42 +236,80 @@ static bool sv_qp_flush_one_recv(struct sv_qp *qp)
  * completions in WQE order and lets a completion handler post to the QP
  * (which flushes again) without recursing or deadlocking.
  *
+ * Bounded work per call: a pass takes what the queues hold when it starts
+ * (a user ring's producer index is the user's, and a thread advancing it
+ * must not keep a pass going), and a caller runs at most SV_FLUSH_PASSES
+ * passes.  If posters keep asking for more, the runner's role moves to a
+ * work item (sv_qp_flush_resume()), which requeues itself the same way: a
+ * process flushing its own QP without end burns its own system calls and
+ * a work item that yields, never a softirq, a timer or another task's
+ * system call.  With interrupts off (the transport's locks are bottom-half
+ * locks) the role moves at once.
+ *
  * Ordering with posters: a poster produces its WQE, then executes a full
  * barrier and reads qp->state (sv_qp_kick()); a transition stores the new
  * state and then calls here, where atomic_fetch_inc() is the full barrier
  * before the queues are read.  So either the transition's flush sees the
  * WQE or the poster sees the error state and flushes it itself.
  */
-static void sv_qp_flush(struct sv_qp *qp)
+#define SV_FLUSH_PASSES		4
+
+static void sv_qp_flush_pass(struct sv_qp *qp)
 {
+	enum ib_qp_state state = READ_ONCE(qp->state);
+	u32 n;
+
+	/*
+	 * The SQ: finished WQEs are retired in order, and in SQE and ERR the
+	 * rest flush, in-flight ones included (sv_comp.c).
+	 */
+	sv_comp_retire(qp, state == IB_QPS_SQE || state == IB_QPS_ERR);
+	if (state != IB_QPS_ERR)
+		return;
+	/* the responder's WQE in progress is older than the RQ's */
+	sv_resp_flush(qp);
+	if (!qp->rq.queue)
+		return;
+	/* what the RQ holds now; later posts ask for another pass */
+	for (n = sv_wq_pending(qp, &qp->rq); n; n--)
+		if (!sv_qp_flush_one_recv(qp))
+			break;
+}
+
+/* The caller is the runner (it raised flush_req from 0, or was handed it). */
+static void sv_qp_flush_run(struct sv_qp *qp)
+{
+	int passes = SV_FLUSH_PASSES;
 	int pending;
 
-	if (atomic_fetch_inc(&qp->flush_req))
-		return;		/* the running flusher will pass again */
 	do {
-		enum ib_qp_state state;
-
+		if (irqs_disabled() || !passes--) {
+			/* flush_req stays raised: the work item is the runner */
+			sv_req_defer_retire(qp);
+			return;
+		}
 		/* acquire: see what the requesters published before asking */
 		pending = atomic_read_acquire(&qp->flush_req);
-		state = READ_ONCE(qp->state);
-		/*
-		 * The SQ: finished WQEs are retired in order, and in SQE and
-		 * ERR the rest flush, in-flight ones included (sv_comp.c).
-		 * The transport's locks are bottom-half locks: with
-		 * interrupts off, its work queue does it.
-		 */
-		if (irqs_disabled())
-			sv_req_defer_retire(qp);
-		else
-			sv_comp_retire(qp, state == IB_QPS_SQE ||
-				       state == IB_QPS_ERR);
-		/* the responder's WQE in progress is older than the RQ's */
-		if (state == IB_QPS_ERR)
-			sv_resp_flush(qp);
-		if (state == IB_QPS_ERR && qp->rq.queue)
-			while (sv_qp_flush_one_recv(qp))
-				;
+		sv_qp_flush_pass(qp);
 	} while (atomic_sub_return(pending, &qp->flush_req));
+}
+
+static void sv_qp_flush(struct sv_qp *qp)
+{
+	if (atomic_fetch_inc(&qp->flush_req))
+		return;		/* the running flusher will pass again */
+	sv_qp_flush_run(qp);
+}
+
+/* sv_req.c's work item: the runner's role, handed over by sv_qp_flush_run() */
+void sv_qp_flush_resume(struct sv_qp *qp)
+{
+	sv_qp_flush_run(qp);
+}
+
+bool sv_qp_flush_idle(struct sv_qp *qp)
+{
+	return !atomic_read(&qp->flush_req);
 }
 
 void sv_qp_sq_complete(struct sv_qp *qp)

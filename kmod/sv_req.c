@@ -713,12 +713,12 @@ static bool sv_req_may_run_on(struct sv_qp *qp, int cpu)
 	return idle;
 }
 
-/* the SQ must be retired but the caller had interrupts off */
+/* the flusher's role, handed over by sv_qp.c (bounded work per call) */
 static void sv_req_retire_work(struct work_struct *work)
 {
 	struct sv_qp *qp = container_of(work, struct sv_qp, req.retire_work);
 
-	sv_qp_sq_complete(qp);
+	sv_qp_flush_resume(qp);
 }
 
 /*
@@ -745,7 +745,10 @@ void sv_req_sched(struct sv_qp *qp)
 	put_cpu();
 }
 
-/* For sv_qp_flush() when interrupts are off: retire from the work queue. */
+/*
+ * For sv_qp.c's flusher: run it from the work queue (interrupts were off,
+ * or its passes for one call were used up).
+ */
 void sv_req_defer_retire(struct sv_qp *qp)
 {
 	queue_work(sv_req_wq, &qp->req.retire_work);
@@ -793,7 +796,8 @@ static void sv_req_quiesce(struct sv_qp *qp)
 		del_timer_sync(&qp->req.rnr_timer);
 		flush_work(&qp->req.work);
 		flush_work(&qp->req.retire_work);
-		if (!atomic_read(&qp->req.sched))
+		/* a flusher whose work item requeued itself is not done */
+		if (!atomic_read(&qp->req.sched) && sv_qp_flush_idle(qp))
 			break;
 		usleep_range(1000, 2000);
 	}

@@ -419,18 +419,24 @@ static void sv_resp_rc_fail(struct sv_qp *qp, struct sv_resp_out *out,
 }
 
 /*
- * A UC or UD request failed.  Local errors complete the held WQE with
- * the error (the QP stays up: IBTA 9.8.3 and 9.9 have no way to tell the
- * sender, and the receive side carries on with the next message); remote
- * errors silently drop the message.
+ * A UC or UD request failed.  The QP stays up (IBTA 9.8.3 and 9.9 have no
+ * way to tell the sender, and the receive side carries on with the next
+ * message).  A message longer than the receive WQE is dropped and the WQE
+ * kept for the next one (a class D error, silently dropped, as Soft-RoCE
+ * does): the sender, not the receiver, chose the length, and completing
+ * the WQE in error would let anyone who reaches the port use up a QP's
+ * receives, the MAD layer's on QP1 included, which it does not repost.
+ * The other local errors (the WQE itself is bad) complete it with the
+ * error; remote errors silently drop the message.
  */
 static void sv_resp_dgram_fail(struct sv_qp *qp, struct sv_resp_out *out,
 			       enum sv_resp_err err)
 {
 	lockdep_assert_held(&qp->resp.lock);
-	if (qp->resp.wqe_valid &&
-	    (err == SV_RESP_LOC_LEN || err == SV_RESP_LOC_PROT ||
-	     err == SV_RESP_LOC_QP_OP))
+	if (err == SV_RESP_LOC_LEN)
+		sv_stat_inc(sv_resp_dev(qp), SV_STAT_LEN_DROPS);
+	else if (qp->resp.wqe_valid &&
+		 (err == SV_RESP_LOC_PROT || err == SV_RESP_LOC_QP_OP))
 		sv_resp_complete(qp, out, sv_resp_err_status(err), IB_WC_RECV,
 				 qp->resp.recv_len);
 	sv_resp_abandon_msg(qp);
@@ -649,10 +655,15 @@ static struct sv_resp_res *sv_resp_res_new(struct sv_qp *qp)
 	}
 	if (busy >= max)
 		return NULL;
-	/* the slot taken over must not be pending: max <= the ring size */
-	if (WARN_ON_ONCE(sv_resp_res_at(qp, qp->resp.res_head)->pending &&
-			 qp->resp.res_head - qp->resp.res_serve >=
-			 SV_MAX_QP_RD_ATOM))
+	/*
+	 * The slot taken over must not be pending.  Not a WARN: the peer
+	 * decides how far back a duplicate moves res_serve, and a duplicate
+	 * of the oldest of SV_MAX_QP_RD_ATOM outstanding requests gets here.
+	 * That is the peer's invalid request (NAKed), not our bug, and a
+	 * remote WARN is a remote crash where panic_on_warn is set.
+	 */
+	if (sv_resp_res_at(qp, qp->resp.res_head)->pending &&
+	    qp->resp.res_head - qp->resp.res_serve >= SV_MAX_QP_RD_ATOM)
 		return NULL;
 	res = sv_resp_res_at(qp, qp->resp.res_head++);
 	memset(res, 0, sizeof(*res));

@@ -51,6 +51,7 @@ static const struct rdma_stat_desc sv_stat_descs[] = {
 	[SV_STAT_OUT_OF_SEQ]		= { .name = "out_of_sequence" },
 	[SV_STAT_UC_DROPS]		= { .name = "uc_drops" },
 	[SV_STAT_QKEY_DROPS]		= { .name = "qkey_drops" },
+	[SV_STAT_LEN_DROPS]		= { .name = "length_drops" },
 	[SV_STAT_RX_DROP_ICRC]		= { .name = "rx_drop_icrc" },
 	[SV_STAT_RX_DROP_INVALID]	= { .name = "rx_drop_invalid" },
 	[SV_STAT_RX_DROP_NO_QP]		= { .name = "rx_drop_no_qp" },

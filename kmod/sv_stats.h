@@ -49,6 +49,7 @@ enum sv_stat {
 	SV_STAT_OUT_OF_SEQ,		/* requests ahead of the expected PSN */
 	SV_STAT_UC_DROPS,		/* UC messages dropped on a PSN gap */
 	SV_STAT_QKEY_DROPS,		/* UD packets with a wrong Q_Key */
+	SV_STAT_LEN_DROPS,		/* UD/UC messages too long to receive */
 
 	/* receive drops before any QP processing */
 	SV_STAT_RX_DROP_ICRC,		/* ICRC mismatch */

@@ -13,6 +13,7 @@
  * tests/user/24-qp.sh covers RC through RTS on a real device.
  */
 #include <kunit/test.h>
+#include <linux/delay.h>
 
 #include "sv.h"
 #include "sv_xport.h"
@@ -386,6 +387,109 @@ static void qp_post_by_state(struct kunit *test)
 	destroy_qp(test, qp);
 }
 
+/*
+ * The message size limit (2^31 bytes) holds for the sum of a WR's SGEs,
+ * 64-bit: two SGEs of 2^30 + 1 bytes are refused, 2^30 each taken.  The QP
+ * is in ERR, so what is taken flushes and nothing is read.
+ */
+static void qp_msg_size_limit(struct kunit *test)
+{
+	struct qp_env *env = test->priv;
+	struct sv_qp *qp = make_qp(test, IB_QPT_RC);
+	struct ib_sge sge[2] = {
+		{ .addr = 0x1000, .length = (1U << 30) + 1, .lkey = 0 },
+		{ .addr = 0x2000, .length = (1U << 30) + 1, .lkey = 0 },
+	};
+	struct ib_send_wr wr = {
+		.wr_id = 1, .opcode = IB_WR_SEND, .sg_list = sge, .num_sge = 2,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+	const struct ib_send_wr *bad = NULL;
+	struct ib_wc wc[2];
+
+	KUNIT_EXPECT_EQ(test, SV_PORT_MAX_MSG_SZ, 1ULL << 31);
+	KUNIT_ASSERT_EQ(test, to_state(qp, IB_QPS_INIT, RC_INIT_MASK,
+				       &init_attr), 0);
+	KUNIT_ASSERT_EQ(test, to_state(qp, IB_QPS_ERR, 0, NULL), 0);
+	KUNIT_EXPECT_EQ_MSG(test, sv_qp_post_send(&qp->ibqp, &wr, &bad),
+			    -EINVAL, "2^31 + 2 bytes taken");
+	KUNIT_EXPECT_PTR_EQ(test, bad, (const struct ib_send_wr *)&wr);
+	sge[0].length = 1U << 30;
+	sge[1].length = 1U << 30;
+	wr.wr_id = 2;
+	KUNIT_EXPECT_EQ_MSG(test, sv_qp_post_send(&qp->ibqp, &wr, &bad), 0,
+			    "2^31 bytes refused");
+	KUNIT_ASSERT_EQ(test, poll_all(env, wc, ARRAY_SIZE(wc)), 1);
+	KUNIT_EXPECT_EQ(test, wc[0].wr_id, 2ULL);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_WR_FLUSH_ERR);
+	destroy_qp(test, qp);
+}
+
+/*
+ * Bounded work per call of the flusher: a consumer that posts a receive
+ * from every flush completion keeps the flush going (as a process that
+ * advances its mapped producer index from another thread does).  The
+ * modify_qp to ERR that started the flush must return after a few passes,
+ * not after all of them; the work queue takes over and finishes, in order.
+ */
+struct repost {
+	struct sv_qp		*qp;
+	struct task_struct	*caller;
+	struct completion	done;
+	u64			next_id;	/* the wr_id expected next */
+	int			calls, inline_calls, limit;
+	bool			out_of_order;
+};
+
+static void repost_handler(struct ib_cq *ibcq, void *ctx)
+{
+	struct repost *r = ctx;
+	struct ib_wc wc;
+
+	if (current == r->caller)
+		r->inline_calls++;
+	while (sv_cq_poll(ibcq, 1, &wc) == 1) {
+		if (wc.wr_id != r->next_id || wc.status != IB_WC_WR_FLUSH_ERR)
+			r->out_of_order = true;
+		r->next_id++;
+	}
+	if (++r->calls >= r->limit) {
+		complete(&r->done);
+		return;
+	}
+	sv_cq_req_notify(ibcq, IB_CQ_NEXT_COMP);
+	post_recv(r->qp, r->next_id);
+}
+
+static void qp_flush_bounded(struct kunit *test)
+{
+	struct qp_env *env = test->priv;
+	struct sv_qp *qp = make_qp(test, IB_QPT_RC);
+	struct repost r = { .qp = qp, .caller = current, .limit = 1000 };
+
+	init_completion(&r.done);
+	KUNIT_ASSERT_EQ(test, to_state(qp, IB_QPS_INIT, RC_INIT_MASK,
+				       &init_attr), 0);
+	KUNIT_ASSERT_EQ(test, post_recv(qp, 0), 0);
+	env->cq->ibcq.comp_handler = repost_handler;
+	env->cq->ibcq.cq_context = &r;
+	sv_cq_req_notify(&env->cq->ibcq, IB_CQ_NEXT_COMP);
+
+	KUNIT_ASSERT_EQ(test, to_state(qp, IB_QPS_ERR, 0, NULL), 0);
+	KUNIT_EXPECT_LE_MSG(test, r.inline_calls, 16,
+			    "the modify to ERR flushed %d receives itself",
+			    r.inline_calls);
+	KUNIT_EXPECT_GT_MSG(test, wait_for_completion_timeout(&r.done, 30 * HZ),
+			    0UL, "the work queue did not finish the flush");
+	/* the handler no longer reposts: wait for the runner to stop */
+	while (!sv_qp_flush_idle(qp))
+		msleep(10);
+	KUNIT_EXPECT_FALSE(test, r.out_of_order);
+	KUNIT_EXPECT_EQ(test, r.calls, r.limit);
+	env->cq->ibcq.comp_handler = NULL;
+	destroy_qp(test, qp);
+}
+
 /* SQD with nothing in flight is drained at once: one SQ_DRAINED event */
 static void qp_sqd_drained_event(struct kunit *test)
 {
@@ -451,6 +555,8 @@ static struct kunit_case qp_cases[] = {
 	KUNIT_CASE(qp_invalid_transitions),
 	KUNIT_CASE(qp_attr_checks),
 	KUNIT_CASE(qp_post_by_state),
+	KUNIT_CASE(qp_msg_size_limit),
+	KUNIT_CASE(qp_flush_bounded),
 	KUNIT_CASE(qp_sqd_drained_event),
 	KUNIT_CASE(qp_transport_errors),
 	{}

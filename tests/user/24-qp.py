@@ -24,6 +24,10 @@
   24-qp.py DEV GID4 early    send WRs posted in RESET, INIT and RTR (RC, UD):
                              EINVAL from the doorbell, and never executed,
                              not even once the QP reaches RTS
+  24-qp.py DEV GID4 toolong  UD and UC sends longer than the posted receive:
+                             dropped, the receive kept for the next message
+                             (not completed in error: a flood of them would
+                             use up the receives, QP1's included)
   24-qp.py DEV GID4 events   SQ_DRAINED on entering SQD (only when asked),
                              LAST_WQE_REACHED for a QP on an SRQ entering ERR
   24-qp.py DEV GID4 qkey-unpriv  a controlled Q_Key needs CAP_NET_RAW: EPERM
@@ -721,9 +725,70 @@ def t_early(env):
         rcq.close()
 
 
-def to_state_from_init(env, qp, qpt):
+def t_toolong(env):
+    from pyverbs.addr import AH
+    for qpt in (e.IBV_QPT_UD, e.IBV_QPT_UC):
+        n = TYPE_NAMES[qpt]
+        scq, rcq = CQ(env.ctx, 64), CQ(env.ctx, 64)
+        init = QPInitAttr(qp_type=qpt, scq=scq, rcq=rcq,
+                          cap=QPCap(max_send_wr=16, max_recv_wr=16,
+                                    max_send_sge=1, max_recv_sge=1),
+                          sq_sig_all=1)
+        qp = QP(env.pd, init)
+        ah = AH(env.pd, attr=av(env)) if qpt == e.IBV_QPT_UD else None
+        grh = 40 if qpt == e.IBV_QPT_UD else 0
+        mr = MR(env.pd, 4096, e.IBV_ACCESS_LOCAL_WRITE)
+        mr.write(bytes(range(256)) * 8, 2048, 2048)
+        to_init(qp, qpt)
+        # one receive of room for 16 bytes of payload
+        qp.post_recv(RecvWR(wr_id=100, num_sge=1,
+                            sg=[SGE(mr.buf, grh + 16, mr.lkey)]))
+        to_state_from_init(env, qp, qpt, same_psn=True)
+
+        def send(wr_id, length):
+            wr = SendWR(wr_id=wr_id, opcode=e.IBV_WR_SEND, num_sge=1,
+                        sg=[SGE(mr.buf + 2048, length, mr.lkey)])
+            if ah is not None:
+                wr.set_wr_ud(ah, qp.qp_num, 0x11111111)
+            qp.post_send(wr)
+            wcs = poll_all(scq, 1, f"{n} send of {length} bytes")
+            if wcs[0].status != e.IBV_WC_SUCCESS:
+                raise AssertionError(f"{n}: send status {wcs[0].status}")
+
+        # longer than the receive, one packet and (UC) three packets
+        for i, length in enumerate((17, 1000, 3000 if qpt == e.IBV_QPT_UC
+                                    else 1000)):
+            send(200 + i, length)
+        time.sleep(0.2)
+        n_got, wcs = rcq.poll(1)
+        if n_got:
+            raise AssertionError(f"{n}: a too long message completed the "
+                                 f"receive: status {wcs[0].status}")
+        send(300, 16)
+        wcs = poll_all(rcq, 1, f"{n} receive")
+        if (wcs[0].wr_id, wcs[0].status, wcs[0].byte_len) != \
+                (100, e.IBV_WC_SUCCESS, grh + 16):
+            raise AssertionError(f"{n}: receive {wcs[0].wr_id} status "
+                                 f"{wcs[0].status} {wcs[0].byte_len} bytes")
+        if mr.read(16, grh) != (bytes(range(256)) * 8)[:16]:
+            raise AssertionError(f"{n}: received data differs")
+        print(f"ok: {n} messages longer than the receive dropped, the "
+              "receive kept for the next one")
+        qp.close()
+        if ah:
+            ah.close()
+        mr.close()
+        scq.close()
+        rcq.close()
+
+
+def to_state_from_init(env, qp, qpt, same_psn=False):
     modify(qp, qp_state=e.IBV_QPS_RTR, **rtr_fields(env, qp, qpt))
-    modify(qp, qp_state=e.IBV_QPS_RTS, **rts_fields(qpt))
+    f = rts_fields(qpt)
+    if same_psn:
+        # connected to itself: the send PSN is the one it expects
+        f['sq_psn'] = rtr_fields(env, qp, qpt).get('rq_psn', 0)
+    modify(qp, qp_state=e.IBV_QPS_RTS, **f)
 
 
 # --- events ----------------------------------------------------------------
@@ -833,6 +898,8 @@ def run(argv):
             t_errors(env)
         elif test == 'early':
             t_early(env)
+        elif test == 'toolong':
+            t_toolong(env)
         elif test == 'flush':
             t_flush(env)
         elif test == 'events':

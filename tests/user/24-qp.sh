@@ -11,7 +11,8 @@
 # masks refused with EINVAL, path migration with EOPNOTSUPP, what the IBTA
 # and RoCE NICs take accepted (a 32-bit flow label, as UCX passes: its low
 # 20 bits), send WRs posted before RTS refused and never executed, flushing
-# on the way to ERR (IBV_WC_WR_FLUSH_ERR, in order),
+# on the way to ERR (IBV_WC_WR_FLUSH_ERR, in order), UD and UC messages
+# longer than the receive dropped with the receive kept,
 # destroy with WRs posted, the SQ_DRAINED and LAST_WQE_REACHED events, and a
 # controlled Q_Key refused without CAP_NET_RAW.  Here: ib_mad opens the port
 # (its QP1 is in RTS, no "Couldn't create ib_mad" errors), a process killed
@@ -84,7 +85,7 @@ exec 4<>"$tmp/spawn"
 # python and pyverbs start in seconds each under a debug kernel; 77 is its
 # "pyverbs cannot be imported"
 rc=0
-$py "$helper" --spawn "$tmp/spawn" $dev "$gid4" caps states errors early flush events 4>&- |
+$py "$helper" --spawn "$tmp/spawn" $dev "$gid4" caps states errors early toolong flush events 4>&- |
 	tee "$tmp/cases" || rc=$?
 [ $rc != 77 ] || sv_skip "python3-pyverbs is not installed"
 out=$'\n'$(<"$tmp/cases")
