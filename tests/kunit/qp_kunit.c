@@ -483,7 +483,7 @@ static void qp_flush_bounded(struct kunit *test)
 			    0UL, "the work queue did not finish the flush");
 	/* the handler no longer reposts: wait for the runner to stop */
 	while (!sv_qp_flush_idle(qp))
-		msleep(10);
+		msleep(20);
 	KUNIT_EXPECT_FALSE(test, r.out_of_order);
 	KUNIT_EXPECT_EQ(test, r.calls, r.limit);
 	env->cq->ibcq.comp_handler = NULL;
