@@ -569,6 +569,9 @@ static inline struct sv_qp *to_sv_qp(struct ib_qp *ibqp)
 #define SV_QPN_GSI		1
 #define SV_QPN_MIN		16
 #define SV_QPN_MAX		((1U << 24) - 1)
+/* the multicast QPN (IBTA 10.5.1.1): a destination, never a QP's number */
+#define SV_QPN_MULTICAST	SV_QPN_MAX
+#define SV_QPN_ALLOC_MAX	(SV_QPN_MULTICAST - 1)
 /* QPNs and PSNs are 24-bit wire fields */
 #define SV_PSN_MAX		((1U << 24) - 1)
 

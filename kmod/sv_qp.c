@@ -600,7 +600,7 @@ static int sv_qp_publish(struct sv_dev *sv, struct sv_qp *qp)
 		}
 	} else {
 		err = xa_alloc_cyclic_bh(&sv->qp_xa, &qpn, qp->handle,
-					 XA_LIMIT(SV_QPN_MIN, SV_QPN_MAX),
+					 XA_LIMIT(SV_QPN_MIN, SV_QPN_ALLOC_MAX),
 					 &sv->qpn_next, GFP_KERNEL);
 		if (err == -EBUSY)
 			err = -ENOMEM;	/* every QPN in use */

@@ -29,8 +29,6 @@
 #include "sv_icrc.h"
 #include "sv_xport.h"
 
-/* the multicast QPN (IBTA 10.5.1.1: "0xFFFFFF") */
-#define SV_QPN_MULTICAST	0xffffff
 
 /* Fill the addresses of @pkt from the IP header of its skb. */
 static void sv_recv_addrs(struct sv_rx_pkt *pkt)

@@ -1574,9 +1574,17 @@ static void sv_resp_work(struct work_struct *work)
 		bool sent = true;
 
 		if (!batches--) {
-			/* our reference goes with the requeued work */
-			queue_work_on(raw_smp_processor_id(), system_highpri_wq,
-				      &qp->resp.work);
+			/*
+			 * Our reference goes with the requeued work, unless
+			 * it cannot be queued: queued already (that instance
+			 * holds its queuer's reference) or being cancelled
+			 * by sv_resp_reset(), which only puts the reference
+			 * of a pending instance.  Then it is dropped here,
+			 * or destroy_qp would wait for it for ever.
+			 */
+			if (!queue_work_on(raw_smp_processor_id(),
+					   system_highpri_wq, &qp->resp.work))
+				sv_qp_put(qp);
 			return;
 		}
 		sv_resp_out_init(&out);

@@ -490,6 +490,22 @@ static void qp_flush_bounded(struct kunit *test)
 	destroy_qp(test, qp);
 }
 
+/* QPN 0xFFFFFF is the multicast QPN (IBTA 10.5.1.1): no QP gets it */
+static void qp_qpn_not_multicast(struct kunit *test)
+{
+	struct qp_env *env = test->priv;
+	struct sv_qp *a, *b;
+
+	env->sv->qpn_next = SV_QPN_MULTICAST - 1;
+	a = make_qp(test, IB_QPT_UD);
+	b = make_qp(test, IB_QPT_UD);
+	KUNIT_EXPECT_EQ(test, a->ibqp.qp_num, SV_QPN_MULTICAST - 1);
+	KUNIT_EXPECT_NE(test, b->ibqp.qp_num, SV_QPN_MULTICAST);
+	KUNIT_EXPECT_GE(test, b->ibqp.qp_num, (u32)SV_QPN_MIN);
+	destroy_qp(test, b);
+	destroy_qp(test, a);
+}
+
 /* SQD with nothing in flight is drained at once: one SQ_DRAINED event */
 static void qp_sqd_drained_event(struct kunit *test)
 {
@@ -557,6 +573,7 @@ static struct kunit_case qp_cases[] = {
 	KUNIT_CASE(qp_post_by_state),
 	KUNIT_CASE(qp_msg_size_limit),
 	KUNIT_CASE(qp_flush_bounded),
+	KUNIT_CASE(qp_qpn_not_multicast),
 	KUNIT_CASE(qp_sqd_drained_event),
 	KUNIT_CASE(qp_transport_errors),
 	{}
