@@ -1463,8 +1463,14 @@ int sv_qp_check_send_wqe(struct sv_qp *qp, struct sv_send_wqe *wqe)
 		if (length > SV_PORT_MAX_MSG_SZ)
 			return -EINVAL;
 	}
+	/*
+	 * 8 naturally aligned bytes at the address the AtomicETH will carry
+	 * (not wqe->iova, which user space writes too and the wire never
+	 * sees): a misaligned atomic is the requester's error.
+	 */
 	if ((info->flags & SV_WR_ATOMIC) &&
-	    (length < sizeof(u64) || !IS_ALIGNED(wqe->iova, 8)))
+	    (length < sizeof(u64) ||
+	     !IS_ALIGNED(wqe->wr.wr.atomic.remote_addr, 8)))
 		return -EINVAL;
 	if ((qp->ibqp.qp_type == IB_QPT_UD) &&
 	    wqe->wr.wr.ud.remote_qpn > SV_QPN_MAX)

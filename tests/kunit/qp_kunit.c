@@ -490,6 +490,32 @@ static void qp_flush_bounded(struct kunit *test)
 	destroy_qp(test, qp);
 }
 
+/*
+ * A user atomic WQE is checked at the address the AtomicETH carries
+ * (wr.atomic.remote_addr), not at the iova field beside it, which the
+ * same hostile writer controls and the wire never sees.
+ */
+static void qp_user_atomic_alignment(struct kunit *test)
+{
+	struct sv_qp *qp = make_qp(test, IB_QPT_RC);
+	struct sv_send_wqe *wqe;
+
+	wqe = kunit_kzalloc(test, (size_t)1 << qp->sq.queue->log2_elem_size,
+			    GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, wqe);
+	wqe->wr.opcode = IB_WR_ATOMIC_FETCH_AND_ADD;
+	wqe->wr.send_flags = IB_SEND_SIGNALED;
+	wqe->dma.num_sge = 1;
+	wqe->dma.sge[0].length = 8;
+	wqe->iova = 0x1000;
+	wqe->wr.wr.atomic.remote_addr = 0x1004;
+	KUNIT_EXPECT_EQ(test, sv_qp_check_send_wqe(qp, wqe), -EINVAL);
+	wqe->iova = 0x1004;
+	wqe->wr.wr.atomic.remote_addr = 0x1000;
+	KUNIT_EXPECT_EQ(test, sv_qp_check_send_wqe(qp, wqe), 0);
+	destroy_qp(test, qp);
+}
+
 /* QPN 0xFFFFFF is the multicast QPN (IBTA 10.5.1.1): no QP gets it */
 static void qp_qpn_not_multicast(struct kunit *test)
 {
@@ -574,6 +600,7 @@ static struct kunit_case qp_cases[] = {
 	KUNIT_CASE(qp_msg_size_limit),
 	KUNIT_CASE(qp_flush_bounded),
 	KUNIT_CASE(qp_qpn_not_multicast),
+	KUNIT_CASE(qp_user_atomic_alignment),
 	KUNIT_CASE(qp_sqd_drained_event),
 	KUNIT_CASE(qp_transport_errors),
 	{}
