@@ -12,6 +12,8 @@
  *   5. the destination QP (unicast QPN, or QPN 0xffffff with a multicast
  *      destination GID: every attached QP), and that the opcode belongs
  *      to its transport                           else RX_DROP_NO_QP
+ *   6. for RC and UC: the packet's source and destination addresses are
+ *      the QP's path's destination and source GID  else RX_DROP_NOT_PEER
  *
  * then requests go to the responder (sv_resp_rcv) and responses to the
  * completer (sv_comp_rcv), which check the rest.  The skb is freed here
@@ -60,6 +62,29 @@ static void sv_recv_addrs(struct sv_rx_pkt *pkt)
 		ether_addr_copy(pkt->smac, eth_hdr(skb)->h_source);
 	else
 		eth_zero_addr(pkt->smac);
+}
+
+/*
+ * A connected QP takes packets from its peer only: the packet's source and
+ * destination addresses must be its path's destination and source GIDs
+ * (IBTA A17.4.5: RoCEv2 GIDs are the IP addresses).  QPNs are predictable,
+ * any local user reads PSNs with "rdma resource show qp", and the ICRC is
+ * a CRC, not a signature: without this check anyone reaching UDP 4791
+ * could complete a WR with a forged ACK, place data with a forged READ
+ * response or break the connection with a forged NAK.  A host on the same
+ * L2 that spoofs the peer's address is beyond what an unauthenticated
+ * protocol can stop (Documentation/design.md).  Under RCU.
+ */
+static bool sv_recv_from_peer(struct sv_qp *qp, const struct sv_rx_pkt *pkt)
+{
+	const struct sv_path *path;
+
+	if (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC)
+		return true;
+	path = rcu_dereference(qp->path);
+	return path && !memcmp(pkt->sgid.raw, path->dgid.raw,
+			       sizeof(path->dgid.raw)) &&
+	       !memcmp(pkt->dgid.raw, path->sgid.raw, sizeof(path->sgid.raw));
 }
 
 /* Hand @pkt to @qp's responder or completer, if its transport fits. */
@@ -129,6 +154,12 @@ static void sv_recv_skb(struct sv_dev *sv, struct sk_buff *skb, bool icrc)
 		ok = sv_recv_mcast(sv, &pkt);
 	} else {
 		qp = sv_qp_get_by_qpn(sv, pkt.p.qpn);
+		if (qp && unlikely(!sv_recv_from_peer(qp, &pkt))) {
+			sv_qp_put(qp);
+			rcu_read_unlock();
+			sv_stat_inc(sv, SV_STAT_RX_DROP_NOT_PEER);
+			goto drop;
+		}
 		ok = qp && sv_recv_deliver(qp, &pkt);
 		if (qp)
 			sv_qp_put(qp);

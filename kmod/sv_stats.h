@@ -55,6 +55,7 @@ enum sv_stat {
 	SV_STAT_RX_DROP_ICRC,		/* ICRC mismatch */
 	SV_STAT_RX_DROP_INVALID,	/* sv_hdr_parse() refused it */
 	SV_STAT_RX_DROP_NO_QP,		/* unknown QPN / QP not receiving */
+	SV_STAT_RX_DROP_NOT_PEER,	/* RC/UC: not from the QP's peer */
 
 	/* completions with an error status (flushes excluded) */
 	SV_STAT_SEND_CQE_ERR,

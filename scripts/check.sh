@@ -302,9 +302,9 @@ launch() {
 # kernel runs what the debug kernel cannot: DKMS (Debian's headers), NFS
 # and SRP (the debug config has no NFSD, SRP or LIO), the protocol
 # suites' full lists (50 requester/responder, 51 interop with 6.1's
-# Soft-RoCE, 53 verbs matrix, 54 netem) and the third-party clients' runs
-# against their Soft-RoCE baseline (63 rdma-core's tests, 64 UCX, 65
-# libfabric: a KASAN kernel runs them on softverbs alone).  The other stock kernels run what
+# Soft-RoCE, 53 verbs matrix, 54 netem) and rdma-core's own tests against
+# their Soft-RoCE baseline (63: a KASAN kernel runs them on softverbs
+# alone; UCX and libfabric, 64 and 65, compare on 6.12).  The other stock kernels run what
 # depends on the kernel (ib_core, uverbs, rdma_cm, NVMe-oF, NFS, the netdev
 # and UDP tunnel APIs, DKMS): everything but the protocol suites whose logic
 # does not (50, 53, 54).  Without a debug kernel the first stock kernel runs
@@ -320,7 +320,7 @@ launch() {
 # few and too long for that rule).
 dk_shards='^(4[0-9]-|5[019]-|2[2456]-) ^(kunit|1[0-9]-|2[0137-9]-|3[0-9]-) ^(5[2-8]-|[6-9][0-9]-)'
 dk_shards=${SV_DEBUG_SHARDS:-$dk_shards}
-first_subset='^(0[0-9]-|16-|5[0134]-|58-|61-|6[345]-)'
+first_subset='^(0[0-9]-|16-|5[0134]-|58-|61-|63-)'
 stock_subset='^(kunit|[0-46-9][0-9]-|5[125-9]-)'
 read -ra stock <<<"$kernels"
 # kmemleak scanning is slow under TCG, so only the debug runs turn it on.

@@ -1,0 +1,143 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Forged RoCEv2 packets against a connected QP, for 66-forged.sh.
+
+  66-forged.py run DEV_A GID6_A DEV_B GID6_B NS_B PEER6 OTHER6
+        connects an RC QP on DEV_A (the victim) to one on DEV_B over the
+        IPv6 GIDs, then from network namespace NS_B (where the peer lives)
+        sends RDMA WRITE Only requests to the victim QP that it could have
+        sent itself: right QPN, right PSN, right R_Key, a valid ICRC.
+        From PEER6, the peer's own address, the write must land (the
+        packet is well formed: spoofing the peer's full path is beyond
+        what an unauthenticated protocol can stop).  From OTHER6, another
+        address of that host, it must not, and rx_drop_not_peer counts it.
+  66-forged.py send SRC DST DQPN PSN RKEY VA HEX
+        (run inside NS_B by "run") one such packet from a plain UDP socket
+        bound to SRC, to DST port 4791
+
+IPv6 because every field of its header that the ICRC covers is known to
+the sender (an IPv4 header carries an identification the kernel picks).
+The ICRC is computed here (IBTA A17.3.3), independently of the kernel.
+"""
+import importlib.util
+import os
+import socket
+import struct
+import subprocess
+import sys
+import time
+import zlib
+
+ROCE_PORT = 4791
+SPORT = 50066
+RC_RDMA_WRITE_ONLY = 0x0a
+
+
+def icrc(ip6, udp, payload):
+    """IBTA A17.3.3 over the IPv6 header, the UDP header and BTH onwards"""
+    b = bytearray(ip6 + udp + payload)
+    b[0] |= 0x0f                    # traffic class (its low nibble here)
+    b[1:4] = b'\xff\xff\xff'        # traffic class, flow label
+    b[7] = 0xff                     # hop limit
+    b[46:48] = b'\xff\xff'          # UDP checksum
+    b[48 + 4] = 0xff                # BTH: FECN, BECN, resv6
+    return struct.pack('<I', zlib.crc32(b'\xff' * 8 + bytes(b)))
+
+
+def send(src, dst, dqpn, psn, rkey, va, data):
+    bth = struct.pack('>BBHII', RC_RDMA_WRITE_ONLY, 0, 0xffff,
+                      dqpn & 0xffffff, (1 << 31) | (psn & 0xffffff))
+    reth = struct.pack('>QII', va, rkey, len(data))
+    body = bth + reth + data
+    ulen = 8 + len(body) + 4
+    udp = struct.pack('>HHHH', SPORT, ROCE_PORT, ulen, 0)
+    ip6 = (struct.pack('>IHBB', 6 << 28, ulen, socket.IPPROTO_UDP, 64) +
+           socket.inet_pton(socket.AF_INET6, src) +
+           socket.inet_pton(socket.AF_INET6, dst))
+    pkt = body + icrc(ip6, udp, body)
+    s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+    s.bind((src, SPORT))
+    s.sendto(pkt, (dst, ROCE_PORT))
+    s.close()
+
+
+def counter(dev, name):
+    with open(f"/sys/class/infiniband/{dev}/ports/1/hw_counters/{name}",
+              encoding='ascii') as f:
+        return int(f.read())
+
+
+def run(dev_a, gid_a, dev_b, gid_b, ns_b, peer6, other6):
+    from pyverbs.addr import GID  # noqa: F401 (pyverbs must import)
+    import pyverbs.enums as e
+    spec = importlib.util.spec_from_file_location(
+        'matrix', os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                               '53-verbs-matrix.py'))
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+
+    a, b = m.Side(dev_a, int(gid_a)), m.Side(dev_b, int(gid_b))
+    qa, qb = m.make_qp(a, e.IBV_QPT_RC), m.make_qp(b, e.IBV_QPT_RC)
+    m.connect(qa, e.IBV_QPT_RC, a, b, qb.qp_num)
+    m.connect(qb, e.IBV_QPT_RC, b, a, qa.qp_num)
+    my6 = str(a.gid)
+    psn = 0xfffff0          # qa's first expected PSN (53-verbs-matrix.py)
+    a.fill(0, bytes(64))
+
+    def forge(src, off, data):
+        subprocess.run(['ip', 'netns', 'exec', ns_b, sys.executable,
+                        os.path.abspath(__file__), 'send', src, my6,
+                        str(qa.qp_num), str(forge.psn), str(a.mr.rkey),
+                        str(a.addr(off)), data.hex()], check=True)
+
+    def landed(off, data, secs=5):
+        end = time.time() + secs * int(os.environ.get('SV_TIME_SCALE', '1'))
+        while time.time() < end:
+            if a.read(off, len(data)) == data:
+                return True
+            time.sleep(0.05)
+        return False
+
+    forge.psn = psn
+    good = b'\x5a' * 8
+    forge(peer6, 0, good)
+    if not landed(0, good):
+        raise AssertionError("a well-formed write from the peer's address "
+                             "did not land: the forger is broken, the "
+                             "test proves nothing")
+    print(f"ok: from the peer's address {peer6}: the write landed")
+
+    forge.psn = (psn + 1) & 0xffffff
+    before = counter(dev_a, 'rx_drop_not_peer')
+    evil = b'\xe6' * 8
+    forge(other6, 16, evil)
+    if landed(16, evil, secs=2):
+        raise AssertionError(f"a write from {other6}, not the QP's peer, "
+                             "was placed")
+    end = time.time() + 5
+    while counter(dev_a, 'rx_drop_not_peer') == before and time.time() < end:
+        time.sleep(0.05)
+    after = counter(dev_a, 'rx_drop_not_peer')
+    if after != before + 1:
+        raise AssertionError(f"rx_drop_not_peer {before} -> {after}")
+    print(f"ok: from {other6}: dropped (rx_drop_not_peer {before} -> "
+          f"{after}), memory untouched")
+    qa.close()
+    qb.close()
+
+
+def main():
+    if len(sys.argv) == 9 and sys.argv[1] == 'send':
+        src, dst = sys.argv[2], sys.argv[3]
+        dqpn, psn, rkey, va = (int(x) for x in sys.argv[4:8])
+        send(src, dst, dqpn, psn, rkey, va, bytes.fromhex(sys.argv[8]))
+        return 0
+    if len(sys.argv) == 9 and sys.argv[1] == 'run':
+        run(*sys.argv[2:])
+        return 0
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,26 @@
+#!/bin/bash
+# Forged packets against a connected QP: only the QP's peer may talk to it.
+#
+#   netns sv-66a  sv66a (softverbs) on x66a fda6::1 ==== x66b fda6::2, fda6::3  sv66b (softverbs)  netns sv-66b
+#
+# An RC QP on sv66a is connected to one on sv66b over the IPv6 GIDs.  From
+# sv-66b a plain UDP socket sends RDMA WRITE Only requests that know all a
+# local user can learn (the QPN, the PSN "rdma resource show qp" prints,
+# the R_Key) with a valid ICRC: from fda6::2, the peer's address, the write
+# lands (a check of the forger itself); from fda6::3, another address of
+# that host, it is dropped and counted as rx_drop_not_peer (sv_recv.c).
+. "$(dirname "$0")/lib.sh"
+
+sv_need ip rdma
+py=/usr/bin/python3
+helper=$(dirname "$0")/66-forged.py
+$py -c 'import importlib.util as u, sys; sys.exit(not u.find_spec("pyverbs.qp"))' 2>/dev/null ||
+	sv_skip "python3-pyverbs is not installed"
+[ -e /proc/net/if_inet6 ] || sv_skip "IPv6 is disabled"
+
+sv_xport_setup 66 softverbs softverbs
+other=${XP_B_IP6%::*}::3
+ip -n "$XP_B_NS" addr add "$other/64" dev "$XP_B_IF" nodad
+timeout -k 5 "$(sv_t 120)" $py "$helper" run "$XP_A_DEV" "$XP_A_GID6" \
+	"$XP_B_DEV" "$XP_B_GID6" "$XP_B_NS" "$XP_B_IP6" "$other" ||
+	sv_fail "66-forged.py failed"
