@@ -13,7 +13,7 @@
 #      (kmemleak=on) runs everything, in shards, the long protocol suites as
 #      subsets; the first stock kernel (same source) the full protocol lists
 #      and what the debug kernel cannot run (DKMS, NFS, SRP); the others what
-#      depends on the kernel
+#      depends on the kernel; and the README's "make demo" in a fresh clone
 #
 # Every build step and every test counts: a build is one test (passed or failed),
 # a VM contributes its TAP results (KUnit cases counted one by one), a VM that
@@ -34,6 +34,8 @@
 #   SV_VM_TIMEOUT=SEC     per-VM timeout (default: 600 + 600 per test; x2 for the
 #                         debug kernel). Only a backstop for a guest that hangs
 #                         whole: each test also has its own timeout in the guest.
+#   SV_DEMO=0             skip "make demo" in a fresh clone (also skipped with
+#                         SV_TESTS or SV_DEBUG_TESTS)
 #   SV_DKMS=0             skip the DKMS install (as root it installs through DKMS
 #                         for tests/user/16-dkms.sh and removes it at exit)
 #   SV_HOST_TIMEOUT=SEC   timeout of the host unit tests (default 600)
@@ -284,7 +286,8 @@ fi
 lanes=${SV_VM_JOBS:-$(nproc)}
 [ "$lanes" -ge 1 ] 2>/dev/null || lanes=1
 job_dirs=()
-# launch DIR ARGS...: vm_job ARGS... in the background once a lane is free.
+# launch DIR JOB ARGS...: JOB ARGS... (vm_job or demo_job) in the
+# background once a lane is free.
 launch() {
 	local dir=$1
 	shift
@@ -292,7 +295,25 @@ launch() {
 		wait -n || true
 	done
 	job_dirs+=("$dir")
-	vm_job "$@" &
+	"$@" &
+}
+
+# demo_job DIR: the README's "make demo", in a fresh clone of this commit,
+# as a new user runs it; one test.  A fresh clone has no build/ or results/,
+# which is what broke it once (demo.sh wrote build/demo-build.log first).
+demo_job() {
+	local dir=$1 t0 rc=0 p=1 f=0 note=
+	mkdir -p "$dir"
+	t0=$(now)
+	say "demo: make demo in a fresh clone"
+	{ git clone -q "$root" "$dir/clone" && make -C "$dir/clone" demo; } >"$dir/demo.log" 2>&1 || rc=$?
+	if [ $rc -ne 0 ] || ! grep -q '^demo done:' "$dir/demo.log"; then
+		p=0 f=1 note="exit $rc, see ${dir#"$root"/}/demo.log"
+	fi
+	rm -rf "$dir/clone"
+	say "demo: exit $rc ($(secs "$t0")s)"
+	echo "fresh clone: make demo|$p|$f|0|$(secs "$t0")|$note" >"$dir/row"
+	echo "make demo (fresh clone)|$(secs "$t0")" >"$dir/timing"
 }
 
 # What runs where.  The debug kernel (KASAN, lockdep, kmemleak, UBSAN) runs
@@ -339,7 +360,7 @@ read -ra dk_shard_list <<<"$dk_shards"
 launch_debug() {
 	local n
 	for ((n = $1; n <= $2 && n <= ${#dk_shard_list[@]}; n++)); do
-		launch "$results/$dk_kver-$n" "debug $dk_kver #$n" "$dk_kver" "$results/$dk_kver-$n" \
+		launch "$results/$dk_kver-$n" vm_job "debug $dk_kver #$n" "$dk_kver" "$results/$dk_kver-$n" \
 			$((vm_timeout * 2)) "${SV_DEBUG_TESTS:-${SV_TESTS:-${dk_shard_list[n - 1]}}}" \
 			--kernel "$dk_kernel" ${dk_modules:+--modules "$dk_modules"} \
 			--mem 2048 --append "$dk_append"
@@ -347,14 +368,18 @@ launch_debug() {
 }
 launch_debug 1 2
 for kver in "${stock[@]:1}"; do
-	launch "$results/$kver" "$kver" "$kver" "$results/$kver" "$vm_timeout" "${SV_TESTS:-$stock_subset}" --kver "$kver"
+	launch "$results/$kver" vm_job "$kver" "$kver" "$results/$kver" "$vm_timeout" "${SV_TESTS:-$stock_subset}" --kver "$kver"
 done
 launch_debug 3 "${#dk_shard_list[@]}"
 if [ ${#stock[@]} -gt 0 ]; then
 	kver=${stock[0]}
 	filter=${SV_TESTS:-}
 	[ -z "$dk_kver" ] || filter=${SV_TESTS:-$first_subset}
-	launch "$results/$kver" "$kver" "$kver" "$results/$kver" "$vm_timeout" "$filter" --kver "$kver"
+	launch "$results/$kver" vm_job "$kver" "$kver" "$results/$kver" "$vm_timeout" "$filter" --kver "$kver"
+fi
+# last, in the lane that frees first: about two minutes
+if [ "${SV_DEMO:-1}" != 0 ] && [ -z "${SV_TESTS:-}${SV_DEBUG_TESTS:-}" ] && [ ${#stock[@]} -gt 0 ]; then
+	launch "$results/demo" demo_job "$results/demo"
 fi
 wait
 for dir in "${job_dirs[@]}"; do
