@@ -131,5 +131,7 @@ static_assert(SV_MKEY_INDEX_MAX < (1 << 24));
  */
 #define SV_ROCE_MAX_IB_HDRS	(12 + 28 + 4)
 #define SV_UDP_HDR_LEN		8
+/* the longest valid RoCEv2 UDP datagram: a 4096-byte MTU's payload */
+#define SV_ROCE_MAX_UDP_LEN	(SV_UDP_HDR_LEN + 4096 + SV_ROCE_MAX_IB_HDRS)
 
 #endif /* SV_PARAM_H */

@@ -3,7 +3,8 @@
  * Receive dispatch: every RoCEv2 packet of a device, from the UDP encap
  * hook (sv_net.c), is checked here before any QP sees it, in this order:
  *
- *   1. linear data, at least a UDP header        else RX_DROP_INVALID
+ *   1. a UDP header, no longer than the longest RoCE packet (checked
+ *      before the data is made linear)           else RX_DROP_INVALID
  *   2. the ICRC (IBTA Annex A17.3.3)              else RX_DROP_ICRC
  *      (not for softverbs' own local packets, sv_recv_local(): they
  *      never crossed a wire, see sv_net.c)
@@ -125,7 +126,13 @@ static void sv_recv_skb(struct sv_dev *sv, struct sk_buff *skb, bool icrc)
 	int l3_off;
 	bool ok;
 
-	if (unlikely(skb_linearize(skb) || skb->len < sizeof(struct udphdr)))
+	/*
+	 * Longer than any RoCE packet can be: refused before it is made
+	 * linear or CRCed (a fragmented 64 KiB datagram would cost an
+	 * order-4 atomic allocation, a copy and a CRC each).
+	 */
+	if (unlikely(skb->len > SV_ROCE_MAX_UDP_LEN ||
+		     skb->len < sizeof(struct udphdr) || skb_linearize(skb)))
 		goto drop_invalid;
 	__skb_pull(skb, sizeof(struct udphdr));
 

@@ -11,9 +11,13 @@
         packet is well formed: spoofing the peer's full path is beyond
         what an unauthenticated protocol can stop).  From OTHER6, another
         address of that host, it must not, and rx_drop_not_peer counts it.
+        Then a 9000-byte datagram (fragmented on the wire): longer than
+        any RoCE packet, it must be refused before it is reassembled into
+        one buffer and CRCed: rx_drop_invalid counts it, rx_drop_icrc not.
   66-forged.py send SRC DST DQPN PSN RKEY VA HEX
         (run inside NS_B by "run") one such packet from a plain UDP socket
         bound to SRC, to DST port 4791
+  66-forged.py big SRC DST     (inside NS_B) the 9000-byte datagram
 
 IPv6 because every field of its header that the ICRC covers is known to
 the sender (an IPv4 header carries an identification the kernel picks).
@@ -55,6 +59,16 @@ def send(src, dst, dqpn, psn, rkey, va, data):
            socket.inet_pton(socket.AF_INET6, src) +
            socket.inet_pton(socket.AF_INET6, dst))
     pkt = body + icrc(ip6, udp, body)
+    s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+    s.bind((src, SPORT))
+    s.sendto(pkt, (dst, ROCE_PORT))
+    s.close()
+
+
+def big(src, dst):
+    """a RoCE-looking head and 9000 bytes in all"""
+    pkt = struct.pack('>BBHII', RC_RDMA_WRITE_ONLY, 0, 0xffff, 1, 0)
+    pkt += bytes(9000 - len(pkt))
     s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
     s.bind((src, SPORT))
     s.sendto(pkt, (dst, ROCE_PORT))
@@ -122,6 +136,20 @@ def run(dev_a, gid_a, dev_b, gid_b, ns_b, peer6, other6):
         raise AssertionError(f"rx_drop_not_peer {before} -> {after}")
     print(f"ok: from {other6}: dropped (rx_drop_not_peer {before} -> "
           f"{after}), memory untouched")
+
+    inv, bad = (counter(dev_a, 'rx_drop_invalid'),
+                counter(dev_a, 'rx_drop_icrc'))
+    subprocess.run(['ip', 'netns', 'exec', ns_b, sys.executable,
+                    os.path.abspath(__file__), 'big', peer6, my6], check=True)
+    end = time.time() + 5
+    while counter(dev_a, 'rx_drop_invalid') == inv and time.time() < end:
+        time.sleep(0.05)
+    got = (counter(dev_a, 'rx_drop_invalid') - inv,
+           counter(dev_a, 'rx_drop_icrc') - bad)
+    if got != (1, 0):
+        raise AssertionError(f"9000-byte datagram: rx_drop_invalid +{got[0]}"
+                             f", rx_drop_icrc +{got[1]}; want +1, +0")
+    print("ok: a 9000-byte datagram refused as invalid before any CRC")
     qa.close()
     qb.close()
 
@@ -131,6 +159,9 @@ def main():
         src, dst = sys.argv[2], sys.argv[3]
         dqpn, psn, rkey, va = (int(x) for x in sys.argv[4:8])
         send(src, dst, dqpn, psn, rkey, va, bytes.fromhex(sys.argv[8]))
+        return 0
+    if len(sys.argv) == 4 and sys.argv[1] == 'big':
+        big(sys.argv[2], sys.argv[3])
         return 0
     if len(sys.argv) == 9 and sys.argv[1] == 'run':
         run(*sys.argv[2:])

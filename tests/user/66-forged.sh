@@ -9,6 +9,7 @@
 # the R_Key) with a valid ICRC: from fda6::2, the peer's address, the write
 # lands (a check of the forger itself); from fda6::3, another address of
 # that host, it is dropped and counted as rx_drop_not_peer (sv_recv.c).
+# Then a 9000-byte datagram is refused as invalid before it is CRCed.
 . "$(dirname "$0")/lib.sh"
 
 sv_need ip rdma
