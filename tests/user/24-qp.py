@@ -605,17 +605,24 @@ def check_flushed(wcs, ids, what):
     print(f"ok: {what}: {len(ids)} flushed in order")
 
 
+def own_qp(env, qpt, sig_all):
+    """a QP of @qpt with CQs of its own and, for UD, an AH to itself;
+    returns (init attributes, QP, send CQ, receive CQ, AH or None)"""
+    from pyverbs.addr import AH
+    scq, rcq = CQ(env.ctx, 64), CQ(env.ctx, 64)
+    init = QPInitAttr(qp_type=qpt, scq=scq, rcq=rcq,
+                      cap=QPCap(max_send_wr=16, max_recv_wr=16,
+                                max_send_sge=1, max_recv_sge=1),
+                      sq_sig_all=sig_all)
+    ah = AH(env.pd, attr=av(env)) if qpt == e.IBV_QPT_UD else None
+    return init, QP(env.pd, init), scq, rcq, ah
+
+
 def t_flush(env):
     from pyverbs.addr import AH
     for qpt in (e.IBV_QPT_RC, e.IBV_QPT_UD):
         n = TYPE_NAMES[qpt]
-        scq, rcq = CQ(env.ctx, 64), CQ(env.ctx, 64)
-        init = QPInitAttr(qp_type=qpt, scq=scq, rcq=rcq,
-                          cap=QPCap(max_send_wr=16, max_recv_wr=16,
-                                    max_send_sge=1, max_recv_sge=1),
-                          sq_sig_all=0)
-        qp = QP(env.pd, init)
-        ah = AH(env.pd, attr=av(env)) if qpt == e.IBV_QPT_UD else None
+        init, qp, scq, rcq, ah = own_qp(env, qpt, 0)
         to_state(env, qp, qpt, e.IBV_QPS_INIT)
         post_recvs(env, qp, range(100, 105))
         to_state_from_init(env, qp, qpt)
@@ -668,16 +675,9 @@ def t_early(env):
     doorbell; the doorbell's EINVAL must mean it never runs, not even once
     the QP reaches RTS (else it would run long after its poster was told
     it failed)."""
-    from pyverbs.addr import AH
     for qpt in (e.IBV_QPT_RC, e.IBV_QPT_UD):
         n = TYPE_NAMES[qpt]
-        scq, rcq = CQ(env.ctx, 64), CQ(env.ctx, 64)
-        init = QPInitAttr(qp_type=qpt, scq=scq, rcq=rcq,
-                          cap=QPCap(max_send_wr=16, max_recv_wr=16,
-                                    max_send_sge=1, max_recv_sge=1),
-                          sq_sig_all=1)
-        qp = QP(env.pd, init)
-        ah = AH(env.pd, attr=av(env)) if qpt == e.IBV_QPT_UD else None
+        _, qp, scq, rcq, ah = own_qp(env, qpt, 1)
         # room for a UD receive's 40-byte GRH before the 8 bytes sent
         rmr = MR(env.pd, 128, e.IBV_ACCESS_LOCAL_WRITE)
         wr_id = 700
@@ -726,16 +726,9 @@ def t_early(env):
 
 
 def t_toolong(env):
-    from pyverbs.addr import AH
     for qpt in (e.IBV_QPT_UD, e.IBV_QPT_UC):
         n = TYPE_NAMES[qpt]
-        scq, rcq = CQ(env.ctx, 64), CQ(env.ctx, 64)
-        init = QPInitAttr(qp_type=qpt, scq=scq, rcq=rcq,
-                          cap=QPCap(max_send_wr=16, max_recv_wr=16,
-                                    max_send_sge=1, max_recv_sge=1),
-                          sq_sig_all=1)
-        qp = QP(env.pd, init)
-        ah = AH(env.pd, attr=av(env)) if qpt == e.IBV_QPT_UD else None
+        _, qp, scq, rcq, ah = own_qp(env, qpt, 1)
         grh = 40 if qpt == e.IBV_QPT_UD else 0
         mr = MR(env.pd, 4096, e.IBV_ACCESS_LOCAL_WRITE)
         mr.write(bytes(range(256)) * 8, 2048, 2048)
