@@ -730,7 +730,8 @@ def t_toolong(env):
         n = TYPE_NAMES[qpt]
         _, qp, scq, rcq, ah = own_qp(env, qpt, 1)
         grh = 40 if qpt == e.IBV_QPT_UD else 0
-        mr = MR(env.pd, 4096, e.IBV_ACCESS_LOCAL_WRITE)
+        # receive buffer at 0, what is sent from 2048 (up to 3000 bytes)
+        mr = MR(env.pd, 8192, e.IBV_ACCESS_LOCAL_WRITE)
         mr.write(bytes(range(256)) * 8, 2048, 2048)
         to_init(qp, qpt)
         # one receive of room for 16 bytes of payload
