@@ -21,7 +21,8 @@ rdma link add sv_i0 type softverbs netdev vA
 sv_on_exit 'rdma link delete sv_i0 2>/dev/null'
 sv_wait_for '[[ "$(rdma link show sv_i0/1)" == *"state ACTIVE"* ]]' 10 ||
 	sv_fail "port not ACTIVE"
-sv_wait_for 'g= && read -r g </sys/class/infiniband/sv_i0/ports/1/gids/3 && [ "$g" != 0000:0000:0000:0000:0000:0000:0000:0000 ]' 10 ||
+# the link-local (index 0) and 10.11.0.1's (index 1) RoCEv2 GIDs
+sv_wait_for 'g= && read -r g </sys/class/infiniband/sv_i0/ports/1/gids/1 && [ "$g" != 0000:0000:0000:0000:0000:0000:0000:0000 ]' 10 ||
 	sv_fail "GIDs did not appear"
 
 # has_word TEXT WORD: WORD is in TEXT as a word (grep -qw without the exec:
