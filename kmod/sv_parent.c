@@ -67,11 +67,7 @@ err_free_id:
 	return err;
 }
 
-/*
- * The netdev was renamed: so is its link.  Under RTNL.  Removed and made
- * again, not sysfs_rename_link(): that looks the old name up with the
- * netdev's namespace tag, which our net/ directory does not carry.
- */
+/* The netdev was renamed: so is its link.  Under RTNL. */
 void sv_parent_netdev_renamed(struct sv_dev *sv)
 {
 	struct sv_parent *p = &sv->parent;
@@ -79,10 +75,11 @@ void sv_parent_netdev_renamed(struct sv_dev *sv)
 	ASSERT_RTNL();
 	if (!p->dev || !strcmp(p->ifname, sv->ndev->name))
 		return;
-	sysfs_remove_link(p->net, p->ifname);
+	if (sysfs_rename_link(p->net, &sv->ndev->dev.kobj, p->ifname,
+			      sv->ndev->name))
+		sv_err_dev(sv, "cannot rename the link to %s\n",
+			   sv->ndev->name);
 	strscpy(p->ifname, sv->ndev->name, sizeof(p->ifname));
-	if (sysfs_create_link(p->net, &sv->ndev->dev.kobj, p->ifname))
-		sv_err_dev(sv, "no link to %s in sysfs\n", p->ifname);
 }
 
 void sv_parent_destroy(struct sv_dev *sv)
