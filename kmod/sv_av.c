@@ -306,6 +306,10 @@ struct sv_path *sv_path_create(struct sv_dev *sv,
 				"type %d, port %u: a RoCE AV on port %u expected",
 				attr->type, rdma_ah_get_port_num(attr),
 				SV_PORT_NUM));
+	/* a 4-bit service level; static_rate is recorded, not enforced */
+	if (rdma_ah_get_sl(attr) > 15)
+		return ERR_PTR(sv_path_refuse(sv, -EINVAL, "service level %u > 15",
+					      rdma_ah_get_sl(attr)));
 	/* RoCE GIDs are the addresses (IBTA A16/A17): no AV without a GRH */
 	if (!(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
 		return ERR_PTR(sv_path_refuse(sv, -EINVAL,
@@ -429,11 +433,6 @@ int sv_ah_create(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EOPNOTSUPP;
-	/* a 4-bit service level; static_rate is recorded, not enforced */
-	if (rdma_ah_get_sl(attr) > 15)
-		return sv_path_refuse(sv, -EINVAL, "service level %u > 15",
-				      rdma_ah_get_sl(attr));
-
 	if (!sv_dev_count_get(&sv->num_ah, SV_MAX_AH)) {
 		sv_dbg_dev(sv, "no more than %u AHs\n", SV_MAX_AH);
 		return -ENOMEM;

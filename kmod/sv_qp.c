@@ -276,8 +276,11 @@ static void sv_qp_flush_pass(struct sv_qp *qp)
 			break;
 }
 
-/* The caller is the runner (it raised flush_req from 0, or was handed it). */
-static void sv_qp_flush_run(struct sv_qp *qp)
+/*
+ * Run the flusher.  The caller is the runner: sv_qp_flush(), which raised
+ * flush_req from 0, or sv_req.c's work item, which was handed the role.
+ */
+void sv_qp_flush_resume(struct sv_qp *qp)
 {
 	int passes = SV_FLUSH_PASSES;
 	int pending;
@@ -298,13 +301,7 @@ static void sv_qp_flush(struct sv_qp *qp)
 {
 	if (atomic_fetch_inc(&qp->flush_req))
 		return;		/* the running flusher will pass again */
-	sv_qp_flush_run(qp);
-}
-
-/* sv_req.c's work item: the runner's role, handed over by sv_qp_flush_run() */
-void sv_qp_flush_resume(struct sv_qp *qp)
-{
-	sv_qp_flush_run(qp);
+	sv_qp_flush_resume(qp);
 }
 
 bool sv_qp_flush_idle(struct sv_qp *qp)
@@ -785,10 +782,7 @@ static int sv_qp_check_attr(struct sv_qp *qp, const struct ib_qp_attr *attr,
 	if ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
 		return sv_qp_refuse(qp, "min_rnr_timer", attr->min_rnr_timer,
 				    -EINVAL);
-	/* a 4-bit service level; the rate is recorded, not enforced */
-	if ((mask & IB_QP_AV) && rdma_ah_get_sl(&attr->ah_attr) > 15)
-		return sv_qp_refuse(qp, "service level",
-				    rdma_ah_get_sl(&attr->ah_attr), -EINVAL);
+	/* the AV's own values: sv_path_create() */
 	return 0;
 }
 

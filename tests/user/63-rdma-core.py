@@ -27,35 +27,29 @@ from importlib.machinery import SourceFileLoader
 
 
 class Recorder(unittest.TextTestResult):
-    """a TextTestResult that also keeps every test's outcome by id"""
+    """a TextTestResult that also gives every test's outcome by id"""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.outcomes = []
+        self.started = []
 
-    def addSuccess(self, test):
-        super().addSuccess(test)
-        self.outcomes.append(('ok', test.id()))
+    def startTest(self, test):
+        super().startTest(test)
+        self.started.append(test.id())
 
-    def addSkip(self, test, reason):
-        super().addSkip(test, reason)
-        self.outcomes.append(('skip', test.id()))
-
-    def addFailure(self, test, err):
-        super().addFailure(test, err)
-        self.outcomes.append(('fail', test.id()))
-
-    def addError(self, test, err):
-        super().addError(test, err)
-        self.outcomes.append(('error', test.id()))
-
-    def addExpectedFailure(self, test, err):
-        super().addExpectedFailure(test, err)
-        self.outcomes.append(('xfail', test.id()))
-
-    def addUnexpectedSuccess(self, test):
-        super().addUnexpectedSuccess(test)
-        self.outcomes.append(('xpass', test.id()))
+    def outcomes(self):
+        """(status, id) for every test run, from the result's own lists"""
+        status = {}
+        for name, entries in (('fail', self.failures), ('error', self.errors),
+                              ('skip', self.skipped),
+                              ('xfail', self.expectedFailures)):
+            for test, _ in entries:
+                status[test.id()] = name
+        for test in self.unexpectedSuccesses:
+            status[test.id()] = 'xpass'
+        # a class or module fixture's error names no started test
+        extra = [t for t in status if t not in set(self.started)]
+        return [(status.get(t, 'ok'), t) for t in self.started + extra]
 
 
 def run(suite, dev, out):
@@ -74,7 +68,7 @@ def run(suite, dev, out):
                                      resultclass=Recorder)
     prog = unittest.main(module=tests, testRunner=runner, exit=False)
     with open(out, 'w', encoding='utf-8') as f:
-        for status, test_id in prog.result.outcomes:
+        for status, test_id in prog.result.outcomes():
             f.write(f"{status} {test_id}\n")
     return 0
 

@@ -63,20 +63,7 @@ if [ -n "$bad" ]; then
 	sv_fail "rdma-core's tests fail on softverbs"
 fi
 
-if [ "$SV_TIME_SCALE" -gt 1 ]; then
-	echo "note: KASAN kernel, no Soft-RoCE baseline (see the top)"
-	exit 0
-fi
-if ! modinfo rdma_rxe >/dev/null 2>&1; then
-	echo "note: no rdma_rxe module, no Soft-RoCE baseline"
-	exit 0
-fi
-rdma link delete sv_rc0
-sv_unload_module
-modprobe rdma_rxe
-sv_on_exit 'modprobe -r rdma_rxe 2>/dev/null'
-rdma link add rxe_rc0 type rxe netdev vA
-sv_on_exit 'rdma link delete rxe_rc0 2>/dev/null'
+sv_baseline_rxe sv_rc0 rxe_rc0 vA || exit 0
 suite rxe_rc0 Soft-RoCE
 $py "$helper" compare "$tmp/softverbs.out" "$tmp/Soft-RoCE.out" ||
 	sv_fail "tests that pass on Soft-RoCE do not pass on softverbs"

@@ -72,19 +72,8 @@ cases() {
 
 rdma link add sv_ux0 type softverbs netdev vA
 sv_on_exit 'rdma link delete sv_ux0 2>/dev/null'
-rc=0
-cases sv_ux0 softverbs || rc=1
-[ $rc -eq 0 ] || sv_fail "UCX fails over softverbs (see FAIL lines)"
+cases sv_ux0 softverbs || sv_fail "UCX fails over softverbs (see FAIL lines)"
 
-if [ "$SV_TIME_SCALE" -gt 1 ] || ! modinfo rdma_rxe >/dev/null 2>&1; then
-	echo "note: no Soft-RoCE baseline here (KASAN kernel or no rdma_rxe)"
-	exit 0
-fi
-rdma link delete sv_ux0
-sv_unload_module
-modprobe rdma_rxe
-sv_on_exit 'modprobe -r rdma_rxe 2>/dev/null'
-rdma link add rxe_ux0 type rxe netdev vA
-sv_on_exit 'rdma link delete rxe_ux0 2>/dev/null'
+sv_baseline_rxe sv_ux0 rxe_ux0 vA || exit 0
 # the baseline's own failures are its own: reported, not fatal
 cases rxe_ux0 Soft-RoCE UCX_UD_VERBS_ETH_DGID_CHECK=n || true

@@ -63,14 +63,5 @@ rdma link add sv_fi0 type softverbs netdev vA
 sv_on_exit 'rdma link delete sv_fi0 2>/dev/null'
 cases sv_fi0 softverbs || sv_fail "libfabric fails over softverbs (see FAIL lines)"
 
-if [ "$SV_TIME_SCALE" -gt 1 ] || ! modinfo rdma_rxe >/dev/null 2>&1; then
-	echo "note: no Soft-RoCE baseline here (KASAN kernel or no rdma_rxe)"
-	exit 0
-fi
-rdma link delete sv_fi0
-sv_unload_module
-modprobe rdma_rxe
-sv_on_exit 'modprobe -r rdma_rxe 2>/dev/null'
-rdma link add rxe_fi0 type rxe netdev vA
-sv_on_exit 'rdma link delete rxe_fi0 2>/dev/null'
+sv_baseline_rxe sv_fi0 rxe_fi0 vA || exit 0
 cases rxe_fi0 Soft-RoCE || true

@@ -252,6 +252,29 @@ sv_unload_module() {
 	sv_wait_for 'rmmod softverbs' 10 || sv_fail "cannot rmmod softverbs: $(rmmod softverbs 2>&1)"
 }
 
+# sv_baseline_rxe SV_DEV RXE_DEV NETDEV: replace softverbs device SV_DEV on
+# NETDEV (init_net) with a Soft-RoCE device RXE_DEV, for a test that runs a
+# third-party client on both side by side (63-65).  Both bind UDP 4791 in
+# init_net, so softverbs is unloaded first.  Returns 1, saying why, where
+# there is no baseline: a KASAN kernel (minutes of Soft-RoCE there tell
+# nothing about softverbs' memory safety) or no rdma_rxe module.
+sv_baseline_rxe() {
+	if [ "$SV_TIME_SCALE" -gt 1 ]; then
+		echo "note: KASAN kernel, no Soft-RoCE baseline"
+		return 1
+	fi
+	if ! modinfo rdma_rxe >/dev/null 2>&1; then
+		echo "note: no rdma_rxe module, no Soft-RoCE baseline"
+		return 1
+	fi
+	rdma link delete "$1"
+	sv_unload_module
+	modprobe rdma_rxe
+	sv_on_exit 'modprobe -r rdma_rxe 2>/dev/null'
+	rdma link add "$2" type rxe netdev "$3"
+	sv_on_exit "rdma link delete '$2' 2>/dev/null"
+}
+
 # --- network -----------------------------------------------------------------
 
 # sv_netns_add NAME: a network namespace with lo up, deleted at exit.
