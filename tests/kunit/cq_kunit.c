@@ -299,7 +299,7 @@ static void cq_resize(struct kunit *test)
 /* what librxe reads: struct ib_uverbs_wc with libibverbs' wc_flags */
 static void cq_user_ring_format(struct kunit *test)
 {
-	struct sv_cq *cq = make_user_cq(test, 3);
+	struct sv_cq *cq = make_user_cq(test, 7);
 	struct ib_uverbs_wc *uwc = (void *)cq->queue->buf->data;
 	struct ib_wc wc = {};
 
@@ -326,6 +326,17 @@ static void cq_user_ring_format(struct kunit *test)
 	uwc = sv_queue_slot(cq->queue, 1);	/* slots are 64 bytes */
 	/* IBV_WC_WITH_IMM (1 << 1) | IBV_WC_IP_CSUM_OK (1 << 2) */
 	KUNIT_EXPECT_EQ(test, uwc->wc_flags, 0x6U);
+
+	/* a RoCEv2 datagram: its packet type in sl, as RoCE NICs report it */
+	wc.wc_flags = IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
+	wc.network_hdr_type = RDMA_NETWORK_IPV4;
+	KUNIT_ASSERT_EQ(test, sv_cq_post(cq, &wc, false), 0);
+	uwc = sv_queue_slot(cq->queue, 2);
+	KUNIT_EXPECT_EQ(test, uwc->sl, SV_UWC_SL_ROCE_UDP | SV_UWC_SL_IPV4);
+	wc.network_hdr_type = RDMA_NETWORK_IPV6;
+	KUNIT_ASSERT_EQ(test, sv_cq_post(cq, &wc, false), 0);
+	uwc = sv_queue_slot(cq->queue, 3);
+	KUNIT_EXPECT_EQ(test, uwc->sl, SV_UWC_SL_ROCE_UDP | SV_UWC_SL_IPV6);
 
 	/* user CQs are polled from the ring, never through poll_cq */
 	KUNIT_EXPECT_EQ(test, sv_cq_poll(&cq->ibcq, 1, &wc), -EOPNOTSUPP);
