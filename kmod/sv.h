@@ -195,6 +195,8 @@ void sv_net_sock_put(struct net *net);
 /* sv_ucontext.c */
 struct sv_ucontext {
 	struct ib_ucontext	ibuc;
+	/* bytes of the context's queues (sv_ucontext_charge()) */
+	atomic64_t		mem_bytes;
 };
 
 static inline struct sv_ucontext *to_sv_uc(struct ib_ucontext *ibuc)
@@ -205,6 +207,8 @@ static inline struct sv_ucontext *to_sv_uc(struct ib_ucontext *ibuc)
 int sv_ucontext_alloc(struct ib_ucontext *ibuc, struct ib_udata *udata);
 void sv_ucontext_dealloc(struct ib_ucontext *ibuc);
 void sv_ucontext_disassociate(struct ib_ucontext *ibuc);
+int sv_ucontext_charge(struct sv_ucontext *uc, size_t bytes);
+void sv_ucontext_uncharge(struct sv_ucontext *uc, size_t bytes);
 
 /* sv_pd.c */
 struct sv_pd {

@@ -783,8 +783,9 @@ static struct sv_mr *sv_mr_create_user(struct sv_dev *sv, struct ib_pd *pd,
 	}
 	mr->umem = umem;
 	mr->npages = ib_umem_num_pages(umem);
+	/* the process's: charged to its memory cgroup with the pinning */
 	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages),
-				   GFP_KERNEL | __GFP_NOWARN);
+				   GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!mr->pages) {
 		err = -ENOMEM;
 		goto err_free_mr;

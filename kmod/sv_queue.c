@@ -4,11 +4,15 @@
  *
  * A mapped ring is found by ib_core's mmap entries of the user context
  * (the offset user space passes to mmap(2) is the entry's key).  The
- * buffer is vmalloc_user() memory inserted page by page into the VMA, so
- * each mapped page holds its own reference: a process that still maps a
- * queue after the object was destroyed, or after the device was removed
+ * buffer is vmalloc memory inserted page by page into the VMA, so each
+ * mapped page holds its own reference: a process that still maps a queue
+ * after the object was destroyed, or after the device was removed
  * (disassociation), keeps harmless access to orphaned pages and never to
  * freed memory.
+ *
+ * A user queue's memory is the process's: charged to its memory cgroup
+ * (GFP_KERNEL_ACCOUNT) and, once mapped, counted against its context's
+ * limit (sv_ucontext.c).
  */
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -38,6 +42,8 @@ to_sv_queue_mmap_entry(struct rdma_user_mmap_entry *entry)
 struct sv_queue *sv_queue_create(u32 min_elems, u32 elem_size,
 				 enum sv_queue_kind kind)
 {
+	gfp_t gfp = kind == SV_QUEUE_KERNEL_ONLY ? GFP_KERNEL :
+						    GFP_KERNEL_ACCOUNT;
 	struct sv_queue *q;
 	u32 slots, log2_elem;
 	size_t data_size;
@@ -50,12 +56,20 @@ struct sv_queue *sv_queue_create(u32 min_elems, u32 elem_size,
 	if (check_shl_overflow((size_t)slots, log2_elem, &data_size))
 		return ERR_PTR(-EINVAL);
 
-	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	q = kzalloc(sizeof(*q), gfp);
 	if (!q)
 		return ERR_PTR(-ENOMEM);
 
 	q->buf_size = PAGE_ALIGN(sizeof(*q->buf) + data_size);
-	q->buf = vmalloc_user(q->buf_size);	/* zeroed */
+	/*
+	 * Not vmalloc_user(): it cannot charge a memory cgroup.  Zeroed:
+	 * user space maps every byte.  RETRY_MAYFAIL: a cgroup at its limit
+	 * fails the charge with ENOMEM rather than calling its OOM killer
+	 * on the caller.
+	 */
+	if (gfp & __GFP_ACCOUNT)
+		gfp |= __GFP_RETRY_MAYFAIL;
+	q->buf = __vmalloc(q->buf_size, gfp | __GFP_ZERO | __GFP_NOWARN);
 	if (!q->buf) {
 		kfree(q);
 		return ERR_PTR(-ENOMEM);
@@ -76,6 +90,8 @@ void sv_queue_destroy(struct sv_queue *q)
 {
 	if (!q)
 		return;
+	if (q->uc)
+		sv_ucontext_uncharge(q->uc, q->buf_size);
 	if (q->mmap_entry)
 		rdma_user_mmap_entry_remove(q->mmap_entry);
 	else
@@ -93,22 +109,33 @@ int sv_queue_map(struct sv_queue *q, struct ib_ucontext *uc,
 	if (WARN_ON(q->mmap_entry))
 		return -EINVAL;
 
-	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
-	if (!entry)
-		return -ENOMEM;
+	err = sv_ucontext_charge(to_sv_uc(uc), q->buf_size);
+	if (err)
+		return err;
+
+	entry = kzalloc(sizeof(*entry), GFP_KERNEL_ACCOUNT);
+	if (!entry) {
+		err = -ENOMEM;
+		goto err_uncharge;
+	}
 	entry->buf = q->buf;
 
 	err = rdma_user_mmap_entry_insert(uc, &entry->rdma_entry, q->buf_size);
-	if (err) {
-		kfree(entry);
-		return err;
-	}
+	if (err)
+		goto err_free_entry;
 	q->mmap_entry = &entry->rdma_entry;
+	q->uc = to_sv_uc(uc);
 
 	mi->offset = rdma_user_mmap_get_offset(&entry->rdma_entry);
 	mi->size = q->buf_size;
 	mi->pad = 0;
 	return 0;
+
+err_free_entry:
+	kfree(entry);
+err_uncharge:
+	sv_ucontext_uncharge(to_sv_uc(uc), q->buf_size);
+	return err;
 }
 
 /* ib_device_ops.mmap */
@@ -116,7 +143,8 @@ int sv_queue_mmap(struct ib_ucontext *uc, struct vm_area_struct *vma)
 {
 	struct rdma_user_mmap_entry *rdma_entry;
 	struct sv_queue_mmap_entry *entry;
-	int err;
+	unsigned long off;
+	int err = 0;
 
 	/* checks VM_SHARED and that the length matches the entry */
 	rdma_entry = rdma_user_mmap_entry_get(uc, vma);
@@ -124,7 +152,19 @@ int sv_queue_mmap(struct ib_ucontext *uc, struct vm_area_struct *vma)
 		return -EINVAL;
 	entry = to_sv_queue_mmap_entry(rdma_entry);
 
-	err = remap_vmalloc_range(vma, entry->buf, 0);
+	/*
+	 * What remap_vmalloc_range() does for vmalloc_user() memory: the
+	 * whole buffer (ib_core checked the length), page by page, and the
+	 * mapping can neither grow nor go into a core dump.
+	 */
+	for (off = 0; off < vma->vm_end - vma->vm_start; off += PAGE_SIZE) {
+		err = vm_insert_page(vma, vma->vm_start + off,
+				     vmalloc_to_page(entry->buf + off));
+		if (err)
+			break;
+	}
+	if (!err)
+		sv_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	rdma_user_mmap_entry_put(rdma_entry);
 	return err;
 }

@@ -20,6 +20,8 @@
 
 #include "softverbs-abi.h"
 
+struct sv_ucontext;
+
 /* Which side(s) the kernel plays. */
 enum sv_queue_kind {
 	SV_QUEUE_KERNEL_PRODUCES,	/* user CQ: user consumes */
@@ -28,7 +30,7 @@ enum sv_queue_kind {
 };
 
 struct sv_queue {
-	struct sv_queue_buf	*buf;		/* vmalloc_user()'ed */
+	struct sv_queue_buf	*buf;		/* vmalloc()'ed */
 	size_t			buf_size;	/* header + slots, page aligned */
 	enum sv_queue_kind	kind;
 	u32			log2_elem_size;
@@ -38,6 +40,8 @@ struct sv_queue {
 	u32			cons;
 	/* where user space maps it; NULL for kernel-only queues */
 	struct rdma_user_mmap_entry *mmap_entry;
+	/* the context charged for buf_size bytes (sv_queue_map()), or NULL */
+	struct sv_ucontext	*uc;
 };
 
 /* Largest number of slots any queue may have. */

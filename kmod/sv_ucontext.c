@@ -1,18 +1,38 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * User contexts.  A softverbs context carries no driver data of its own:
- * librxe's GET_CONTEXT exchange has no driver-specific part, and every
- * mapped queue is tracked by ib_core's mmap entries of the context.
+ * User contexts.  librxe's GET_CONTEXT exchange has no driver-specific
+ * part, and every mapped queue is tracked by ib_core's mmap entries of the
+ * context.  What a context holds of its own is the count of kernel memory
+ * its queues take, against a limit.
+ *
+ * Why a limit: a user queue's memory is kernel memory that cannot be
+ * swapped or reclaimed (a mapped ring, and the requester's private copies
+ * of send WQEs), and one QP at the device's maximum capacities takes about
+ * 100 MiB of it.  Everything is charged to the process's memory cgroup
+ * (GFP_KERNEL_ACCOUNT), so a container or service with a memory limit gets
+ * ENOMEM at that limit; this limit is the bound for a process with none,
+ * so that one process cannot take the host's memory and wake the OOM
+ * killer.  Kernel consumers' queues count against neither.
  */
+#include <linux/moduleparam.h>
+
 #include "sv.h"
+
+static unsigned int ctx_mem_max_mb = 1024;
+module_param(ctx_mem_max_mb, uint, 0644);
+MODULE_PARM_DESC(ctx_mem_max_mb,
+		 "Kernel memory the queues of one user context may take (rings, send WQE copies), MiB; 0: no limit (default 1024)");
 
 int sv_ucontext_alloc(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
+	atomic64_set(&to_sv_uc(ibuc)->mem_bytes, 0);
 	return 0;
 }
 
 void sv_ucontext_dealloc(struct ib_ucontext *ibuc)
 {
+	/* ib_core destroys every object of a context before the context */
+	WARN_ON_ONCE(atomic64_read(&to_sv_uc(ibuc)->mem_bytes));
 }
 
 /*
@@ -24,4 +44,29 @@ void sv_ucontext_dealloc(struct ib_ucontext *ibuc)
  */
 void sv_ucontext_disassociate(struct ib_ucontext *ibuc)
 {
+}
+
+/*
+ * Count @bytes more of queue memory for @uc.  -ENOMEM (and nothing
+ * counted) when that would pass ctx_mem_max_mb.  Any process context.
+ */
+int sv_ucontext_charge(struct sv_ucontext *uc, size_t bytes)
+{
+	u64 max = (u64)READ_ONCE(ctx_mem_max_mb) << 20;
+	s64 now = atomic64_add_return(bytes, &uc->mem_bytes);
+
+	if (max && now > max) {
+		atomic64_sub(bytes, &uc->mem_bytes);
+		ibdev_info_ratelimited(uc->ibuc.device,
+				       "pid %d: %zu bytes more of queues would pass the context's limit (ctx_mem_max_mb=%u)\n",
+				       task_pid_nr(current), bytes,
+				       READ_ONCE(ctx_mem_max_mb));
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void sv_ucontext_uncharge(struct sv_ucontext *uc, size_t bytes)
+{
+	atomic64_sub(bytes, &uc->mem_bytes);
 }

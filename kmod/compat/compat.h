@@ -13,6 +13,7 @@
 #define SV_COMPAT_H
 
 #include "config.h"
+#include <linux/mm.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -77,5 +78,21 @@ static_assert(SV_DEVICE_ATOMIC_WRITE == IB_DEVICE_ATOMIC_WRITE);
 #define SV_DEVICE_MPE_CAPS	SV_DEVICE_ATOMIC_WRITE
 #endif
 #define SV_ACCESS_FLUSH	(SV_ACCESS_FLUSH_GLOBAL | SV_ACCESS_FLUSH_PERSISTENT)
+
+/*
+ * Setting flags on a VMA being mapped: vm_flags_set() from 6.3 on (the
+ * field became read-only for drivers), a plain write before.
+ */
+#ifdef SV_HAVE_VM_FLAGS_SET
+static inline void sv_vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
+{
+	vm_flags_set(vma, flags);
+}
+#else
+static inline void sv_vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
+{
+	vma->vm_flags |= flags;
+}
+#endif
 
 #endif /* SV_COMPAT_H */
