@@ -25,8 +25,17 @@
  * Such a packet carries no ICRC computed and none is checked: the ICRC
  * guards the wire (IBTA Annex A17.3.3), and a copy that never leaves the
  * host's memory has no wire to be corrupted on.  While fault injection
- * is active on the sending or the receiving device, local packets take
- * the IP stack as before, so injected faults behave as on any path.
+ * is active on the sending or the receiving device, a local packet is
+ * built as for the wire (ICRC included), goes through the sending
+ * device's TX faults and the same queue, and is received like a wire
+ * packet (ICRC check, RX faults), so injected faults behave as on any
+ * path.
+ *
+ * So no softverbs packet ever comes in over lo, and the receive hook
+ * drops every one that does (rx_drop_loopback): over lo, any local
+ * process can send from any local address, the addresses of a QP
+ * connected to another QP of the same host included, which would pass
+ * the peer check (sv_recv.c) with forged requests or responses.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -153,6 +162,17 @@ struct sv_net_loop {
 
 static DEFINE_PER_CPU(struct sv_net_loop, sv_net_loop);
 
+/* skb->cb of a queued local packet: how the receiver takes it */
+struct sv_net_loop_cb {
+	bool	wire;	/* ICRC set: receive as from the wire (sv_recv()) */
+};
+
+static struct sv_net_loop_cb *sv_net_loop_cb(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct sv_net_loop_cb) > sizeof(skb->cb));
+	return (struct sv_net_loop_cb *)skb->cb;
+}
+
 /*
  * Packets a CPU's queue holds at most: a sender that outruns delivery
  * gets -ENOBUFS, as from a full backlog (netdev_max_backlog's default).
@@ -189,10 +209,12 @@ static void sv_net_loop_run(struct tasklet_struct *t)
 		/* the netdev is held; its device may be gone meanwhile */
 		rcu_read_lock();
 		sv = sv_net_ndev_dev_rcu(ndev);
-		if (sv)
-			sv_recv_local(sv, skb);
-		else
+		if (!sv)
 			kfree_skb(skb);
+		else if (sv_net_loop_cb(skb)->wire)
+			sv_recv(sv, skb);
+		else
+			sv_recv_local(sv, skb);
 		rcu_read_unlock();
 		dev_put(ndev);
 	}
@@ -201,48 +223,49 @@ static void sv_net_loop_run(struct tasklet_struct *t)
 }
 
 /*
- * The netdev of this namespace holding @path's destination address, if
- * it is local and the packet may skip the stack; held.  Under RCU.
+ * The netdev of @net holding destination address @v4 or @v6 if a softverbs
+ * device is on it, so that a packet there can skip the stack; held.
+ * Under RCU.
  */
-static struct net_device *sv_net_loop_dest(struct sv_dev *sv,
-					   const struct sv_path *path)
+static struct net_device *sv_net_loop_find(struct net *net, __be32 v4,
+					   const struct in6_addr *v6)
 {
 	struct net_device *ndev;
-	struct sv_dev *dst;
 
-	if (sv_fault_active(sv, SV_FAULT_TX))
-		return NULL;
-	if (sv_path_is_ipv4(path))
-		ndev = __ip_dev_find(sv->net, sv_path_daddr4(path), false);
+	if (v6)
+		ndev = ipv6_dev_find(net, v6, NULL);
 	else
-		ndev = ipv6_dev_find(sv->net,
-				     (const struct in6_addr *)path->dgid.raw,
-				     NULL);
-	if (!ndev)
-		return NULL;
-	dst = sv_net_ndev_dev_rcu(ndev);
+		ndev = __ip_dev_find(net, v4, false);
 	/* no device there: the stack drops it, and counts where it should */
-	if (!dst || sv_fault_active(dst, SV_FAULT_RX))
+	if (!ndev || !sv_net_ndev_dev_rcu(ndev))
 		return NULL;
 	dev_hold(ndev);
 	return ndev;
 }
 
+static struct net_device *sv_net_loop_dest(struct sv_dev *sv,
+					   const struct sv_path *path)
+{
+	if (sv_path_is_ipv4(path))
+		return sv_net_loop_find(sv->net, sv_path_daddr4(path), NULL);
+	return sv_net_loop_find(sv->net, 0,
+				(const struct in6_addr *)path->dgid.raw);
+}
+
 /*
- * Queue @skb (IP header at skb->data, no ICRC computed) for delivery to
- * the device of @ndev, whose reference it takes over.  Consumes @skb.
+ * Queue @skb (UDP header at skb->data) for delivery to the device of
+ * @ndev, whose reference it takes over; @wire: it carries an ICRC and is
+ * received as from the wire.  Consumes @skb.
  */
-static int sv_net_loop_xmit(struct sk_buff *skb, struct net_device *ndev)
+static int sv_net_loop_queue(struct sk_buff *skb, struct net_device *ndev,
+			     bool wire)
 {
 	struct sv_net_loop *loop;
 	int err = 0;
 
-	/* no ICRC: its place holds zeros rather than stale memory */
-	memset(skb_tail_pointer(skb) - SV_ICRC_BYTES, 0, SV_ICRC_BYTES);
-	/* the receive path starts at the UDP header, like the encap hook */
-	__skb_pull(skb, skb_transport_offset(skb));
 	skb->dev = ndev;
 	skb->pkt_type = PACKET_HOST;
+	sv_net_loop_cb(skb)->wire = wire;
 
 	loop = get_cpu_ptr(&sv_net_loop);
 	if (likely(skb_queue_len_lockless(&loop->queue) < SV_NET_LOOP_QLEN)) {
@@ -257,6 +280,69 @@ static int sv_net_loop_xmit(struct sk_buff *skb, struct net_device *ndev)
 		dev_put(ndev);
 	}
 	return err;
+}
+
+/*
+ * How fault injection sends a local packet it let through or held (IP
+ * header at skb->data, ICRC set): the destination is looked up again, as
+ * the stack would route a held packet when it finally goes.
+ */
+static int sv_net_loop_out(struct sv_dev *sv, struct sk_buff *skb)
+{
+	struct net_device *ndev;
+
+	rcu_read_lock();
+	if (skb->protocol == htons(ETH_P_IP))
+		ndev = sv_net_loop_find(sv->net, ip_hdr(skb)->daddr, NULL);
+	else
+		ndev = sv_net_loop_find(sv->net, 0, &ipv6_hdr(skb)->daddr);
+	rcu_read_unlock();
+	if (!ndev) {
+		kfree_skb(skb);
+		return -ENETUNREACH;
+	}
+	__skb_pull(skb, skb_transport_offset(skb));
+	return sv_net_loop_queue(skb, ndev, true);
+}
+
+/*
+ * Send @skb (IP header at skb->data, no ICRC yet) to @ndev's device of
+ * this host, whose reference it takes over.  Consumes @skb.
+ */
+static int sv_net_loop_xmit(struct sv_dev *sv, struct sk_buff *skb,
+			    struct net_device *ndev)
+{
+	struct sv_dev *dst;
+	bool faults;
+	int err;
+
+	rcu_read_lock();
+	dst = sv_net_ndev_dev_rcu(ndev);
+	faults = sv_fault_active(sv, SV_FAULT_TX) ||
+		 (dst && sv_fault_active(dst, SV_FAULT_RX));
+	rcu_read_unlock();
+
+	if (!faults) {
+		/* no ICRC: its place holds zeros rather than stale memory */
+		memset(skb_tail_pointer(skb) - SV_ICRC_BYTES, 0,
+		       SV_ICRC_BYTES);
+		/* received from the UDP header on, like the encap hook */
+		__skb_pull(skb, skb_transport_offset(skb));
+		return sv_net_loop_queue(skb, ndev, false);
+	}
+
+	/* as for the wire; sv_net_loop_out() finds the device again */
+	dev_put(ndev);
+	err = sv_icrc_set_skb(skb, 0, skb->len, sv_net_icrc_form());
+	if (unlikely(err)) {
+		kfree_skb(skb);
+		return err;
+	}
+	/* --- fault injection (sv_fault.c) --- */
+	if (sv_fault_active(sv, SV_FAULT_TX))
+		return sv_fault_tx(sv, skb, sv_net_loop_out);
+	/* --- end fault injection --- */
+	return sv_net_loop_out(sv, skb);
 }
 
 static void sv_net_loop_init(void)
@@ -332,7 +418,7 @@ static int sv_net_xmit4(struct sv_dev *sv, const struct sv_path *path,
 				path->hop_limit ?:
 				READ_ONCE(sv->net->ipv4.sysctl_ip_default_ttl));
 		ip_send_check(ip_hdr(skb));
-		return sv_net_loop_xmit(skb, local);
+		return sv_net_loop_xmit(sv, skb, local);
 	}
 
 	rt = ip_route_output_key(sv->net, &fl4);
@@ -406,7 +492,7 @@ static int sv_net_xmit6(struct sv_dev *sv, const struct sv_path *path,
 		sv_net_push_udp(skb, sport);
 		sv_net_push_ip6(path, skb, path->hop_limit ?:
 				READ_ONCE(sv->net->ipv6.devconf_all->hop_limit));
-		return sv_net_loop_xmit(skb, local);
+		return sv_net_loop_xmit(sv, skb, local);
 	}
 
 	dst = ipv6_stub->ipv6_dst_lookup_flow(sv->net, sock->sk, &fl6, NULL);
@@ -458,9 +544,9 @@ int sv_net_xmit(struct sv_dev *sv, const struct sv_path *path, u16 sport,
  * The netdev whose device a packet is for.  A packet to an address of
  * this namespace arrives over lo (the route to a local address is local,
  * whatever netdev the sender named), so for lo the netdev that holds the
- * destination address decides.  Softverbs' own local packets skip this
- * (see the loopback above); those of other senders (rdma_rxe in the same
- * namespace, a packet while fault injection is on) still come this way.
+ * destination address decides, and the packet is dropped there: it is
+ * not softverbs', whose local packets never take lo (see the loopback
+ * above).
  */
 static struct sv_dev *sv_net_find_dev_rcu(struct sk_buff *skb)
 {
@@ -492,10 +578,14 @@ static int sv_net_encap_recv(struct sock *sk, struct sk_buff *skb)
 
 	rcu_read_lock();
 	sv = sv_net_find_dev_rcu(skb);
-	if (sv)
-		sv_recv(sv, skb);
-	else
+	if (sv && (skb->dev->flags & IFF_LOOPBACK)) {
+		sv_stat_inc(sv, SV_STAT_RX_DROP_LOOPBACK);
 		kfree_skb(skb);
+	} else if (sv) {
+		sv_recv(sv, skb);
+	} else {
+		kfree_skb(skb);
+	}
 	rcu_read_unlock();
 	return 0;
 }

@@ -56,6 +56,7 @@ static const struct rdma_stat_desc sv_stat_descs[] = {
 	[SV_STAT_RX_DROP_INVALID]	= { .name = "rx_drop_invalid" },
 	[SV_STAT_RX_DROP_NO_QP]		= { .name = "rx_drop_no_qp" },
 	[SV_STAT_RX_DROP_NOT_PEER]	= { .name = "rx_drop_not_peer" },
+	[SV_STAT_RX_DROP_LOOPBACK]	= { .name = "rx_drop_loopback" },
 	[SV_STAT_SEND_CQE_ERR]		= { .name = "send_cqe_errors" },
 	[SV_STAT_RECV_CQE_ERR]		= { .name = "recv_cqe_errors" },
 	[SV_GAUGE_QPS]			= { .name = "qps" },

@@ -56,6 +56,7 @@ enum sv_stat {
 	SV_STAT_RX_DROP_INVALID,	/* sv_hdr_parse() refused it */
 	SV_STAT_RX_DROP_NO_QP,		/* unknown QPN / QP not receiving */
 	SV_STAT_RX_DROP_NOT_PEER,	/* RC/UC: not from the QP's peer */
+	SV_STAT_RX_DROP_LOOPBACK,	/* came in over lo: not softverbs' */
 
 	/* completions with an error status (flushes excluded) */
 	SV_STAT_SEND_CQE_ERR,

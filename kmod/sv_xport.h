@@ -86,10 +86,11 @@ int sv_net_xmit(struct sv_dev *sv, const struct sv_path *path, u16 sport,
 		struct sk_buff *skb);
 
 /*
- * sv_recv.c: the UDP encap receive hook hands every packet here; softverbs'
- * own local packets (sv_net.c's loopback) come to sv_recv_local(), which
- * neither checks an ICRC nor offers them to fault injection.  Softirq,
- * under RCU, skb->data at the UDP header; both consume @skb.
+ * sv_recv.c: the UDP encap receive hook hands every packet here, and so
+ * does sv_net.c's loopback while fault injection is active; softverbs'
+ * other local packets come to sv_recv_local(), which neither checks an
+ * ICRC nor offers them to fault injection.  Softirq, under RCU, skb->data
+ * at the UDP header; both consume @skb.
  */
 void sv_recv(struct sv_dev *sv, struct sk_buff *skb);
 void sv_recv_local(struct sv_dev *sv, struct sk_buff *skb);

@@ -13,6 +13,11 @@
 # over IPv6.  A QP's requester, responder and completer all run on one
 # device here, so a request, its ACK and the next request follow each
 # other on one CPU's queue.  SV_XPORT_DUT=rxe runs them on Soft-RoCE.
+# Last, with fault injection on (drop, dup, corrupt), an RC pingpong with
+# data checks still completes: local packets are then built as for the
+# wire, judged by the fault hooks and received with the ICRC check, so
+# corrupted ones fail it, lost ones are retransmitted, and none takes lo
+# (rx_drop_loopback stays 0: the receive hook drops what comes over lo).
 . "$(dirname "$0")/lib.sh"
 
 sv_need ip rdma ibv_rc_pingpong ibv_uc_pingpong ibv_ud_pingpong ibv_srq_pingpong \
@@ -29,4 +34,37 @@ else
 	# READ ran over IPv4 above
 	xp_case "IPv6 B<-A rc_pingpong" xp_pair 6 B A ibv_rc_pingpong -n 20 -s 4096 -c
 fi
+# xp_loop_faults: the fault case above (softverbs only)
+xp_loop_faults() {
+	local tmp rc=0
+	tmp=$(mktemp -d)
+	xp_svctl A -j stats "$XP_A_DEV" >"$tmp/before.json" &&
+		xp_svctl A fault "$XP_A_DEV" drop 2% dup 1% corrupt 1% seed 5 || rc=1
+	[ $rc != 0 ] || xp_pair 4 B A ibv_rc_pingpong -n 200 -s 4096 -c || rc=$?
+	xp_svctl A -j fault "$XP_A_DEV" >"$tmp/hooks.json"
+	xp_svctl A fault "$XP_A_DEV" off
+	xp_svctl A -j stats "$XP_A_DEV" >"$tmp/after.json"
+	[ $rc != 0 ] || python3 - "$tmp" <<'EOF' || rc=$?
+import json, sys
+t = sys.argv[1]
+c = [{x['name']: x['value'] for x in json.load(open(f"{t}/{n}.json"))[0]['counters']}
+     for n in ('before', 'after')]
+d = {k: c[1][k] - c[0][k] for k in c[0]}
+f = {x['dir']: x for x in json.load(open(f"{t}/hooks.json"))[0]['dirs']}
+print("faults:", json.dumps(f))
+print(" ".join(f"{k} {v}" for k, v in d.items() if v))
+corrupted = f['tx']['corrupted'] + f['rx']['corrupted']
+assert f['tx']['packets'] >= d['tx_packets'] > 0 and f['rx']['packets'] > 0, \
+    ("local packets not judged by both hooks", f, d)
+assert f['tx']['dropped'] + f['rx']['dropped'] > 0 and corrupted > 0, f
+assert corrupted <= d['rx_drop_icrc'] <= 2 * corrupted, ("ICRC drops", corrupted, d)
+assert d['retrans_packets'] > 0, "no retransmits"
+assert d['rx_drop_loopback'] == 0, d
+print("ok: faults judged on the local path; corrupted packets failed the ICRC, none came over lo")
+EOF
+	rm -rf "$tmp"
+	return $rc
+}
+[ "${SV_XPORT_DUT:-}" = rxe ] ||
+	xp_case "faults on the local path: IPv4 rc_pingpong" xp_loop_faults
 xp_summary

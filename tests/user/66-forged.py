@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Forged RoCEv2 packets against a connected QP, for 66-forged.sh.
 
-  66-forged.py run DEV_A GID6_A DEV_B GID6_B NS_B PEER6 OTHER6
+  66-forged.py run DEV_A GID6_A DEV_B GID6_B NS_B PEER6 OTHER6 NS_A
         connects an RC QP on DEV_A (the victim) to one on DEV_B over the
         IPv6 GIDs, then from network namespace NS_B (where the peer lives)
         sends RDMA WRITE Only requests to the victim QP that it could have
@@ -14,8 +14,13 @@
         Then a 9000-byte datagram (fragmented on the wire): longer than
         any RoCE packet, it must be refused before it is reassembled into
         one buffer and CRCed: rx_drop_invalid counts it, rx_drop_icrc not.
+        Last, two RC QPs of DEV_A connected to each other: the peer's
+        address is local, so any local user can send from it; such a
+        write from a plain socket in NS_A comes in over lo and must be
+        dropped (rx_drop_loopback): softverbs' own local packets never
+        take lo.
   66-forged.py send SRC DST DQPN PSN RKEY VA HEX
-        (run inside NS_B by "run") one such packet from a plain UDP socket
+        (run inside NS_B or NS_A by "run") one such packet from a plain UDP socket
         bound to SRC, to DST port 4791
   66-forged.py big SRC DST     (inside NS_B) the 9000-byte datagram
 
@@ -81,7 +86,7 @@ def counter(dev, name):
         return int(f.read())
 
 
-def run(dev_a, gid_a, dev_b, gid_b, ns_b, peer6, other6):
+def run(dev_a, gid_a, dev_b, gid_b, ns_b, peer6, other6, ns_a):
     from pyverbs.addr import GID  # noqa: F401 (pyverbs must import)
     import pyverbs.enums as e
     spec = importlib.util.spec_from_file_location(
@@ -98,11 +103,20 @@ def run(dev_a, gid_a, dev_b, gid_b, ns_b, peer6, other6):
     psn = 0xfffff0          # qa's first expected PSN (53-verbs-matrix.py)
     a.fill(0, bytes(64))
 
-    def forge(src, off, data):
-        subprocess.run(['ip', 'netns', 'exec', ns_b, sys.executable,
+    def forge(src, off, data, ns=ns_b, qp=qa):
+        subprocess.run(['ip', 'netns', 'exec', ns, sys.executable,
                         os.path.abspath(__file__), 'send', src, my6,
-                        str(qa.qp_num), str(forge.psn), str(a.mr.rkey),
+                        str(qp.qp_num), str(forge.psn), str(a.mr.rkey),
                         str(a.addr(off)), data.hex()], check=True)
+
+    def dropped(name, before, what):
+        end = time.time() + 5
+        while counter(dev_a, name) == before and time.time() < end:
+            time.sleep(0.05)
+        after = counter(dev_a, name)
+        if after != before + 1:
+            raise AssertionError(f"{what}: {name} {before} -> {after}")
+        return after
 
     def landed(off, data, secs=5):
         end = time.time() + secs * int(os.environ.get('SV_TIME_SCALE', '1'))
@@ -128,12 +142,7 @@ def run(dev_a, gid_a, dev_b, gid_b, ns_b, peer6, other6):
     if landed(16, evil, secs=2):
         raise AssertionError(f"a write from {other6}, not the QP's peer, "
                              "was placed")
-    end = time.time() + 5
-    while counter(dev_a, 'rx_drop_not_peer') == before and time.time() < end:
-        time.sleep(0.05)
-    after = counter(dev_a, 'rx_drop_not_peer')
-    if after != before + 1:
-        raise AssertionError(f"rx_drop_not_peer {before} -> {after}")
+    after = dropped('rx_drop_not_peer', before, f"from {other6}")
     print(f"ok: from {other6}: dropped (rx_drop_not_peer {before} -> "
           f"{after}), memory untouched")
 
@@ -150,8 +159,22 @@ def run(dev_a, gid_a, dev_b, gid_b, ns_b, peer6, other6):
         raise AssertionError(f"9000-byte datagram: rx_drop_invalid +{got[0]}"
                              f", rx_drop_icrc +{got[1]}; want +1, +0")
     print("ok: a 9000-byte datagram refused as invalid before any CRC")
-    qa.close()
-    qb.close()
+
+    qc, qd = m.make_qp(a, e.IBV_QPT_RC), m.make_qp(a, e.IBV_QPT_RC)
+    m.connect(qc, e.IBV_QPT_RC, a, a, qd.qp_num)
+    m.connect(qd, e.IBV_QPT_RC, a, a, qc.qp_num)
+    forge.psn = psn         # qc's first expected PSN, as qa's
+    before = counter(dev_a, 'rx_drop_loopback')
+    local = b'\x1c' * 8
+    forge(my6, 32, local, ns=ns_a, qp=qc)
+    if landed(32, local, secs=2):
+        raise AssertionError(f"a write from a local socket bound to {my6}, "
+                             "the address of a QP's local peer, was placed")
+    after = dropped('rx_drop_loopback', before, "from a local socket")
+    print(f"ok: from a local socket bound to the local peer's address "
+          f"{my6}: dropped (rx_drop_loopback {before} -> {after})")
+    for qp in (qa, qb, qc, qd):
+        qp.close()
 
 
 def main():
@@ -163,7 +186,7 @@ def main():
     if len(sys.argv) == 4 and sys.argv[1] == 'big':
         big(sys.argv[2], sys.argv[3])
         return 0
-    if len(sys.argv) == 9 and sys.argv[1] == 'run':
+    if len(sys.argv) == 10 and sys.argv[1] == 'run':
         run(*sys.argv[2:])
         return 0
     print(__doc__, file=sys.stderr)
