@@ -1,4 +1,5 @@
 #!/bin/bash
+# sv-test: kernels=debug,stock cost=S
 # Shared receive queues, driven by distro rdma-core (librxe) through pyverbs.
 #
 #   init_net:  sv_srq0 (softverbs) on vA 10.21.0.1/24, vA ===== veth ===== vB

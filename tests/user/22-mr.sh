@@ -1,4 +1,5 @@
 #!/bin/bash
+# sv-test: kernels=debug,stock cost=L
 # Memory regions, driven by distro rdma-core (librxe) through pyverbs.
 #
 #   init_net:  sv_mr0 (softverbs) on vA 10.22.0.1/24, vA ===== veth ===== vB

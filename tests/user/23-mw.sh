@@ -1,4 +1,5 @@
 #!/bin/bash
+# sv-test: kernels=debug,stock cost=M
 # Memory windows, driven by distro rdma-core (librxe) through pyverbs.
 #
 #   init_net:  sv_mw0 (softverbs) on vA 10.23.0.1/24, vA ===== veth ===== vB

@@ -1,4 +1,5 @@
 #!/bin/bash
+# sv-test: kernels=debug,stock quick cost=M
 # Multicast attach/detach of UD QPs, driven by libibverbs (librxe) through
 # ctypes: pyverbs has no ibv_attach_mcast.
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# sv-test: kernels=debug,stock cost=M
 # Device counters: "rdma statistic show", svctl stats and the restrack driver
 # detail, against traffic of known size.
 #

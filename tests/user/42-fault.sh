@@ -1,4 +1,5 @@
 #!/bin/bash
+# sv-test: kernels=debug,stock cost=XL
 # Fault injection (svctl fault, kmod/sv_fault.c) between two softverbs devices.
 #
 #   netns sv-42a                              netns sv-42b
