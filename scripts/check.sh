@@ -10,10 +10,14 @@
 #      and the module for it; scripts/lint.sh
 #   5. VMs (tests/vm/run.sh running tests/vm/guest-tests.sh: KUnit if built,
 #      tests/user/*, leak/taint checks), SV_VM_JOBS at a time: the debug kernel
-#      (kmemleak=on) runs everything, in shards, the long protocol suites as
-#      subsets; the first stock kernel (same source) the full protocol lists
-#      and what the debug kernel cannot run (DKMS, NFS, SRP); the others what
-#      depends on the kernel; and the README's "make demo" in a fresh clone
+#      (kmemleak=on) runs nearly everything, in shards, the long protocol
+#      suites as subsets; the first stock kernel (same source) the full
+#      protocol lists and what the debug kernel cannot run (DKMS, NFS, SRP);
+#      the others what depends on the kernel; and the README's "make demo" in
+#      a fresh clone.  Each test says where it runs in its "# sv-test:" line
+#      ("What runs where" below), the shards are sized from
+#      tests/user/durations, and results/durations.new is that file with this
+#      run's times (scripts/test-durations.sh)
 #
 # Every build step and every test counts: a build is one test (passed or failed),
 # a VM contributes its TAP results (KUnit cases counted one by one), a VM that
@@ -26,10 +30,16 @@
 #                         "none": only the debug kernel)
 #   SV_DEBUG_KERNEL=0     skip the debug kernel (its first build takes ~13 min)
 #   SV_LINT=0             skip scripts/lint.sh (checkpatch, sparse, cppcheck)
-#   SV_TESTS=REGEX        only the tests whose name matches (tests/user/NAME.sh, kunit)
+#   SV_TESTS=REGEX        only the tests whose name matches (tests/user/NAME.sh, kunit),
+#                         on every kernel, whatever their sv-test lines say
 #   SV_DEBUG_TESTS=REGEX  the debug kernel's selection, in one VM (default: the
-#                         selection below, split into the shards of SV_DEBUG_SHARDS)
-#   SV_DEBUG_SHARDS="REGEX..."  the debug kernel's VMs, one per regex
+#                         tests with "debug" in their sv-test line, in the shards
+#                         of SV_DEBUG_SHARDS)
+#   SV_DEBUG_SHARDS="REGEX..."  the debug kernel's VMs, one per regex (default:
+#                         three, sized from tests/user/durations)
+#   SV_PLAN=1             print each VM's selection (guest-tests.sh filter, tests,
+#                         estimated seconds) in launch order and exit: no build,
+#                         no VM, results/ untouched
 #   SV_VM_JOBS=N          VMs running at once (default: nproc)
 #   SV_VM_TIMEOUT=SEC     per-VM timeout (default: 600 + 600 per test; x2 for the
 #                         debug kernel). Only a backstop for a guest that hangs
@@ -63,6 +73,9 @@ cd "$root"
 #                      baselines.  Without a debug kernel the first stock
 #                      kernel runs every test, whatever the line says.
 #               stock  every further stock kernel: what depends on the kernel
+#                      (ib_core, uverbs, rdma_cm, NVMe-oF, NFS, the netdev and
+#                      UDP tunnel APIs, DKMS), so not the protocol suites
+#                      whose logic does not (50, 53, 54)
 #               all    debug,first,stock
 #   needs=    what it needs besides softverbs and the RDMA core that not
 #             every kernel has (it skips, exit 4, where that is missing): rxe
@@ -651,6 +664,11 @@ for dir in "${job_dirs[@]}"; do
 		row "$(basename "$dir")" 0 1 0 0 "the VM job reported nothing"
 	fi
 done
+
+# The measured times, for the next run's shards: tests/user/durations with
+# this run's "# time:" lines in (adopt with cp; see scripts/test-durations.sh).
+bash scripts/test-durations.sh "$results" >"$results/durations.new" 2>"$results/durations.log" ||
+	say "durations: scripts/test-durations.sh failed, see results/durations.log"
 
 # --- report ------------------------------------------------------------------
 
