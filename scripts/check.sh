@@ -645,7 +645,7 @@ done
 launch_debug 3 "${#dk_shard_list[@]}"
 if [ ${#stock[@]} -gt 0 ]; then
 	kver=${stock[0]}
-	# the debug kernel's build failed: this one runs everything
+	# no debug kernel after all (its build failed): this one runs everything
 	[ -n "$dk_kver" ] || first_filter=${SV_TESTS:-}
 	launch "$results/$kver" vm_job "$kver" "$kver" "$results/$kver" "$vm_timeout" "$first_filter" --kver "$kver"
 fi
