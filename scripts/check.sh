@@ -10,10 +10,14 @@
 #      and the module for it; scripts/lint.sh
 #   5. VMs (tests/vm/run.sh running tests/vm/guest-tests.sh: KUnit if built,
 #      tests/user/*, leak/taint checks), SV_VM_JOBS at a time: the debug kernel
-#      (kmemleak=on) runs everything, in shards, the long protocol suites as
-#      subsets; the first stock kernel (same source) the full protocol lists
-#      and what the debug kernel cannot run (DKMS, NFS, SRP); the others what
-#      depends on the kernel; and the README's "make demo" in a fresh clone
+#      (kmemleak=on) runs nearly everything, in shards, the long protocol
+#      suites as subsets; the first stock kernel (same source) the full
+#      protocol lists and what the debug kernel cannot run (DKMS, NFS, SRP);
+#      the others what depends on the kernel; and the README's "make demo" in
+#      a fresh clone.  Each test says where it runs in its "# sv-test:" line
+#      ("What runs where" below), the shards are sized from
+#      tests/user/durations, and results/durations.new is that file with this
+#      run's times (scripts/test-durations.sh)
 #
 # Every build step and every test counts: a build is one test (passed or failed),
 # a VM contributes its TAP results (KUnit cases counted one by one), a VM that
@@ -26,10 +30,16 @@
 #                         "none": only the debug kernel)
 #   SV_DEBUG_KERNEL=0     skip the debug kernel (its first build takes ~13 min)
 #   SV_LINT=0             skip scripts/lint.sh (checkpatch, sparse, cppcheck)
-#   SV_TESTS=REGEX        only the tests whose name matches (tests/user/NAME.sh, kunit)
+#   SV_TESTS=REGEX        only the tests whose name matches (tests/user/NAME.sh, kunit),
+#                         on every kernel, whatever their sv-test lines say
 #   SV_DEBUG_TESTS=REGEX  the debug kernel's selection, in one VM (default: the
-#                         selection below, split into the shards of SV_DEBUG_SHARDS)
-#   SV_DEBUG_SHARDS="REGEX..."  the debug kernel's VMs, one per regex
+#                         tests with "debug" in their sv-test line, in the shards
+#                         of SV_DEBUG_SHARDS)
+#   SV_DEBUG_SHARDS="REGEX..."  the debug kernel's VMs, one per regex (default:
+#                         three, sized from tests/user/durations)
+#   SV_PLAN=1             print each VM's selection (guest-tests.sh filter, tests,
+#                         estimated seconds) in launch order and exit: no build,
+#                         no VM, results/ untouched
 #   SV_VM_JOBS=N          VMs running at once (default: nproc)
 #   SV_VM_TIMEOUT=SEC     per-VM timeout (default: 600 + 600 per test; x2 for the
 #                         debug kernel). Only a backstop for a guest that hangs
@@ -44,6 +54,291 @@ set -euo pipefail
 
 root=$(realpath "$(dirname "$0")/..")
 cd "$root"
+
+# --- what runs where -----------------------------------------------------------
+#
+# Each tests/user/NN-name.sh says where it runs in one line among its first
+# five (kselftest's per-directory "settings" files and KUnit's attributes are
+# the model; here it sits in the test itself):
+#
+#   # sv-test: kernels=debug,stock needs=rxe quick cost=M
+#
+#   kernels=  the VMs that run it, a comma list of
+#               debug  the debug kernel (KASAN, lockdep, kmemleak, UBSAN), in
+#                      one of its shards.  It is the same 6.1 source as the
+#                      first stock kernel: what runs here need not run there.
+#               first  the first stock kernel, when a debug kernel runs too:
+#                      what the debug kernel cannot run (DKMS, NFS, SRP), the
+#                      full lists of the suites it runs as subsets, Soft-RoCE
+#                      baselines.  Without a debug kernel the first stock
+#                      kernel runs every test, whatever the line says.
+#               stock  every further stock kernel: what depends on the kernel
+#                      (ib_core, uverbs, rdma_cm, NVMe-oF, NFS, the netdev and
+#                      UDP tunnel APIs, DKMS), so not the protocol suites
+#                      whose logic does not (50, 53, 54)
+#               all    debug,first,stock
+#   needs=    what it needs besides softverbs and the RDMA core that not
+#             every kernel has (it skips, exit 4, where that is missing): rxe
+#             (rdma_rxe), nvmet, nfsd, srp (LIO and ib_srpt), dkms (the module
+#             installed through DKMS for the kernel: check.sh does it as root)
+#   quick     it has an SV_QUICK subset (lib.sh turns SV_QUICK on under KASAN,
+#             so the debug kernel runs the subset); the full list runs on
+#             "first" or "stock"
+#   cost=     S (under 30 s), M (under 60 s), L (under 100 s) or XL, where it
+#             takes longest: the size of a test tests/user/durations has no
+#             time for yet
+#
+# A test without the line runs everywhere (kernels=all), and check.sh warns.
+# The tests that need what the debug config lacks (dk_lacks: no DKMS install
+# for its kernel, no NFSD, SRP or LIO) stay in its selection and skip there,
+# so the skip is visible; check.sh warns if such a test has no "first".
+# KUnit ("kunit", tests/kunit via guest-tests.sh) has its line here: it runs
+# on the debug kernel (stock kernels build no KUnit module, so "stock" only
+# keeps it selected there, as before).
+#
+# From the lines: each VM's guest-tests.sh FILTER, an anchored alternation of
+# test names ('^(kunit|10-link|20-cq)$').  The debug kernel's selection is
+# split into dk_nshards VMs, sized from tests/user/durations (see
+# plan_debug_shards).  SV_PLAN=1 prints every VM's selection and exits
+# before building anything.
+kunit_meta='kernels=debug,stock cost=M'
+dk_lacks='dkms nfsd srp'
+dk_nshards=3
+declare -A cost_secs=([S]=20 [M]=45 [L]=80 [XL]=120)
+# What a VM costs besides its tests' "# time:" (measured, 2026-11-25 run):
+# a debug VM boots and scans kmemleak twice (~65 s) and checks each test's
+# kernel log and taint (~4 s); a stock VM ~15 s and ~1 s; make demo ~60 s.
+dk_vm_secs=65 dk_test_secs=4 stock_vm_secs=15 stock_test_secs=1 demo_secs=60
+
+warn() { printf '[check] warning: %s\n' "$*" >&2; }
+
+t_names=()
+declare -A t_kernels=() t_needs=() t_quick=() t_cost=() dur_debug=() dur_stock=()
+# meta_parse NAME LINE: the fields of NAME's "sv-test:" line LINE
+meta_parse() {
+	local name=$1 w v k
+	t_names+=("$name")
+	t_kernels[$name]='' t_needs[$name]='' t_quick[$name]='' t_cost[$name]=''
+	for w in $2; do
+		v=${w#*=}
+		case $w in
+		kernels=*)
+			[ "$v" != all ] || v=debug,first,stock
+			for k in ${v//,/ }; do
+				case $k in
+				debug | first | stock) ;;
+				*) warn "$name: unknown kernel class '$k' in '$w'" ;;
+				esac
+			done
+			t_kernels[$name]=$v
+			;;
+		needs=*) t_needs[$name]=${v//,/ } ;;
+		quick) t_quick[$name]=1 ;;
+		cost=*)
+			[ -n "${cost_secs[$v]:-}" ] || warn "$name: unknown cost '$v' (S, M, L, XL)"
+			t_cost[$name]=$v
+			;;
+		*) warn "$name: unknown field '$w' in its sv-test line" ;;
+		esac
+	done
+	if [ -z "${t_kernels[$name]}" ]; then
+		warn "$name: no 'kernels=' in its sv-test line: runs everywhere"
+		t_kernels[$name]=debug,first,stock
+	fi
+	# the checks that keep the lines honest
+	local kk=,${t_kernels[$name]},
+	for k in ${t_needs[$name]}; do
+		if [[ " $dk_lacks " == *" $k "* ]] && [[ $kk == *,debug,* ]] && [[ $kk != *,first,* ]]; then
+			warn "$name needs $k, which the debug kernel lacks, but does not run on 'first'"
+		fi
+	done
+	if [ -n "${t_quick[$name]}" ] && [[ $kk != *,first,* ]] && [[ $kk != *,stock,* ]]; then
+		warn "$name is 'quick' but no stock kernel runs its full list"
+	fi
+}
+meta_parse kunit "$kunit_meta"
+for t in tests/user/[0-9]*.sh; do
+	[ -e "$t" ] || continue
+	line=
+	n=0
+	while IFS= read -r l && [ $((n += 1)) -le 5 ]; do
+		[[ $l != '# sv-test:'* ]] || { line=${l#'# sv-test:'}; break; }
+	done <"$t"
+	if [ -z "$line" ]; then
+		warn "$t has no '# sv-test:' line in its first 5 lines: runs on every kernel"
+		line=kernels=all
+	fi
+	meta_parse "$(basename "$t" .sh)" "$line"
+done
+if [ -f tests/user/durations ]; then
+	while read -r t d s; do
+		if [[ $t == '#'* ]] || [ -z "$t" ]; then continue; fi
+		# shellcheck disable=SC2034 # read through est's nameref
+		[ "$d" = - ] || dur_debug[$t]=$d
+		# shellcheck disable=SC2034
+		[ "$s" = - ] || dur_stock[$t]=$s
+	done <tests/user/durations
+fi
+
+# tests_on CLASS: the names of the tests that run on CLASS (debug, first, stock)
+tests_on() {
+	local t
+	for t in "${t_names[@]}"; do
+		[[ ,${t_kernels[$t]}, != *,$1,* ]] || echo "$t"
+	done
+}
+# filter_of NAME...: guest-tests.sh's FILTER for exactly these tests
+filter_of() {
+	local IFS='|'
+	echo "^($*)\$"
+}
+# est COLUMN NAME: NAME's seconds on the debug or a stock kernel: the
+# measured time, else its cost class's, else M's
+est() {
+	local -n col=dur_$1
+	echo "${col[$2]:-${cost_secs[${t_cost[$2]:-M}]:-${cost_secs[M]}}}"
+}
+# vm_est COLUMN NAME...: a VM running these tests, in seconds
+vm_est() {
+	local col=$1 t sum
+	shift
+	if [ "$col" = debug ]; then sum=$dk_vm_secs; else sum=$stock_vm_secs; fi
+	for t in "$@"; do
+		if [ "$col" = debug ]; then
+			sum=$((sum + $(est debug "$t") + dk_test_secs))
+		else
+			sum=$((sum + $(est stock "$t") + stock_test_secs))
+		fi
+	done
+	echo $sum
+}
+
+kernels=${SV_KERNELS:-}
+if [ -z "$kernels" ]; then
+	for k in /boot/vmlinuz-*; do
+		kver=${k#/boot/vmlinuz-}
+		[ -d "/lib/modules/$kver/build" ] && kernels+=" $kver"
+	done
+fi
+[ "$kernels" != none ] || kernels=
+read -ra stock <<<"$kernels"
+dk_wanted=0
+[ ! -f scripts/debug-kernel.sh ] || [ "${SV_DEBUG_KERNEL:-1}" = 0 ] || dk_wanted=1
+demo_wanted=0
+[ "${SV_DEMO:-1}" = 0 ] || [ -n "${SV_TESTS:-}${SV_DEBUG_TESTS:-}" ] || [ ${#stock[@]} -eq 0 ] || demo_wanted=1
+
+mapfile -t sel_debug < <(tests_on debug)
+mapfile -t sel_first < <(tests_on first)
+mapfile -t sel_stock < <(tests_on stock)
+stock_filter=${SV_TESTS:-$(filter_of "${sel_stock[@]}")}
+# without a debug kernel the first stock kernel runs everything (see below:
+# also when the debug kernel's build fails)
+first_filter=${SV_TESTS:-}
+[ $dk_wanted = 0 ] || first_filter=${SV_TESTS:-$(filter_of "${sel_first[@]}")}
+
+# plan_debug_shards: dk_shard_list, the debug kernel's VMs (one filter each)
+# from its selection and tests/user/durations, for two lanes.  The VMs
+# launch in this order (see the VM runs below): debug #1 and #2 take a lane
+# each, the lane that frees first (#2's) takes the further stock kernels,
+# the other #3, and the first stock kernel and make demo come last.  So one
+# lane runs #1 and #3, the other #2 and every stock VM, and they end
+# together when #1 = #3 and #2 = (all debug - all stock) / 2, in VM time.
+# Within those targets each test, longest first (name order among equal
+# times), goes to the shard with the most room left (the lowest number
+# among equals): the same durations give the same shards.  A shard left
+# empty is not launched.
+plan_debug_shards() {
+	local total stock_total half t k best room best_room
+	local -a target load members order
+	total=$(vm_est debug "${sel_debug[@]}")
+	stock_total=0
+	if [ ${#stock[@]} -gt 0 ]; then
+		stock_total=$(($(vm_est stock "${sel_stock[@]}") * (${#stock[@]} - 1)))
+		if [ $dk_wanted = 1 ]; then
+			stock_total=$((stock_total + $(vm_est stock "${sel_first[@]}")))
+		else
+			stock_total=$((stock_total + $(vm_est stock "${t_names[@]}")))
+		fi
+	fi
+	[ $demo_wanted = 0 ] || stock_total=$((stock_total + demo_secs))
+	half=$(((total + stock_total) / 2))
+	target[2]=$((total - half))
+	[ "${target[2]}" -ge 0 ] || target[2]=0
+	target[1]=$(((total - target[2]) / 2))
+	target[3]=$((total - target[2] - target[1]))
+	for ((k = 1; k <= dk_nshards; k++)); do
+		# the test time each shard has room for, its VM's own cost off
+		target[k]=$((${target[k]:-0} - dk_vm_secs))
+		load[k]=0 members[k]=
+	done
+	mapfile -t order < <(for t in "${sel_debug[@]}"; do echo "$(est debug "$t") $t"; done |
+		sort -k1,1nr -k2,2)
+	for t in "${order[@]}"; do
+		best=1 best_room=
+		for ((k = 1; k <= dk_nshards; k++)); do
+			room=$((target[k] - load[k]))
+			if [ -z "$best_room" ] || [ $room -gt "$best_room" ]; then
+				best=$k best_room=$room
+			fi
+		done
+		load[best]=$((load[best] + ${t%% *} + dk_test_secs))
+		members[best]+=" ${t#* }"
+	done
+	dk_shard_list=()
+	for ((k = 1; k <= dk_nshards; k++)); do
+		[ -n "${members[k]}" ] || continue
+		# in the order guest-tests.sh runs them
+		# shellcheck disable=SC2046,SC2086 # lists of names
+		dk_shard_list+=("$(filter_of $(printf '%s\n' ${members[k]} | sort_names))")
+	done
+}
+# sort_names: names on stdin in guest-tests.sh's order (kunit first, then
+# the glob's order of tests/user)
+sort_names() {
+	local -A want=()
+	local t
+	while read -r t; do want[$t]=1; done
+	for t in "${t_names[@]}"; do
+		[ -z "${want[$t]:-}" ] || echo "$t"
+	done
+}
+
+if [ -n "${SV_DEBUG_SHARDS:-}" ]; then
+	read -ra dk_shard_list <<<"$SV_DEBUG_SHARDS"
+else
+	plan_debug_shards
+fi
+# SV_DEBUG_TESTS / SV_TESTS choose one selection: one VM is enough.
+[ -z "${SV_DEBUG_TESTS:-${SV_TESTS:-}}" ] || dk_shard_list=("${SV_DEBUG_TESTS:-$SV_TESTS}")
+
+# SV_PLAN=1: print what each VM would run, in launch order, and stop.
+if [ -n "${SV_PLAN:-}" ]; then
+	# plan_vm LABEL COLUMN FILTER: one VM's line and its tests
+	plan_vm() {
+		local t sel=()
+		for t in "${t_names[@]}"; do
+			case $3 in
+			'') sel+=("$t") ;;
+			!*) if [[ ! $t =~ ${3#!} ]]; then sel+=("$t"); fi ;;
+			*) if [[ $t =~ $3 ]]; then sel+=("$t"); fi ;;
+			esac
+		done
+		printf 'vm %s: ~%s s, %s tests, filter %s\n' "$1" "$(vm_est "$2" "${sel[@]}")" ${#sel[@]} "${3:-(everything)}"
+		printf '  tests: %s\n' "${sel[*]}"
+	}
+	n=0
+	if [ $dk_wanted = 1 ]; then
+		for f in "${dk_shard_list[@]:0:2}"; do plan_vm "debug #$((n += 1))" debug "$f"; done
+	fi
+	for kver in "${stock[@]:1}"; do plan_vm "$kver" stock "$stock_filter"; done
+	if [ $dk_wanted = 1 ]; then
+		for f in "${dk_shard_list[@]:2}"; do plan_vm "debug #$((n += 1))" debug "$f"; done
+	fi
+	[ ${#stock[@]} -eq 0 ] || plan_vm "${stock[0]} (first)" stock "$first_filter"
+	[ $demo_wanted = 0 ] || echo "demo: make demo in a fresh clone, ~$demo_secs s"
+	exit 0
+fi
+
 # Two checks at once would clobber each other's build/ and results/: queue up.
 mkdir -p build
 exec 9>build/.check.lock
@@ -234,14 +529,6 @@ if [ "$(id -u)" = 0 ] && [ "${SV_DKMS:-1}" != 0 ]; then
 	fi
 fi
 
-kernels=${SV_KERNELS:-}
-if [ -z "$kernels" ]; then
-	for k in /boot/vmlinuz-*; do
-		kver=${k#/boot/vmlinuz-}
-		[ -d "/lib/modules/$kver/build" ] && kernels+=" $kver"
-	done
-fi
-[ "$kernels" != none ] || kernels=
 # TCG on 2 busy cores: a single test has taken 200 s where it takes 20 s on an
 # idle machine, so a fixed VM budget times out a healthy run.
 ntests=$(find tests/user -maxdepth 1 -name '[0-9]*.sh' | wc -l)
@@ -316,34 +603,22 @@ demo_job() {
 	echo "make demo (fresh clone)|$(secs "$t0")" >"$dir/timing"
 }
 
-# What runs where.  The debug kernel (KASAN, lockdep, kmemleak, UBSAN) runs
-# the whole suite (the protocol suites as their SV_QUICK subsets), in shards
-# side by side: it is the same 6.1 source as the first stock kernel and it
-# is where memory-safety, locking and leak bugs show.  The first stock
-# kernel runs what the debug kernel cannot: DKMS (Debian's headers), NFS
-# and SRP (the debug config has no NFSD, SRP or LIO), the protocol
-# suites' full lists (50 requester/responder, 51 interop with 6.1's
-# Soft-RoCE, 53 verbs matrix, 54 netem) and rdma-core's own tests against
-# their Soft-RoCE baseline (63: a KASAN kernel runs them on softverbs
-# alone; UCX and libfabric, 64 and 65, compare on 6.12).  The other stock kernels run what
-# depends on the kernel (ib_core, uverbs, rdma_cm, NVMe-oF, NFS, the netdev
-# and UDP tunnel APIs, DKMS): everything but the protocol suites whose logic
-# does not (50, 53, 54).  Without a debug kernel the first stock kernel runs
-# everything.
+# What runs where: the tests' "# sv-test:" lines, see the top of this file.
+# The debug kernel (KASAN, lockdep, kmemleak, UBSAN) runs nearly the whole
+# suite, the protocol suites as their SV_QUICK subsets, in shards side by
+# side: it is the same 6.1 source as the first stock kernel and it is where
+# memory-safety, locking and leak bugs show.  The first stock kernel runs
+# what the debug kernel cannot ("first"), the other stock kernels what
+# depends on the kernel ("stock").  Without a debug kernel the first stock
+# kernel runs everything.
 #
-# The shards are sized by measured time (Documentation/testing.md has the
-# table) for two lanes: the first two launched take one lane each, and
-# the lane that frees first takes the next.  So: a long debug shard, the
-# short one, the other stock kernels, the second long debug shard, the
-# first stock kernel.  One lane then runs the two long shards, the other
-# the short shard and the stock kernels, sized to end together (launching
-# longest first left one lane idle for the last ~4 min: the VMs are too
-# few and too long for that rule).
-dk_shards='^(4[0-9]-|5[019]-|2[2456]-) ^(kunit|1[0-9]-|2[0137-9]-|3[0-9]-) ^(5[2-8]-|[6-9][0-9]-)'
-dk_shards=${SV_DEBUG_SHARDS:-$dk_shards}
-first_subset='^(0[0-9]-|16-|5[0134]-|58-|61-|63-)'
-stock_subset='^(kunit|[0-46-9][0-9]-|5[125-9]-)'
-read -ra stock <<<"$kernels"
+# The VM order is chosen for two lanes (plan_debug_shards sizes the shards
+# for it): the first two launched take one lane each, and the lane that
+# frees first takes the next.  So: debug shard #1, #2, the other stock
+# kernels, debug #3, the first stock kernel, make demo.  One lane then runs
+# #1 and #3, the other #2 and the stock kernels, sized to end together
+# (launching longest first left one lane idle for the last ~4 min: the VMs
+# are too few and too long for that rule).
 # kmemleak scanning is slow under TCG, so only the debug runs turn it on.
 # pci=noacpi: routing PCI interrupts through ACPI means running the _PRT
 # method of qemu's DSDT, an AML loop that the KASAN-built interpreter takes
@@ -352,33 +627,30 @@ read -ra stock <<<"$kernels"
 # Measured: boot to a shell 41 -> 23-30 s.  (acpi=noirq skips it too, but
 # 3 of the 9 boots tried with it hung early, see run.sh's watchdog.)
 dk_append='kmemleak=on pci=noacpi'
-read -ra dk_shard_list <<<"$dk_shards"
-# SV_DEBUG_TESTS / SV_TESTS choose one selection: one VM is enough.
-[ -z "${SV_DEBUG_TESTS:-${SV_TESTS:-}}" ] || dk_shard_list=("${dk_shard_list[0]}")
 [ -n "$dk_kver" ] || dk_shard_list=()
 # launch_debug FIRST LAST: the debug VMs for shards FIRST..LAST (1-based)
 launch_debug() {
 	local n
 	for ((n = $1; n <= $2 && n <= ${#dk_shard_list[@]}; n++)); do
 		launch "$results/$dk_kver-$n" vm_job "debug $dk_kver #$n" "$dk_kver" "$results/$dk_kver-$n" \
-			$((vm_timeout * 2)) "${SV_DEBUG_TESTS:-${SV_TESTS:-${dk_shard_list[n - 1]}}}" \
+			$((vm_timeout * 2)) "${dk_shard_list[n - 1]}" \
 			--kernel "$dk_kernel" ${dk_modules:+--modules "$dk_modules"} \
 			--mem 2048 --append "$dk_append"
 	done
 }
 launch_debug 1 2
 for kver in "${stock[@]:1}"; do
-	launch "$results/$kver" vm_job "$kver" "$kver" "$results/$kver" "$vm_timeout" "${SV_TESTS:-$stock_subset}" --kver "$kver"
+	launch "$results/$kver" vm_job "$kver" "$kver" "$results/$kver" "$vm_timeout" "$stock_filter" --kver "$kver"
 done
 launch_debug 3 "${#dk_shard_list[@]}"
 if [ ${#stock[@]} -gt 0 ]; then
 	kver=${stock[0]}
-	filter=${SV_TESTS:-}
-	[ -z "$dk_kver" ] || filter=${SV_TESTS:-$first_subset}
-	launch "$results/$kver" vm_job "$kver" "$kver" "$results/$kver" "$vm_timeout" "$filter" --kver "$kver"
+	# no debug kernel after all (its build failed): this one runs everything
+	[ -n "$dk_kver" ] || first_filter=${SV_TESTS:-}
+	launch "$results/$kver" vm_job "$kver" "$kver" "$results/$kver" "$vm_timeout" "$first_filter" --kver "$kver"
 fi
 # last, in the lane that frees first: about two minutes
-if [ "${SV_DEMO:-1}" != 0 ] && [ -z "${SV_TESTS:-}${SV_DEBUG_TESTS:-}" ] && [ ${#stock[@]} -gt 0 ]; then
+if [ $demo_wanted = 1 ]; then
 	launch "$results/demo" demo_job "$results/demo"
 fi
 wait
@@ -392,6 +664,11 @@ for dir in "${job_dirs[@]}"; do
 		row "$(basename "$dir")" 0 1 0 0 "the VM job reported nothing"
 	fi
 done
+
+# The measured times, for the next run's shards: tests/user/durations with
+# this run's "# time:" lines in (adopt with cp; see scripts/test-durations.sh).
+bash scripts/test-durations.sh "$results" >"$results/durations.new" 2>"$results/durations.log" ||
+	say "durations: scripts/test-durations.sh failed, see results/durations.log"
 
 # --- report ------------------------------------------------------------------
 

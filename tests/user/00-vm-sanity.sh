@@ -1,4 +1,5 @@
 #!/bin/bash
+# sv-test: kernels=first,stock needs=rxe cost=S
 # Sanity check of the test environment and of the interop peer, Soft-RoCE.
 #
 #   init_net                              netns sv-sanity

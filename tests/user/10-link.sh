@@ -1,4 +1,5 @@
 #!/bin/bash
+# sv-test: kernels=debug,stock cost=M
 # rdma link add/delete for type softverbs, and every bad input to it.
 #
 #   init_net

@@ -1,4 +1,5 @@
 #!/bin/bash
+# sv-test: kernels=debug,stock cost=S
 # The RoCE GID table follows the netdev's IP addresses.
 #
 #   init_net:  sv_g0 (softverbs) on vA, vA ===== veth ===== vB

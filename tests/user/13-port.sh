@@ -1,4 +1,5 @@
 #!/bin/bash
+# sv-test: kernels=debug,stock cost=M
 # Port state and active MTU follow the netdev; state changes are delivered
 # as asynchronous events (to libsoftverbs and to rdma-core programs).
 #

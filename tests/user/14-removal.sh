@@ -1,4 +1,5 @@
 #!/bin/bash
+# sv-test: kernels=debug,stock cost=S
 # Devices go away cleanly under their users.
 #
 #   init_net:  sv_r0 on vA (vA = veth = vB), sv_r1 on vC (vC = veth = vD)

@@ -1,4 +1,5 @@
 #!/bin/bash
+# sv-test: kernels=debug,stock cost=M
 # A softverbs device lives in its netdev's network namespace.
 #
 #   init_net                 netns sv-ns1

@@ -1,4 +1,5 @@
 #!/bin/bash
+# sv-test: kernels=all needs=dkms cost=S
 # The DKMS-installed module loads with a plain "modprobe softverbs".
 #
 # check.sh (as root) runs "make dkms-install" on the host before booting the

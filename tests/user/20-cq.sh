@@ -1,4 +1,5 @@
 #!/bin/bash
+# sv-test: kernels=debug,stock cost=M
 # Completion queues, driven by distro rdma-core (librxe) through pyverbs.
 #
 #   init_net:  sv_cq0 (softverbs) on vA 10.20.0.1/24, vA ===== veth ===== vB
@@ -9,15 +10,16 @@
 # channel with CQs armed for any and for solicited completions (no event may
 # arrive without a completion), a ring whose consumer index user space moved
 # (entries that look pending survive a resize, which may not shrink below
-# them: the only way to get entries into a CQ before the transport exists),
-# and a CQ destroy refused with EBUSY while a QP uses it (skipped until QPs
-# exist).  Here: a process killed with SIGKILL while holding CQs, and a
-# device removed while a process still has CQs mapped, leave the CQ count
-# where it started; the module unloads; the kernel log stays clean.
+# them: entries in the ring without any traffic), and a CQ destroy refused
+# with EBUSY while an RC QP uses it.  Here: a process killed with SIGKILL
+# while holding CQs, and a device removed while a process still has CQs
+# mapped, leave the CQ count where it started; the module unloads; the
+# kernel log stays clean.
 #
-# Not reachable from user space until QPs and the transport exist: the
-# completion path itself (sv_cq_post: posting, overrun, notification),
-# which needs completions generated from the wire.
+# The completion path itself (sv_cq_post: posting, overrun, notification)
+# is not driven from here: completions come from work requests, which the
+# QP and data tests post (24-qp's flushes, 5x), and cq_kunit tests it on a
+# device made by hand.
 . "$(dirname "$0")/lib.sh"
 
 sv_need ip rdma
@@ -73,7 +75,7 @@ out=$'\n'$(<"$tmp/cases")
 t=${out##*$'\n'--- }
 [ $rc = 0 ] || sv_fail "20-cq.py ${t%%$'\n'*}"
 if [[ $out == *$'\n'SKIP-QP* ]]; then
-	echo "note: the destroy-while-a-QP-uses-it case is skipped until QPs exist"
+	echo "note: the destroy-while-a-QP-uses-it case did not run: no QP could be created (SKIP-QP above)"
 fi
 
 sv_assert_eq "$base" "$(cq_count sv_cq0)" "CQ count after the verbs checks"

@@ -292,7 +292,7 @@ def t_qp(dev):
     qp = lib.ibv_create_qp(pd, ctypes.byref(attr))
     if not qp:
         err = ctypes.get_errno()
-        print(f"SKIP-QP: cannot create a QP yet ({os.strerror(err)})")
+        print(f"SKIP-QP: cannot create a QP ({os.strerror(err)})")
     else:
         rc = lib.ibv_destroy_srq(srq)
         if rc != errno.EBUSY:

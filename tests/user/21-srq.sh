@@ -1,4 +1,5 @@
 #!/bin/bash
+# sv-test: kernels=debug,stock cost=S
 # Shared receive queues, driven by distro rdma-core (librxe) through pyverbs.
 #
 #   init_net:  sv_srq0 (softverbs) on vA 10.21.0.1/24, vA ===== veth ===== vB
@@ -10,13 +11,14 @@
 # carried over by a resize (and a resize below the posted count refused), a
 # ring whose producer index user space corrupted (taken modulo the ring: the
 # garbage is carried like WQEs, nothing breaks), and an SRQ destroy refused
-# with EBUSY while a QP uses it (skipped until QPs exist).  Here: a process
+# with EBUSY while a QP uses it.  Here: a process
 # killed with SIGKILL while holding SRQs with posted WQEs, and a device
 # removed while a process still has SRQs mapped, leave the SRQ count where it
 # started; the module unloads; the kernel log stays clean.
 #
-# Not reachable from user space until QPs and the responder exist: taking
-# WQEs off the SRQ (sv_srq_pop: num_sge validation, the SRQ limit event).
+# Taking WQEs off the SRQ (sv_srq_pop) happens in the responder: the
+# ibv_srq_pingpong runs of 51-interop and 52-sv2sv carry data through it,
+# and srq_kunit tests num_sge validation and the SRQ limit event.
 . "$(dirname "$0")/lib.sh"
 
 sv_need ip rdma
@@ -72,7 +74,7 @@ out=$'\n'$(<"$tmp/cases")
 t=${out##*$'\n'--- }
 [ $rc = 0 ] || sv_fail "21-srq.py ${t%%$'\n'*}"
 if [[ $out == *$'\n'SKIP-QP* ]]; then
-	echo "note: the destroy-while-a-QP-uses-it case is skipped until QPs exist"
+	echo "note: the destroy-while-a-QP-uses-it case did not run: no QP could be created (SKIP-QP above)"
 fi
 
 sv_assert_eq "$base" "$(srq_count sv_srq0)" "SRQ count after the verbs checks"

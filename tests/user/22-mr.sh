@@ -1,4 +1,5 @@
 #!/bin/bash
+# sv-test: kernels=debug,stock cost=L
 # Memory regions, driven by distro rdma-core (librxe) through pyverbs.
 #
 #   init_net:  sv_mr0 (softverbs) on vA 10.22.0.1/24, vA ===== veth ===== vB
@@ -16,11 +17,12 @@
 # process holds MRs goes away, the module unloads and the kernel log stays
 # clean.
 #
-# Not reachable from user space until QPs and the transport exist: data
-# moving through the MRs (sv_mr_lookup/sv_mr_copy/sv_mr_atomic), fast
-# registration and invalidation (kernel ULPs, REG_MR/LOCAL_INV work
-# requests), so "rereg keeps data access working" is checked as far as
-# user space sees it: new keys, restrack attributes, deregistration.
+# Data moving through MRs (sv_mr_lookup/sv_mr_copy/sv_mr_atomic) is the
+# data tests' part (5x: every opcode in 53-verbs-matrix), fast registration
+# and invalidation the kernel ULPs' (REG_MR/LOCAL_INV work requests: 56
+# NVMe-oF, 58 NFS, 61 SRP).  So "rereg keeps data access working" is
+# checked here as far as the verbs show it: new keys, restrack attributes,
+# deregistration.
 . "$(dirname "$0")/lib.sh"
 
 sv_need ip rdma setpriv

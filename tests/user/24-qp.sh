@@ -1,4 +1,5 @@
 #!/bin/bash
+# sv-test: kernels=debug,stock cost=M
 # Queue pairs, driven by distro rdma-core (librxe) through pyverbs.
 #
 #   init_net                                   netns sv-qp
@@ -20,8 +21,8 @@
 # QPs leave the QP count where it started (ib_mad's QP1 included); the
 # module unloads; the kernel log stays clean.
 #
-# Not reachable until the transport exists: WQEs actually executed, the
-# SQ draining with WQEs in flight, COMM_EST and the error events.
+# Not driven from here: WQEs executed on the wire (the data tests, 5x), the
+# error events (qp_kunit), the SQ draining with WQEs in flight, COMM_EST.
 . "$(dirname "$0")/lib.sh"
 
 sv_need ip rdma

@@ -1,4 +1,5 @@
 #!/bin/bash
+# sv-test: kernels=debug,stock cost=M
 # Address handles, driven by distro rdma-core (librxe) through pyverbs.
 #
 #   init_net                                  netns sv-ah

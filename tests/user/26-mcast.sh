@@ -1,4 +1,5 @@
 #!/bin/bash
+# sv-test: kernels=debug,stock quick cost=M
 # Multicast attach/detach of UD QPs, driven by libibverbs (librxe) through
 # ctypes: pyverbs has no ibv_attach_mcast.
 #
@@ -15,8 +16,7 @@
 # are attached leaves every group, so does a device removed under it; the
 # module unloads; the kernel log stays clean.
 #
-# Not reachable until the transport exists: delivery of multicast packets
-# to the attached QPs.
+# Delivery of multicast packets to the attached QPs is 60-mcast-data's.
 . "$(dirname "$0")/lib.sh"
 
 sv_need ip rdma

@@ -1,4 +1,5 @@
 #!/bin/bash
+# sv-test: kernels=debug,stock needs=rxe cost=S
 # libsoftverbs end to end against Soft-RoCE: every object verb, RC and UD
 # data movement, with no rdma-core library in the process.
 #

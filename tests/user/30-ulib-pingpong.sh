@@ -1,4 +1,5 @@
 #!/bin/bash
+# sv-test: kernels=debug,stock needs=rxe cost=S
 # Distro verbs programs, unchanged, on libsoftverbs instead of libibverbs.
 #
 #   init_net                                  netns sv-ulpp

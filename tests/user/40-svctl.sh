@@ -1,4 +1,5 @@
 #!/bin/bash
+# sv-test: kernels=debug,stock needs=rxe cost=XL
 # svctl, the management CLI, against the kernel and against rdma/sysfs.
 #
 #   init_net                                      netns sv-svctl

@@ -1,4 +1,5 @@
 #!/bin/bash
+# sv-test: kernels=debug,stock cost=S
 # The softverbs generic netlink family from a raw netlink client (43-genl.py):
 # validation, permissions, namespaces.
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# sv-test: kernels=debug,first needs=rxe quick cost=L
 # The requester and completer (kmod/sv_req.c, sv_comp.c) against Soft-RoCE as
 # the responder.
 #

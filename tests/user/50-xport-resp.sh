@@ -1,4 +1,5 @@
 #!/bin/bash
+# sv-test: kernels=debug,first needs=rxe quick cost=M
 # The responder (kmod/sv_resp.c) against Soft-RoCE as the requester.
 #
 #   netns sv-50a                              init_net

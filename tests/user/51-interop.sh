@@ -1,4 +1,5 @@
 #!/bin/bash
+# sv-test: kernels=all needs=rxe quick cost=M
 # softverbs <-> Soft-RoCE with the distro tools, both directions, IPv4 and IPv6.
 #
 #   netns sv-51a                              init_net

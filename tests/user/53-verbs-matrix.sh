@@ -1,4 +1,5 @@
 #!/bin/bash
+# sv-test: kernels=debug,first needs=rxe quick cost=L
 # Every opcode x QP type with data and completion checks (53-verbs-matrix.py),
 # softverbs <-> softverbs and softverbs <-> Soft-RoCE, both directions.
 #

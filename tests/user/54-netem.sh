@@ -1,4 +1,5 @@
 #!/bin/bash
+# sv-test: kernels=debug,first quick cost=L
 # softverbs <-> softverbs through a lossy, duplicating, reordering veth.
 #
 #   netns sv-54a                              netns sv-54b

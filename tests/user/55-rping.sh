@@ -1,4 +1,5 @@
 #!/bin/bash
+# sv-test: kernels=debug,stock needs=rxe cost=M
 # rdma_cm between softverbs and Soft-RoCE: rping, ucmatose, udaddy.
 #
 #   netns sv-55a                              init_net

@@ -1,4 +1,5 @@
 #!/bin/bash
+# sv-test: kernels=debug,stock needs=rxe cost=M
 # IBTA 1.5 Memory Placement Extensions: RDMA ATOMIC WRITE and RDMA FLUSH,
 # softverbs <-> softverbs and softverbs <-> Soft-RoCE, both directions.
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# sv-test: kernels=all needs=nfsd quick cost=L
 # NFS over RDMA (rpcrdma) between two softverbs devices joined by a veth.
 #
 #   init_net                                   netns sv-58b

@@ -1,4 +1,5 @@
 #!/bin/bash
+# sv-test: kernels=debug,stock quick cost=M
 # softverbs talking to itself: every packet is local and takes sv_net.c's
 # in-driver loopback (no IP stack, no ICRC, delivery by the per-CPU
 # tasklet), the path `make bench` measures.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# sv-test: kernels=debug,stock needs=rxe cost=L
 # Multicast UD data: rdma_cm multicast joins and UD SENDs to the group's
 # GID, received by the QPs attached to it.
 #

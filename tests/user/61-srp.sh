@@ -1,4 +1,5 @@
 #!/bin/bash
+# sv-test: kernels=all needs=srp cost=M
 # SRP (SCSI RDMA Protocol) over RoCE between two softverbs devices: the LIO
 # target with ib_srpt on one, the ib_srp initiator on the other.
 #

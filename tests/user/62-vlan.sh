@@ -1,4 +1,5 @@
 #!/bin/bash
+# sv-test: kernels=debug,stock needs=rxe cost=XL
 # RoCE v2 over 802.1Q VLANs (issue 4: "RoCEv2 over UDP port 4791 on IPv4 and
 # IPv6 (VLAN netdevs too)"):
 #

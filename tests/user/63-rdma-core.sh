@@ -1,4 +1,5 @@
 #!/bin/bash
+# sv-test: kernels=all needs=rxe cost=L
 # rdma-core's own test suite (python3-pyverbs' tests, run_tests.py) on
 # softverbs, as upstream runs it: --dev only, no --gid, so every test takes
 # the first valid GID (index 0), as users' programs do.  Then, in the same

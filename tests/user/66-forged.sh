@@ -1,4 +1,5 @@
 #!/bin/bash
+# sv-test: kernels=debug,stock cost=M
 # Forged packets against a connected QP: only the QP's peer may talk to it.
 #
 #   netns sv-66a  sv66a (softverbs) on x66a fda6::1 ==== x66b fda6::2, fda6::3  sv66b (softverbs)  netns sv-66b

@@ -16,7 +16,7 @@ kver_args=("$@")
 fake=$(mktemp -d /var/tmp/sv-selftest.XXXXXX)
 trap 'rm -rf "$fake"' EXIT
 mkdir -p "$fake/tests/user" "$fake/tests/vm"
-cp "$root/tests/user/lib.sh" "$fake/tests/user/"
+cp -r "$root/tests/user/lib.sh" "$root/tests/user/lib" "$fake/tests/user/"
 cp "$here/guest-tests.sh" "$fake/tests/vm/"
 
 t() { cat >"$fake/tests/user/$1.sh"; }
