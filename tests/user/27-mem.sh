@@ -1,4 +1,5 @@
 #!/bin/bash
+# sv-test: kernels=debug,stock cost=S
 # Queue memory is the process's, driven by distro rdma-core (librxe) through
 # pyverbs.
 #
