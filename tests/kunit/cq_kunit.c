@@ -2,8 +2,8 @@
 /*
  * KUnit tests for kmod/sv_cq.c: the completion path the transport drives
  * (sv_cq_post: ring format, notification, overrun) and what kernel
- * consumers call (poll, req_notify, resize), which user space cannot reach
- * before the transport generates completions.
+ * consumers call (poll, req_notify, resize), case by case and without a
+ * wire (the user tests reach them through traffic).
  *
  * Each case works on a device made by hand: a zeroed struct sv_dev with one
  * completion vector; no ib_core registration.  Kernel CQs are made through

@@ -2,8 +2,8 @@
 /*
  * KUnit tests for the transport side of kmod/sv_mr.c and kmod/sv_mw.c: the
  * key space, sv_mr_lookup/copy/atomic, fast registration and invalidation,
- * window binds, which user space cannot reach before the transport runs
- * them.
+ * window binds, case by case and without a wire (the user tests reach
+ * them through traffic).
  *
  * Each case works on a device made by hand: a zeroed struct sv_dev with
  * just its mr_xa (what sv_mr.c uses of it) and two PDs pointing at it; no

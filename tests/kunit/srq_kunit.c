@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests for kmod/sv_srq.c: sv_srq_pop(), the responder's side, which
- * user space cannot reach before the transport exists (WQE validation, the
- * SRQ limit event), and what kernel consumers call (post_srq_recv, modify,
- * query).
+ * KUnit tests for kmod/sv_srq.c: sv_srq_pop(), the responder's side (WQE
+ * validation, the SRQ limit event), and what kernel consumers call
+ * (post_srq_recv, modify, query), case by case and without a wire.
  *
  * Each case works on a device made by hand: a zeroed struct sv_dev with
  * its srq_xa; no ib_core registration.  Kernel SRQs are made through

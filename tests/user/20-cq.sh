@@ -74,9 +74,6 @@ $py "$helper" --spawn "$tmp/spawn" sv_cq0 sizes resize notify corrupt qp 4>&- | 
 out=$'\n'$(<"$tmp/cases")
 t=${out##*$'\n'--- }
 [ $rc = 0 ] || sv_fail "20-cq.py ${t%%$'\n'*}"
-if [[ $out == *$'\n'SKIP-QP* ]]; then
-	echo "note: the destroy-while-a-QP-uses-it case did not run: no QP could be created (SKIP-QP above)"
-fi
 
 sv_assert_eq "$base" "$(cq_count sv_cq0)" "CQ count after the verbs checks"
 

@@ -73,9 +73,6 @@ $py "$helper" --spawn "$tmp/spawn" sv_srq0 create modify carry corrupt qp 4>&- |
 out=$'\n'$(<"$tmp/cases")
 t=${out##*$'\n'--- }
 [ $rc = 0 ] || sv_fail "21-srq.py ${t%%$'\n'*}"
-if [[ $out == *$'\n'SKIP-QP* ]]; then
-	echo "note: the destroy-while-a-QP-uses-it case did not run: no QP could be created (SKIP-QP above)"
-fi
 
 sv_assert_eq "$base" "$(srq_count sv_srq0)" "SRQ count after the verbs checks"
 

@@ -9,10 +9,8 @@
 # Idle: every counter of "rdma statistic show" is in "svctl -j stats", same
 # name, same order, same value; qps counts ib_mad's QP1, qps_peak >= qps;
 # "svctl stats -w" reports rates.  An RC send each way: what one side sent,
-# the other counted as received or dropped (no delivery needed); if the
-# send did not complete, the rest is skipped with that reason (a guard from
-# before the transport delivered: today such a skip means it is broken, and
-# the data tests fail too).  Traffic: 100 UD
+# the other counted as received or dropped (no delivery needed); the send
+# must complete.  Traffic: 100 UD
 # datagrams of 512 bytes each way (53-verbs-matrix.py ud_loss on a clean
 # path): each side's tx_packets and rx_packets move by exactly 100 and
 # tx_bytes by 100 x (BTH 12 + DETH 8 + 512 + ICRC 4), matching the peer's
@@ -186,7 +184,7 @@ xp_matrix_ready 300 || sv_fail "53-verbs-matrix.py --serve did not start"
 xp_matrix 300 '^send$' && xport_ok=1 || xport_ok=0
 snap p
 stats_checks idle qp packets
-[ $xport_ok = 1 ] || sv_skip "an RC send between the devices failed (53-verbs-matrix.py send), so the exact UD/RC counts and the restrack detail under traffic are untested; idle counters, rdma agreement and packet accounting passed"
+[ $xport_ok = 1 ] || sv_fail "an RC send between the devices failed (53-verbs-matrix.py send); idle counters, rdma agreement and packet accounting passed"
 snap 0
 
 echo "--- UD: 100 datagrams of 512 bytes each way"
