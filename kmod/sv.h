@@ -493,8 +493,9 @@ struct sv_qp {
 		u32		psn;
 	} comp;
 	/*
-	 * Responder (sv_resp.c).  lock (_bh: requests arrive in softirq,
-	 * the read-response work item and reset run in process context)
+	 * Responder (sv_resp.c, sv_resp_res.c).  lock (_bh: requests
+	 * arrive in softirq, the read-response work item and reset run in
+	 * process context)
 	 * protects every field below; psn is also written by modify_qp
 	 * (INIT->RTR, RESET) under state_lock while the responder is not
 	 * active, and read by query_qp.  Lock order: resp.lock, then

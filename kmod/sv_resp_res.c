@@ -11,7 +11,8 @@
  * (Soft-RoCE keeps all of this in rxe_resp.c).
  *
  * FLUSH and ATOMIC WRITE (IBTA 1.5 Memory Placement Extensions; FLUSH
- * where ib_core has it, compat.h SV_MPE) are answered like them (below).
+ * where ib_core has it, compat.h SV_MPE) are answered like reads and
+ * atomics (sv_resp_mpe_pkt()).
  *
  * RDMA READ, atomic, FLUSH and ATOMIC WRITE requests take a responder
  * resource (struct sv_resp_res).  Their responses go out in request order: the softirq
@@ -27,6 +28,8 @@
  * Everything here runs under qp->resp.lock but the work item, which takes
  * it for each batch; like every responder packet, each response packet
  * looks its MR up afresh (sv_mr_lookup()) and holds no MR reference.
+ * tests/kunit/resp_res_kunit.c replays duplicates and rewinds refused
+ * responses on a QP made by hand.
  */
 #include "sv.h"
 #include "sv_psn.h"

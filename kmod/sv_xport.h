@@ -10,9 +10,10 @@
  *              PSNs, retransmission and RNR timers
  *   sv_comp.c  completer: ACKs, NAKs, read and atomic responses; retires
  *              send WQEs into the send CQ
- *   sv_resp.c  responder: executes incoming requests (RC, UC, UD, GSI);
- *              receive WQEs, RDMA write/read, atomics, ACK/NAK generation,
- *              duplicate handling from the responder resources
+ *   sv_resp.c  responder: accepts incoming requests (RC, UC, UD, GSI);
+ *              receive WQEs, SEND and RDMA WRITE, ACK/NAK generation
+ *   sv_resp_res.c  the responder's resources: RDMA READ, atomics, FLUSH,
+ *              ATOMIC WRITE, duplicates of them, the read response work item
  *
  * Received packets are processed to completion in the receive softirq:
  * the handlers below copy what they need and never keep the skb.
