@@ -111,6 +111,7 @@ void sv_resp_nak(struct sv_qp *qp, struct sv_resp_out *out,
 		[SV_NAK_REM_OP_ERR] = SV_STAT_TX_NAK_REM_OP,
 	};
 
+	lockdep_assert_held(&qp->resp.lock);
 	sv_resp_send_aeth(qp, out, sv_aeth_syn_nak(code), psn);
 	if (code < ARRAY_SIZE(stat))
 		sv_stat_inc(sv_resp_dev(qp), stat[code]);

@@ -7,8 +7,9 @@
  * duplicates, and the work item that sends long read responses).
  *
  * Nothing here is for other files: sv_qp.c and sv_recv.c see only the
- * responder's entry points in sv_xport.h.  Everything below runs under
- * qp->resp.lock unless it says otherwise (see struct sv_qp, resp).
+ * responder's entry points in sv_xport.h.  The calls below that take a
+ * QP run under qp->resp.lock unless they say otherwise (see struct sv_qp,
+ * resp); those that need it assert it.
  */
 #ifndef SV_RESP_H
 #define SV_RESP_H

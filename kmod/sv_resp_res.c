@@ -60,6 +60,7 @@ static struct sv_resp_res *sv_resp_res_new(struct sv_qp *qp)
 	struct sv_resp_res *res;
 	u32 seq;
 
+	lockdep_assert_held(&qp->resp.lock);
 	/* after a duplicate moved res_serve back, count what is pending */
 	if (busy >= max) {
 		busy = 0;
@@ -556,6 +557,7 @@ void sv_resp_duplicate(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 	u32 flags = p->info->flags;
 	u32 seq, n;
 
+	lockdep_assert_held(&qp->resp.lock);
 	sv_stat_inc(sv_resp_dev(qp), SV_STAT_DUP_REQS);
 	qp->resp.dup_reqs++;
 
@@ -612,6 +614,7 @@ void sv_resp_rewind(struct sv_qp *qp, struct sv_resp_out *out,
 	struct sk_buff *skb = NULL;
 	bool first = true;
 
+	lockdep_assert_held(&qp->resp.lock);
 	do {
 		struct sv_resp_res *res;
 
