@@ -338,14 +338,6 @@ static inline size_t sv_srq_wqe_size(u32 max_sge)
  */
 int sv_srq_pop(struct sv_srq *srq, struct sv_recv_wqe *out, size_t out_size);
 
-/*
- * Check a private copy of a receive WQE (from an SRQ or a QP's RQ) against
- * @max_sge and rebuild dma.length/resid/cur_sge/sge_offset from its SGEs
- * alone, so nothing but wr_id and the SGEs comes from user space.  -EINVAL
- * if num_sge is too large.
- */
-int sv_recv_wqe_check(struct sv_recv_wqe *wqe, u32 max_sge);
-
 int sv_srq_create(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		  struct ib_udata *udata);
 int sv_srq_modify(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
@@ -505,8 +497,9 @@ struct sv_qp {
 		u32		psn;
 	} comp;
 	/*
-	 * Responder (sv_resp.c).  lock (_bh: requests arrive in softirq,
-	 * the read-response work item and reset run in process context)
+	 * Responder (sv_resp.c, sv_resp_res.c).  lock (_bh: requests
+	 * arrive in softirq, the read-response work item and reset run in
+	 * process context)
 	 * protects every field below; psn is also written by modify_qp
 	 * (INIT->RTR, RESET) under state_lock while the responder is not
 	 * active, and read by query_qp.  Lock order: resp.lock, then

@@ -24,6 +24,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "sv.h"
+#include "sv_xport.h"
 
 #define sv_dbg_srq(srq, fmt, ...) \
 	ibdev_dbg((srq)->ibsrq.device, "srq#%u %s: " fmt, (srq)->srq_num, \
@@ -402,25 +403,6 @@ int sv_srq_post_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	return err;
 }
 
-int sv_recv_wqe_check(struct sv_recv_wqe *wqe, u32 max_sge)
-{
-	u32 num_sge = wqe->dma.num_sge;
-	u64 length = 0;
-	u32 i;
-
-	if (num_sge > max_sge)
-		return -EINVAL;
-	for (i = 0; i < num_sge; i++)
-		length += wqe->dma.sge[i].length;
-
-	/* saturate: a buffer larger than any message (2^31 bytes) is as good */
-	wqe->dma.length = min_t(u64, length, U32_MAX);
-	wqe->dma.resid = wqe->dma.length;
-	wqe->dma.cur_sge = 0;
-	wqe->dma.sge_offset = 0;
-	return 0;
-}
-
 int sv_srq_pop(struct sv_srq *srq, struct sv_recv_wqe *out, size_t out_size)
 {
 	size_t wqe_size = sv_srq_wqe_size(srq->max_sge);
@@ -450,7 +432,7 @@ int sv_srq_pop(struct sv_srq *srq, struct sv_recv_wqe *out, size_t out_size)
 	}
 	spin_unlock_irqrestore(&srq->lock, flags);
 
-	err = sv_recv_wqe_check(out, srq->max_sge);
+	err = sv_resp_wqe_check(out, srq->max_sge);
 	if (err)
 		sv_dbg_srq(srq, "WQE with %u SGEs, max_sge %u\n",
 			   out->dma.num_sge, srq->max_sge);

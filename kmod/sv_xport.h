@@ -10,9 +10,10 @@
  *              PSNs, retransmission and RNR timers
  *   sv_comp.c  completer: ACKs, NAKs, read and atomic responses; retires
  *              send WQEs into the send CQ
- *   sv_resp.c  responder: executes incoming requests (RC, UC, UD, GSI);
- *              receive WQEs, RDMA write/read, atomics, ACK/NAK generation,
- *              duplicate handling from the responder resources
+ *   sv_resp.c  responder: accepts incoming requests (RC, UC, UD, GSI);
+ *              receive WQEs, SEND and RDMA WRITE, ACK/NAK generation
+ *   sv_resp_res.c  the responder's resources: RDMA READ, atomics, FLUSH,
+ *              ATOMIC WRITE, duplicates of them, the read response work item
  *
  * Received packets are processed to completion in the receive softirq:
  * the handlers below copy what they need and never keep the skb.
@@ -28,6 +29,7 @@
 struct sv_dev;
 struct sv_qp;
 struct sv_path;
+struct sv_recv_wqe;
 
 /**
  * struct sv_rx_pkt - one received, validated RoCEv2 packet
@@ -117,6 +119,15 @@ void sv_resp_cleanup(struct sv_qp *qp);
  * WQE completes exactly once and in order.  Any context, no QP lock held.
  */
 void sv_resp_flush(struct sv_qp *qp);
+
+/*
+ * sv_resp.c, for its own RQ and for sv_srq_pop(): check a private copy of
+ * a receive WQE (from an SRQ or a QP's RQ) against @max_sge and rebuild
+ * dma.length/resid/cur_sge/sge_offset from its SGEs alone, so nothing but
+ * wr_id and the SGEs comes from user space.  -EINVAL if num_sge is too
+ * large.  Any context.
+ */
+int sv_resp_wqe_check(struct sv_recv_wqe *wqe, u32 max_sge);
 
 /*
  * Packet handlers, softirq (or process context with bottom halves off),

@@ -48,7 +48,7 @@ static const char *node_type_str(int type)
 }
 
 struct dev_list {
-	struct sv_dev *devs;
+	struct svctl_dev *devs;
 	size_t n;
 };
 
@@ -56,7 +56,7 @@ static int dev_list_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct nlattr *tb[NLDEV_TB_SIZE];
 	struct dev_list *l = data;
-	struct sv_dev *d;
+	struct svctl_dev *d;
 
 	if (nldev_parse(nlh, tb))
 		return MNL_CB_ERROR;
@@ -108,7 +108,7 @@ static int dev_dump(struct svctl *sv, struct dev_list *l)
 	return err;
 }
 
-int sv_dev_list(struct svctl *sv, struct sv_dev **devs, size_t *n)
+int svctl_dev_list(struct svctl *sv, struct svctl_dev **devs, size_t *n)
 {
 	struct dev_list l;
 	size_t i, k = 0;
@@ -125,8 +125,8 @@ int sv_dev_list(struct svctl *sv, struct sv_dev **devs, size_t *n)
 	return 0;
 }
 
-int sv_dev_find(struct svctl *sv, const char *name, struct sv_dev *dev,
-		const char *ctx)
+int svctl_dev_find(struct svctl *sv, const char *name, struct svctl_dev *dev,
+		   const char *ctx)
 {
 	struct dev_list l;
 	size_t i;
@@ -148,7 +148,8 @@ int sv_dev_find(struct svctl *sv, const char *name, struct sv_dev *dev,
 	return 0;
 }
 
-static struct jv *dev_json(struct svctl *sv, const struct sv_dev *d, int *err)
+static struct jv *dev_json(struct svctl *sv, const struct svctl_dev *d,
+			   int *err)
 {
 	struct jv *o, *ports;
 	char guid[32];
@@ -194,7 +195,7 @@ static const struct sv_col dev_cols[] = {
 static int dev_show(struct svctl *sv)
 {
 	const char *name = sv_next(sv);
-	struct sv_dev *devs = NULL, one;
+	struct svctl_dev *devs = NULL, one;
 	struct jv *rows;
 	size_t n, i;
 	int err, rc;
@@ -202,12 +203,12 @@ static int dev_show(struct svctl *sv)
 	if ((rc = sv_no_more_args(sv, "dev show")))
 		return rc;
 	if (name) {
-		if ((rc = sv_dev_find(sv, name, &one, "dev show")))
+		if ((rc = svctl_dev_find(sv, name, &one, "dev show")))
 			return rc;
 		devs = &one;
 		n = 1;
 	} else {
-		err = sv_dev_list(sv, &devs, &n);
+		err = svctl_dev_list(sv, &devs, &n);
 		if (err)
 			return sv_err(sv, err, "dev show");
 	}

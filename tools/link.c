@@ -45,7 +45,7 @@ static const char *phys_state_str(unsigned int s)
  * One port from its PORT_GET reply; with_dev: led by the device's identity.
  * Only what the reply and sysfs say: this runs inside the dump.
  */
-static struct jv *port_json(const struct sv_dev *dev, struct nlattr **tb,
+static struct jv *port_json(const struct svctl_dev *dev, struct nlattr **tb,
 			    bool with_dev)
 {
 	struct jv *o = jv_obj();
@@ -81,7 +81,7 @@ static struct jv *port_json(const struct sv_dev *dev, struct nlattr **tb,
 }
 
 struct ports_ctx {
-	const struct sv_dev *dev;
+	const struct svctl_dev *dev;
 	uint32_t only;		/* 0: every port */
 	bool with_dev;
 	struct jv *arr;
@@ -103,7 +103,7 @@ static int ports_cb(const struct nlmsghdr *nlh, void *data)
 }
 
 /* What needs requests of its own, made once the dump is over */
-static void port_extras(struct svctl *sv, const struct sv_dev *dev,
+static void port_extras(struct svctl *sv, const struct svctl_dev *dev,
 			struct jv *o)
 {
 	uint32_t port = jv_get(o, "port")->u;
@@ -118,7 +118,7 @@ static void port_extras(struct svctl *sv, const struct sv_dev *dev,
 	jv_set(o, "gids", pi.gids < 0 ? jv_null() : jv_u64(pi.gids));
 }
 
-static struct jv *ports_json(struct svctl *sv, const struct sv_dev *dev,
+static struct jv *ports_json(struct svctl *sv, const struct svctl_dev *dev,
 			     uint32_t only, bool with_dev, int *err)
 {
 	struct ports_ctx p = { dev, only, with_dev, jv_arr() };
@@ -138,7 +138,8 @@ static struct jv *ports_json(struct svctl *sv, const struct sv_dev *dev,
 	return p.arr;
 }
 
-struct jv *sv_ports_json(struct svctl *sv, const struct sv_dev *dev, int *err)
+struct jv *sv_ports_json(struct svctl *sv, const struct svctl_dev *dev,
+			 int *err)
 {
 	return ports_json(sv, dev, 0, false, err);
 }
@@ -185,7 +186,7 @@ static int link_show(struct svctl *sv)
 {
 	const char *arg = sv_next(sv);
 	char name[SV_DEV_NAME_MAX];
-	struct sv_dev *devs = NULL, one;
+	struct svctl_dev *devs = NULL, one;
 	uint32_t port = 0;
 	struct jv *rows;
 	size_t n, i, k;
@@ -195,12 +196,12 @@ static int link_show(struct svctl *sv)
 		return rc;
 	if (arg) {
 		if ((rc = parse_link(sv, arg, name, &port)) ||
-		    (rc = sv_dev_find(sv, name, &one, "link show")))
+		    (rc = svctl_dev_find(sv, name, &one, "link show")))
 			return rc;
 		devs = &one;
 		n = 1;
 	} else {
-		err = sv_dev_list(sv, &devs, &n);
+		err = svctl_dev_list(sv, &devs, &n);
 		if (err)
 			return sv_err(sv, err, "link show");
 	}
@@ -283,7 +284,7 @@ static int link_del(struct svctl *sv)
 {
 	const char *name = sv_next(sv);
 	struct nlmsghdr *nlh;
-	struct sv_dev dev;
+	struct svctl_dev dev;
 	struct nl *nl;
 	int err, rc;
 
@@ -291,7 +292,7 @@ static int link_del(struct svctl *sv)
 		return sv_usage(sv, "link del: missing device NAME");
 	if ((rc = sv_no_more_args(sv, "link del")))
 		return rc;
-	if ((rc = sv_dev_find(sv, name, &dev, "link del")))
+	if ((rc = svctl_dev_find(sv, name, &dev, "link del")))
 		return rc;
 	nl = sv_nl(sv);
 	nlh = nldev_req(nl, RDMA_NLDEV_CMD_DELLINK, 0);

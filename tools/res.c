@@ -23,7 +23,7 @@ void res_usage(FILE *f)
 }
 
 /* The softverbs devices a command covers: the named one, or all */
-static int res_devs(struct svctl *sv, const char *what, struct sv_dev **devs,
+static int res_devs(struct svctl *sv, const char *what, struct svctl_dev **devs,
 		    size_t *n)
 {
 	const char *name = sv_next(sv);
@@ -34,11 +34,11 @@ static int res_devs(struct svctl *sv, const char *what, struct sv_dev **devs,
 	if (name) {
 		*devs = xzalloc(sizeof(**devs));
 		*n = 1;
-		if ((rc = sv_dev_find(sv, name, *devs, what)))
+		if ((rc = svctl_dev_find(sv, name, *devs, what)))
 			free(*devs);
 		return rc;
 	}
-	err = sv_dev_list(sv, devs, n);
+	err = svctl_dev_list(sv, devs, n);
 	if (err)
 		return sv_err(sv, err, "%s", what);
 	return 0;
@@ -76,7 +76,7 @@ static int res_show(struct svctl *sv)
 {
 	struct sv_col *cols = NULL;
 	size_t n, i, k, ncols = 2;
-	struct sv_dev *devs;
+	struct svctl_dev *devs;
 	struct jv *rows;
 	int rc, err;
 
@@ -243,7 +243,7 @@ static void opt_u32(struct jv *o, const char *key, const struct nlattr *a)
 		jv_set(o, key, jv_u64(mnl_attr_get_u32(a)));
 }
 
-static struct jv *qp_json(const struct sv_dev *dev, struct nlattr **tb)
+static struct jv *qp_json(const struct svctl_dev *dev, struct nlattr **tb)
 {
 	struct jv *o = jv_obj(), *drv;
 	char comm[64];
@@ -284,7 +284,7 @@ static struct jv *qp_json(const struct sv_dev *dev, struct nlattr **tb)
 }
 
 struct qp_ctx {
-	const struct sv_dev *dev;
+	const struct svctl_dev *dev;
 	struct jv *rows;
 };
 
@@ -336,7 +336,7 @@ static const struct sv_col qp_cols[] = {
 
 static int res_qp(struct svctl *sv)
 {
-	struct sv_dev *devs;
+	struct svctl_dev *devs;
 	struct jv *rows;
 	size_t n, i;
 	int rc, err;

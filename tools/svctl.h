@@ -241,7 +241,8 @@ int uverbs_port_info(struct svctl *sv, uint32_t dev_index, uint32_t port,
 
 /* --- dev.c --------------------------------------------------------------- */
 
-struct sv_dev {
+/* one "svctl dev" row, as RDMA netlink lists it (not kmod's struct sv_dev) */
+struct svctl_dev {
 	uint32_t index;
 	char name[SV_DEV_NAME_MAX];
 	uint32_t ports;
@@ -256,13 +257,13 @@ struct sv_dev {
  * The softverbs devices this namespace can see, in index order.  Returns 0
  * (*devs to free) or a negative errno.
  */
-int sv_dev_list(struct svctl *sv, struct sv_dev **devs, size_t *n);
+int svctl_dev_list(struct svctl *sv, struct svctl_dev **devs, size_t *n);
 /*
  * Resolve a device name given on the command line: 0, or an exit code after
  * printing why (no such device; not a softverbs device).
  */
-int sv_dev_find(struct svctl *sv, const char *name, struct sv_dev *dev,
-		const char *ctx);
+int svctl_dev_find(struct svctl *sv, const char *name, struct svctl_dev *dev,
+		   const char *ctx);
 /* "0211:22ff:fe33:4455", as sysfs and rdma print a GUID */
 void sv_guid_str(uint64_t guid, char *buf, size_t len);
 
@@ -276,7 +277,8 @@ void dev_usage(FILE *f);
  * netdev, netdev_index or netdev_netns, active_mtu, gids.  NULL on error,
  * *err set.
  */
-struct jv *sv_ports_json(struct svctl *sv, const struct sv_dev *dev, int *err);
+struct jv *sv_ports_json(struct svctl *sv, const struct svctl_dev *dev,
+			 int *err);
 
 int cmd_link(struct svctl *sv);
 void link_usage(FILE *f);

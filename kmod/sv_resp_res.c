@@ -1,0 +1,710 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The responder's resources (IBTA 9.7.5.1.4): RC requests that are
+ * answered with data or that must not run twice, RDMA READ, atomics,
+ * FLUSH and ATOMIC WRITE; the ring of max_dest_rd_atomic resources that
+ * remembers them for duplicates (IBTA 9.7.4); and the work item that
+ * sends long read responses.  sv_resp.c accepts the request (PSN,
+ * opcode sequence, state) and calls in here; sv_resp.h is what the two
+ * files share.  Named after struct sv_resp_res, the object it manages,
+ * so the file is found from the type and every sv_resp_res_*() helper
+ * (Soft-RoCE keeps all of this in rxe_resp.c).
+ *
+ * FLUSH and ATOMIC WRITE (IBTA 1.5 Memory Placement Extensions; FLUSH
+ * where ib_core has it, compat.h SV_MPE) are answered like reads and
+ * atomics (sv_resp_mpe_pkt()).
+ *
+ * RDMA READ, atomic, FLUSH and ATOMIC WRITE requests take a responder
+ * resource (struct sv_resp_res).  Their responses go out in request order: the softirq
+ * sends up to SV_RESP_INLINE_PKTS packets itself and hands longer reads to
+ * a work item, which sends in batches of SV_RESP_BATCH_PKTS.  While the
+ * work item owns the sending (resp.serving), later SENDs and WRITEs are
+ * executed at once but their ACK is deferred behind the responses
+ * (resp.ack_pending): an ACK would otherwise tell the requester that the
+ * read before it got no response (IBTA 9.7.5.1.1, implied NAK).  A later
+ * RDMA WRITE may therefore be placed before an earlier RDMA READ's data is
+ * read: a requester that needs the read's data first uses the fence.
+ *
+ * Everything here runs under qp->resp.lock but the work item, which takes
+ * it for each batch; like every responder packet, each response packet
+ * looks its MR up afresh (sv_mr_lookup()) and holds no MR reference.
+ * tests/kunit/resp_res_kunit.c replays duplicates and rewinds refused
+ * responses on a QP made by hand.
+ */
+#include "sv.h"
+#include "sv_psn.h"
+#include "sv_resp.h"
+#include "sv_xport.h"
+
+/* packets of read responses the softirq sends before it hands over */
+#define SV_RESP_INLINE_PKTS	16
+/* packets the work item builds per lock hold */
+#define SV_RESP_BATCH_PKTS	16
+
+/* --- responder resources: RDMA READ and atomics (RC) ------------------- */
+
+static struct sv_resp_res *sv_resp_res_at(struct sv_qp *qp, u32 seq)
+{
+	return &qp->resp.res[seq % SV_MAX_QP_RD_ATOM];
+}
+
+/*
+ * Take a new resource; NULL when max_dest_rd_atomic are busy: more
+ * outstanding RDMA READ/atomic requests than negotiated are an Invalid
+ * Request (IBTA 9.7.5.2).
+ */
+static struct sv_resp_res *sv_resp_res_new(struct sv_qp *qp)
+{
+	u32 max = READ_ONCE(qp->attr.max_dest_rd_atomic);
+	u32 busy = qp->resp.res_head - qp->resp.res_serve;
+	struct sv_resp_res *res;
+	u32 seq;
+
+	lockdep_assert_held(&qp->resp.lock);
+	/* after a duplicate moved res_serve back, count what is pending */
+	if (busy >= max) {
+		busy = 0;
+		for (seq = qp->resp.res_serve; seq != qp->resp.res_head; seq++)
+			busy += sv_resp_res_at(qp, seq)->pending;
+	}
+	if (busy >= max)
+		return NULL;
+	/*
+	 * The slot taken over must not be pending.  Not a WARN: the peer
+	 * decides how far back a duplicate moves res_serve, and a duplicate
+	 * of the oldest of SV_MAX_QP_RD_ATOM outstanding requests gets here.
+	 * That is the peer's invalid request (NAKed), not our bug, and a
+	 * remote WARN is a remote crash where panic_on_warn is set.
+	 */
+	if (sv_resp_res_at(qp, qp->resp.res_head)->pending &&
+	    qp->resp.res_head - qp->resp.res_serve >= SV_MAX_QP_RD_ATOM)
+		return NULL;
+	res = sv_resp_res_at(qp, qp->resp.res_head++);
+	memset(res, 0, sizeof(*res));
+	res->pending = true;
+	return res;
+}
+
+/* One read response packet of @res; false when no packet could be made. */
+static bool sv_resp_read_pkt(struct sv_qp *qp, struct sv_resp_out *out,
+			     struct sv_resp_res *res)
+{
+	u32 left = res->length - res->cur_off;
+	u32 n = min(left, res->mtu);
+	bool first = res->cur_psn == res->start_psn;
+	bool last = n == left;
+	struct sk_buff *skb;
+	u8 opcode;
+	u8 *hdr;
+
+	if (first)
+		opcode = last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY :
+				IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST;
+	else
+		opcode = last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST :
+				IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE;
+
+	hdr = sv_resp_new_pkt(qp, out, opcode, res->cur_psn, n, &skb);
+	if (hdr) {
+		const struct sv_opcode_info *info = &sv_opcode_table[opcode];
+		u8 syn = sv_aeth_syn_ack(SV_AETH_CREDITS_INVALID);
+
+		if (sv_opcode_has(info, SV_EXT_AETH))
+			sv_hdr_build_aeth(hdr, syn, res->msn);
+		if (n) {
+			u64 iova = res->va + res->cur_off;
+			struct sv_mr *mr;
+			int err = -EINVAL;
+
+			mr = sv_mr_lookup(sv_resp_dev(qp), res->rkey,
+					  qp->ibqp.pd, qp->ibqp.qp_num,
+					  IB_ACCESS_REMOTE_READ, &iova, n);
+			if (!IS_ERR(mr)) {
+				err = sv_mr_copy(mr, iova,
+						 hdr + info->hdr_len, n,
+						 SV_COPY_FROM_MR);
+				sv_mr_put(mr);
+			}
+			if (err) {
+				/* invalidated or deregistered meanwhile */
+				kfree_skb(skb);
+				return false;
+			}
+		}
+		*sv_resp_cb(skb) = (struct sv_resp_cb) {
+			.seq = qp->resp.res_serve,
+			.cur_psn = res->cur_psn,
+			.cur_off = res->cur_off,
+			.from_res = true,
+		};
+		__skb_queue_tail(&out->txq, skb);
+	}
+	/* a packet we could not allocate is lost: the requester retries */
+	res->cur_off += n;
+	res->cur_psn = sv_psn_add(res->cur_psn, 1);
+	if (last)
+		res->pending = false;
+	return true;
+}
+
+/* Execute an atomic once (IBTA 9.4.5) and queue its Atomic ACK. */
+static bool sv_resp_atomic_pkt(struct sv_qp *qp, struct sv_resp_out *out,
+			       struct sv_resp_res *res)
+{
+	struct sk_buff *skb;
+	u8 *hdr;
+
+	if (!res->executed) {
+		u64 iova = res->va;
+		struct sv_mr *mr;
+		int err;
+
+		mr = sv_mr_lookup(sv_resp_dev(qp), res->rkey, qp->ibqp.pd,
+				  qp->ibqp.qp_num, IB_ACCESS_REMOTE_ATOMIC,
+				  &iova, sizeof(u64));
+		if (IS_ERR(mr))
+			return false;
+		err = sv_mr_atomic(mr, iova, res->cmp_swap ? SV_ATOMIC_CMP_SWAP :
+							     SV_ATOMIC_FETCH_ADD,
+				   res->cmp_swap ? res->compare : res->swap_add,
+				   res->swap_add, &res->orig);
+		sv_mr_put(mr);
+		if (err)
+			return false;
+		res->executed = true;
+	}
+	hdr = sv_resp_new_pkt(qp, out, IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE,
+			      res->first_psn, 0, &skb);
+	if (hdr) {
+		sv_hdr_build_aeth(hdr, sv_aeth_syn_ack(SV_AETH_CREDITS_INVALID),
+				  res->msn);
+		sv_hdr_build_atmack(hdr, res->orig);
+		*sv_resp_cb(skb) = (struct sv_resp_cb) {
+			.seq = qp->resp.res_serve,
+			.from_res = true,
+		};
+		__skb_queue_tail(&out->txq, skb);
+	}
+	res->pending = false;
+	return true;
+}
+
+/*
+ * FLUSH or ATOMIC WRITE, executed once when its turn comes (so after every
+ * earlier request of the QP, IBTA 1.5 A19), answered by a zero-length RDMA
+ * READ Response Only with an AETH, as Soft-RoCE does.
+ *
+ * FLUSH makes what earlier requests placed globally visible.  softverbs
+ * places data with CPU stores, already coherent; the full barrier orders
+ * all of them before the response (and anything after it).  Persistence
+ * is never promised: no MR gets IB_ACCESS_FLUSH_PERSISTENT (the device
+ * does not advertise IB_DEVICE_FLUSH_PERSISTENT), so a FLUSH asking for
+ * it failed its R_Key check when it arrived.
+ *
+ * ATOMIC WRITE stores its 8 bytes in one atomic access, never torn, and
+ * never a second time for a duplicate.
+ */
+static bool sv_resp_mpe_pkt(struct sv_qp *qp, struct sv_resp_out *out,
+			    struct sv_resp_res *res)
+{
+	struct sk_buff *skb;
+	u8 *hdr;
+
+	if (res->type == SV_RES_FLUSH) {
+		/*
+		 * Global visibility: every store of the writes this FLUSH
+		 * follows is visible to all CPUs before the response that
+		 * reports it leaves; pairs with whatever the reader of the
+		 * target memory uses after seeing the FLUSH complete.
+		 */
+		smp_mb();
+	} else if (!res->executed) {
+		u64 iova = res->va;
+		struct sv_mr *mr;
+		int err;
+
+		mr = sv_mr_lookup(sv_resp_dev(qp), res->rkey, qp->ibqp.pd,
+				  qp->ibqp.qp_num, IB_ACCESS_REMOTE_WRITE,
+				  &iova, sizeof(u64));
+		if (IS_ERR(mr))
+			return false;
+		err = sv_mr_atomic(mr, iova, SV_ATOMIC_WRITE, res->value, 0,
+				   &res->orig);
+		sv_mr_put(mr);
+		if (err)
+			return false;
+		res->executed = true;
+	}
+	hdr = sv_resp_new_pkt(qp, out, IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY,
+			      res->first_psn, 0, &skb);
+	if (hdr) {
+		sv_hdr_build_aeth(hdr, sv_aeth_syn_ack(SV_AETH_CREDITS_INVALID),
+				  res->msn);
+		*sv_resp_cb(skb) = (struct sv_resp_cb) {
+			.seq = qp->resp.res_serve,
+			.cur_psn = res->first_psn,
+			.from_res = true,
+		};
+		__skb_queue_tail(&out->txq, skb);
+	}
+	res->pending = false;
+	return true;
+}
+
+/*
+ * Send up to @budget packets of the queued responses, in request order.
+ * Returns true when nothing is left to send (then the deferred ACK, if
+ * any, is queued too).  A resource whose memory went away meanwhile ends
+ * the connection with a Remote Access Error.
+ */
+static bool sv_resp_serve(struct sv_qp *qp, struct sv_resp_out *out,
+			  unsigned int budget)
+{
+	lockdep_assert_held(&qp->resp.lock);
+	while (qp->resp.res_serve != qp->resp.res_head) {
+		struct sv_resp_res *res = sv_resp_res_at(qp,
+							 qp->resp.res_serve);
+		bool ok;
+
+		if (!res->pending) {
+			qp->resp.res_serve++;
+			continue;
+		}
+		if (!budget)
+			return false;
+		budget--;
+		if (res->type == SV_RES_READ)
+			ok = sv_resp_read_pkt(qp, out, res);
+		else if (res->type == SV_RES_ATOMIC)
+			ok = sv_resp_atomic_pkt(qp, out, res);
+		else
+			ok = sv_resp_mpe_pkt(qp, out, res);
+		if (!ok) {
+			sv_resp_nak(qp, out, SV_NAK_REM_ACCESS_ERR,
+				    res->type == SV_RES_READ ? res->cur_psn :
+							       res->first_psn);
+			qp->resp.res_serve = qp->resp.res_head;
+			qp->resp.dead = true;
+			out->qp_error = true;
+			out->event = IB_EVENT_QP_ACCESS_ERR;
+			return true;
+		}
+	}
+	if (qp->resp.ack_pending) {
+		qp->resp.ack_pending = false;
+		sv_resp_send_aeth(qp, out,
+				  sv_aeth_syn_ack(SV_AETH_CREDITS_INVALID),
+				  qp->resp.ack_psn);
+		sv_stat_inc(sv_resp_dev(qp), SV_STAT_TX_ACKS);
+	}
+	return true;
+}
+
+/* Packets still to send for the queued responses, counted up to @limit. */
+static u32 sv_resp_pending_pkts(struct sv_qp *qp, u32 limit)
+{
+	u32 seq, n = 0;
+
+	for (seq = qp->resp.res_serve; seq != qp->resp.res_head && n <= limit;
+	     seq++) {
+		struct sv_resp_res *res = sv_resp_res_at(qp, seq);
+
+		if (!res->pending)
+			continue;
+		if (res->type == SV_RES_READ)
+			n += sv_mtu_npkts(res->length - res->cur_off, res->mtu);
+		else
+			n++;
+	}
+	return n;
+}
+
+/*
+ * New responses were queued: send them now if they are few, else leave
+ * them all to the work item, queued on this CPU.  Each CPU has its own
+ * backlog on the way to a local peer (veth, loopback) and may have its
+ * own transmit queue on a NIC, so packets sent from two CPUs can swap
+ * places: a read's responses must all leave from one CPU, and the
+ * responses after them from that CPU too, while the work item sends.
+ */
+static void sv_resp_start_serving(struct sv_qp *qp, struct sv_resp_out *out)
+{
+	lockdep_assert_held(&qp->resp.lock);
+	if (qp->resp.serving)
+		return;		/* the work item will get to them */
+	if (sv_resp_pending_pkts(qp, SV_RESP_INLINE_PKTS) <=
+	    SV_RESP_INLINE_PKTS &&
+	    sv_resp_serve(qp, out, SV_RESP_INLINE_PKTS))
+		return;
+	qp->resp.serving = true;
+	out->kick = true;
+}
+
+/*
+ * A request that holds responder resource @res was accepted: the next PSN
+ * expected is @next_psn, the message is done, and @res is answered (and
+ * re-served for duplicates) under the MSN it completed.
+ */
+static enum sv_resp_err sv_resp_res_accept(struct sv_qp *qp,
+					   struct sv_resp_out *out,
+					   struct sv_resp_res *res,
+					   u32 next_psn)
+{
+	sv_resp_set_psn(qp, next_psn);
+	sv_resp_msg_done(qp);
+	res->msn = qp->resp.msn;
+	sv_resp_start_serving(qp, out);
+	return SV_RESP_OK;
+}
+
+enum sv_resp_err sv_resp_read(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
+			      struct sv_resp_out *out)
+{
+	const struct sv_pkt_info *p = &pkt->p;
+	u64 va = sv_reth_va(p->hdr);
+	u32 rkey = sv_reth_rkey(p->hdr);
+	u32 len = sv_reth_len(p->hdr);
+	struct sv_resp_res *res;
+	u32 mtu = sv_qp_mtu(qp);
+	u32 npkts;
+
+	if (!(READ_ONCE(qp->attr.qp_access_flags) & IB_ACCESS_REMOTE_READ))
+		return SV_RESP_INV_REQ;
+	if (len > SV_PORT_MAX_MSG_SZ)
+		return SV_RESP_INV_REQ;
+	/* IBTA 9.4.5: a zero-length read checks no R_Key */
+	if (len) {
+		struct sv_mr *mr;
+		u64 iova = va;
+
+		mr = sv_mr_lookup(sv_resp_dev(qp), rkey, qp->ibqp.pd,
+				  qp->ibqp.qp_num, IB_ACCESS_REMOTE_READ,
+				  &iova, len);
+		if (IS_ERR(mr))
+			return SV_RESP_REM_ACCESS;
+		sv_mr_put(mr);
+	}
+	res = sv_resp_res_new(qp);
+	if (!res)
+		return SV_RESP_INV_REQ;
+	npkts = sv_mtu_npkts(len, mtu);
+	res->type = SV_RES_READ;
+	res->first_psn = p->psn;
+	res->last_psn = sv_psn_add(p->psn, npkts - 1);
+	res->start_psn = p->psn;
+	res->cur_psn = p->psn;
+	res->va = va;
+	res->rkey = rkey;
+	res->length = len;
+	res->mtu = mtu;
+	/* a read request takes as many PSNs as it has responses (9.7.1) */
+	return sv_resp_res_accept(qp, out, res, sv_psn_add(p->psn, npkts));
+}
+
+enum sv_resp_err sv_resp_atomic(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
+				struct sv_resp_out *out)
+{
+	const struct sv_pkt_info *p = &pkt->p;
+	u64 va = sv_atmeth_va(p->hdr);
+	u32 rkey = sv_atmeth_rkey(p->hdr);
+	struct sv_resp_res *res;
+	struct sv_mr *mr;
+	u64 iova = va;
+
+	if (!(READ_ONCE(qp->attr.qp_access_flags) & IB_ACCESS_REMOTE_ATOMIC))
+		return SV_RESP_INV_REQ;
+	/* IBTA 9.4.5: naturally aligned 64-bit words only */
+	if (va & 7)
+		return SV_RESP_INV_REQ;
+	mr = sv_mr_lookup(sv_resp_dev(qp), rkey, qp->ibqp.pd, qp->ibqp.qp_num,
+			  IB_ACCESS_REMOTE_ATOMIC, &iova, sizeof(u64));
+	if (IS_ERR(mr))
+		return SV_RESP_REM_ACCESS;
+	sv_mr_put(mr);
+	res = sv_resp_res_new(qp);
+	if (!res)
+		return SV_RESP_INV_REQ;
+	res->type = SV_RES_ATOMIC;
+	res->cmp_swap = p->opcode == IB_OPCODE_RC_COMPARE_SWAP;
+	res->first_psn = p->psn;
+	res->last_psn = p->psn;
+	res->va = va;
+	res->rkey = rkey;
+	res->swap_add = sv_atmeth_swap_add(p->hdr);
+	res->compare = sv_atmeth_comp(p->hdr);
+	return sv_resp_res_accept(qp, out, res, sv_psn_add(p->psn, 1));
+}
+
+/*
+ * FLUSH (IBTA 1.5 A19.4): FETH placement type and selectivity level, RETH
+ * range.  The QP must allow flushes and the MR grant the placement type
+ * asked for: IB_ACCESS_FLUSH_GLOBAL, or IB_ACCESS_FLUSH_PERSISTENT, which
+ * no softverbs MR has.  Selectivity "memory region" flushes the whole MR
+ * of the R_Key: the range then need not lie in it.
+ */
+enum sv_resp_err sv_resp_flush_req(struct sv_qp *qp,
+				   const struct sv_rx_pkt *pkt,
+				   struct sv_resp_out *out)
+{
+	const struct sv_pkt_info *p = &pkt->p;
+	u8 plt = sv_feth_plt(p->hdr);
+	u8 sel = sv_feth_sel(p->hdr);
+	u64 va = sv_reth_va(p->hdr);
+	u32 rkey = sv_reth_rkey(p->hdr);
+	u32 len = sv_reth_len(p->hdr);
+	struct sv_resp_res *res;
+	struct sv_mr *mr;
+	u64 iova = va;
+	int access = 0;
+
+	if (!SV_MPE ||
+	    !(READ_ONCE(qp->attr.qp_access_flags) & SV_ACCESS_FLUSH))
+		return SV_RESP_INV_REQ;
+	if (!plt || (plt & ~(SV_FLUSH_GLOBAL | SV_FLUSH_PERSISTENT)) ||
+	    sel > SV_FLUSH_MR)
+		return SV_RESP_INV_REQ;
+	if (plt & SV_FLUSH_GLOBAL)
+		access |= SV_ACCESS_FLUSH_GLOBAL;
+	if (plt & SV_FLUSH_PERSISTENT)
+		access |= SV_ACCESS_FLUSH_PERSISTENT;
+	mr = sv_mr_lookup(sv_resp_dev(qp), rkey, qp->ibqp.pd, qp->ibqp.qp_num,
+			  access, &iova, sel == SV_FLUSH_MR ? 0 : len);
+	if (IS_ERR(mr)) {
+		if (sel != SV_FLUSH_MR || PTR_ERR(mr) != -ERANGE)
+			return SV_RESP_REM_ACCESS;
+	} else {
+		sv_mr_put(mr);
+	}
+	res = sv_resp_res_new(qp);
+	if (!res)
+		return SV_RESP_INV_REQ;
+	res->type = SV_RES_FLUSH;
+	res->first_psn = p->psn;
+	res->last_psn = p->psn;
+	res->va = va;
+	res->rkey = rkey;
+	res->length = len;
+	return sv_resp_res_accept(qp, out, res, sv_psn_add(p->psn, 1));
+}
+
+/*
+ * ATOMIC WRITE (IBTA 1.5 A19.5): RETH and 8 bytes of payload (sv_hdr.c
+ * checked the length), to a naturally aligned address of an MR with
+ * remote write access, on a QP that allows remote writes.
+ */
+enum sv_resp_err sv_resp_atomic_write(struct sv_qp *qp,
+				      const struct sv_rx_pkt *pkt,
+				      struct sv_resp_out *out)
+{
+	const struct sv_pkt_info *p = &pkt->p;
+	u64 va = sv_reth_va(p->hdr);
+	u32 rkey = sv_reth_rkey(p->hdr);
+	struct sv_resp_res *res;
+	struct sv_mr *mr;
+	u64 iova = va;
+
+	/* every kernel: it needs nothing of ib_core (compat.h) */
+	if (!(READ_ONCE(qp->attr.qp_access_flags) & IB_ACCESS_REMOTE_WRITE))
+		return SV_RESP_INV_REQ;
+	if ((va & 7) || sv_reth_len(p->hdr) != sizeof(u64) ||
+	    p->paylen != sizeof(u64))
+		return SV_RESP_INV_REQ;
+	mr = sv_mr_lookup(sv_resp_dev(qp), rkey, qp->ibqp.pd, qp->ibqp.qp_num,
+			  IB_ACCESS_REMOTE_WRITE, &iova, sizeof(u64));
+	if (IS_ERR(mr))
+		return SV_RESP_REM_ACCESS;
+	sv_mr_put(mr);
+	res = sv_resp_res_new(qp);
+	if (!res)
+		return SV_RESP_INV_REQ;
+	res->type = SV_RES_ATOMIC_WRITE;
+	res->first_psn = p->psn;
+	res->last_psn = p->psn;
+	res->va = va;
+	res->rkey = rkey;
+	res->length = sizeof(u64);
+	memcpy(&res->value, sv_pkt_payload(p), sizeof(u64));
+	return sv_resp_res_accept(qp, out, res, sv_psn_add(p->psn, 1));
+}
+
+/* the resource type a request with these opcode flags takes, or -1 */
+static int sv_resp_res_type(u32 flags)
+{
+	if (flags & SV_OP_READ)
+		return SV_RES_READ;
+	if (flags & SV_OP_ATOMIC)
+		return SV_RES_ATOMIC;
+	if (flags & SV_OP_FLUSH)
+		return SV_RES_FLUSH;
+	if (flags & SV_OP_ATOMIC_WRITE)
+		return SV_RES_ATOMIC_WRITE;
+	return -1;
+}
+
+/*
+ * A duplicate RC request (IBTA 9.7.4, the responder's rules for
+ * duplicates): SENDs and WRITEs are not executed again, only
+ * acknowledged; an RDMA READ is served again from the PSN asked for, with
+ * its original parameters; an atomic returns its saved original value and
+ * is never executed twice, nor is an ATOMIC WRITE; a FLUSH is answered
+ * again (its barrier repeated).  Responses after it are forgotten: the
+ * requester retries them, and their duplicates put them back in order.
+ */
+void sv_resp_duplicate(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
+		       struct sv_resp_out *out)
+{
+	const struct sv_pkt_info *p = &pkt->p;
+	u32 flags = p->info->flags;
+	u32 seq, n;
+
+	lockdep_assert_held(&qp->resp.lock);
+	sv_stat_inc(sv_resp_dev(qp), SV_STAT_DUP_REQS);
+	qp->resp.dup_reqs++;
+
+	if (sv_resp_res_type(flags) < 0) {
+		if (p->bth_flags & SV_BTH_ACKREQ)
+			sv_resp_ack(qp, out, sv_psn_sub(qp->resp.psn, 1));
+		return;
+	}
+
+	n = min_t(u32, qp->resp.res_head, SV_MAX_QP_RD_ATOM);
+	for (seq = qp->resp.res_head; n; n--) {
+		struct sv_resp_res *res = sv_resp_res_at(qp, --seq);
+		u32 s;
+
+		if (!sv_psn_in_window(p->psn, res->first_psn,
+				      sv_psn_add(res->last_psn, 1)))
+			continue;
+		if (res->type != sv_resp_res_type(flags))
+			return;		/* not what that PSN was: ignore */
+		if (res->type == SV_RES_READ) {
+			res->cur_psn = p->psn;
+			res->start_psn = p->psn;
+			res->cur_off = sv_psn_dist(res->first_psn, p->psn) *
+				       res->mtu;
+		}
+		res->pending = true;
+		for (s = seq + 1; s != qp->resp.res_head; s++)
+			sv_resp_res_at(qp, s)->pending = false;
+		/*
+		 * Only ever back: the requester resends its requests in
+		 * order, and an older one being served again must not be
+		 * skipped by the duplicates that follow it.
+		 */
+		if ((s32)(seq - qp->resp.res_serve) < 0)
+			qp->resp.res_serve = seq;
+		sv_resp_start_serving(qp, out);
+		return;
+	}
+	/* too old to be in the resources: nothing to re-serve, drop */
+}
+
+/* --- sending responses: rewind and the work item --------------------- */
+
+/*
+ * A response from a resource could not be sent (the device or the way to
+ * the peer is full): put the cursors of @skb's resource and of every
+ * later one in the queue back to their first unsent packet, which the
+ * work item sends again.  The rest of the queue is freed.
+ */
+void sv_resp_rewind(struct sv_qp *qp, struct sv_resp_out *out,
+		    const struct sv_resp_cb *failed)
+{
+	const struct sv_resp_cb *cb = failed;
+	struct sk_buff *skb = NULL;
+	bool first = true;
+
+	lockdep_assert_held(&qp->resp.lock);
+	do {
+		struct sv_resp_res *res;
+
+		if (skb)
+			cb = sv_resp_cb(skb);
+		if (cb->from_res) {
+			res = sv_resp_res_at(qp, cb->seq);
+			if (first)
+				qp->resp.res_serve = cb->seq;
+			first = false;
+			if (!res->pending ||
+			    (res->type == SV_RES_READ &&
+			     sv_psn_before(cb->cur_psn, res->cur_psn))) {
+				res->cur_psn = cb->cur_psn;
+				res->cur_off = cb->cur_off;
+				res->pending = true;
+			}
+		}
+		kfree_skb(skb);
+	} while ((skb = __skb_dequeue(&out->txq)));
+}
+
+/* batches the work item sends before it makes room for other work */
+#define SV_RESP_WORK_BATCHES	64
+/* refused sends in a row before the work item lets packets go lost */
+#define SV_RESP_XMIT_TRIES	1000
+
+/*
+ * The work item: sends queued responses in batches (see the top), on the
+ * CPU it was queued on; it requeues itself there after a while rather
+ * than occupy the CPU's worker pool with a long read.
+ */
+void sv_resp_work(struct work_struct *work)
+{
+	struct sv_qp *qp = container_of(work, struct sv_qp, resp.work);
+	unsigned int batches = SV_RESP_WORK_BATCHES;
+	unsigned int refused = 0;
+	bool done = false;
+
+	while (!done) {
+		struct sv_resp_out out;
+		bool sent = true;
+
+		if (!batches--) {
+			/*
+			 * Our reference goes with the requeued work, unless
+			 * it cannot be queued: queued already (that instance
+			 * holds its queuer's reference) or being cancelled
+			 * by sv_resp_reset(), which only puts the reference
+			 * of a pending instance.  Then it is dropped here,
+			 * or destroy_qp would wait for it for ever.
+			 */
+			if (!queue_work_on(raw_smp_processor_id(),
+					   system_highpri_wq, &qp->resp.work))
+				sv_qp_put(qp);
+			return;
+		}
+		sv_resp_out_init(&out);
+		rcu_read_lock();
+		out.path = rcu_dereference(qp->path);
+		spin_lock_bh(&qp->resp.lock);
+		if (!sv_resp_state_ok(READ_ONCE(qp->state)) ||
+		    qp->resp.dead || !qp->resp.serving) {
+			done = true;
+		} else {
+			done = sv_resp_serve(qp, &out, SV_RESP_BATCH_PKTS);
+			/*
+			 * Pace to the way out: a long read easily outruns a
+			 * peer's backlog (e.g. veth's netdev_max_backlog);
+			 * what it refuses is sent again after a pause,
+			 * instead of being lost and read again by the
+			 * requester after its timeout.
+			 */
+			sent = sv_resp_xmit(qp, &out,
+					    refused < SV_RESP_XMIT_TRIES);
+			if (!sent)
+				done = false;
+		}
+		if (done)
+			qp->resp.serving = false;
+		spin_unlock_bh(&qp->resp.lock);
+		sv_resp_finish(qp, &out);
+		rcu_read_unlock();
+		if (sent) {
+			refused = 0;
+			cond_resched();
+		} else {
+			refused++;
+			usleep_range(50, 100);
+		}
+	}
+	sv_qp_put(qp);
+}

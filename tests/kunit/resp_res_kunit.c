@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for kmod/sv_resp_res.c: how the responder resources replay
+ * duplicate RC requests (IBTA 9.7.4: an RDMA READ again from the PSN asked
+ * for, an atomic never executed twice, other requests only acknowledged)
+ * and how a response the way out refused puts the resource cursors back
+ * for the work item (sv_resp_rewind()).  Peers reach both, and a mistake
+ * shows only as a stalled or corrupted connection under loss, which
+ * tests/user meets by chance at best.
+ *
+ * Each case works on an RC QP made by hand: a zeroed struct sv_qp with its
+ * resource ring and a device with counters, no ib_core registration.  The
+ * QP's responses are "being served" by the work item (resp.serving), so
+ * sv_resp_duplicate() only marks what is to be sent again and sends
+ * nothing: no path, no MR is needed.
+ */
+#include <kunit/test.h>
+
+#include "sv_resp.h"
+
+struct res_env {
+	struct sv_dev	*sv;
+	struct sv_qp	*qp;
+};
+
+/*
+ * The ring after three requests, all answered: a 4-packet READ at PSNs
+ * 100-103, a compare & swap at 104 (executed, original value 7) and a
+ * one-packet READ at 105; the next PSN expected is 106.
+ */
+#define RES_MTU		1024
+#define RES_NEXT_PSN	106
+
+static int res_env_init(struct kunit *test)
+{
+	struct res_env *env = kunit_kzalloc(test, sizeof(*env), GFP_KERNEL);
+	struct sv_resp_res *res;
+	struct sv_qp *qp;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env);
+	env->sv = kunit_kzalloc(test, sizeof(*env->sv), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->sv);
+	env->sv->stats = alloc_percpu(struct sv_stats);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->sv->stats);
+	test->priv = env;
+
+	qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, qp);
+	qp->ibqp.device = &env->sv->ibdev;
+	qp->ibqp.qp_type = IB_QPT_RC;
+	qp->attr.max_dest_rd_atomic = 16;
+	spin_lock_init(&qp->resp.lock);
+	qp->resp.res = kunit_kcalloc(test, SV_MAX_QP_RD_ATOM, sizeof(*res),
+				     GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, qp->resp.res);
+	env->qp = qp;
+
+	res = &qp->resp.res[0];
+	res->type = SV_RES_READ;
+	res->first_psn = 100;
+	res->last_psn = 103;
+	res->start_psn = 100;
+	res->cur_psn = 104;
+	res->length = 4000;
+	res->cur_off = 4000;
+	res->mtu = RES_MTU;
+	res->msn = 1;
+
+	res = &qp->resp.res[1];
+	res->type = SV_RES_ATOMIC;
+	res->cmp_swap = true;
+	res->first_psn = 104;
+	res->last_psn = 104;
+	res->executed = true;
+	res->orig = 7;
+	res->msn = 2;
+
+	res = &qp->resp.res[2];
+	res->type = SV_RES_READ;
+	res->first_psn = 105;
+	res->last_psn = 105;
+	res->start_psn = 105;
+	res->cur_psn = 106;
+	res->length = 10;
+	res->cur_off = 10;
+	res->mtu = RES_MTU;
+	res->msn = 3;
+
+	qp->resp.res_head = 3;
+	qp->resp.res_serve = 3;
+	qp->resp.psn = RES_NEXT_PSN;
+	qp->resp.msn = 3;
+	qp->resp.active = true;
+	qp->resp.serving = true;
+	return 0;
+}
+
+static void res_env_exit(struct kunit *test)
+{
+	struct res_env *env = test->priv;
+
+	free_percpu(env->sv->stats);
+}
+
+/* A duplicate of @opcode at @psn, as sv_resp_rcv() would pass it on. */
+static void dup(struct res_env *env, struct sv_resp_out *out, u8 opcode,
+		u32 psn, u8 bth_flags)
+{
+	struct sv_rx_pkt pkt = {
+		.p = {
+			.info = &sv_opcode_table[opcode],
+			.opcode = opcode,
+			.psn = psn,
+			.bth_flags = bth_flags,
+		},
+	};
+
+	sv_resp_out_init(out);
+	spin_lock_bh(&env->qp->resp.lock);
+	sv_resp_duplicate(env->qp, &pkt, out);
+	spin_unlock_bh(&env->qp->resp.lock);
+}
+
+static bool pending(struct res_env *env, u32 seq)
+{
+	return env->qp->resp.res[seq].pending;
+}
+
+/* A duplicate READ is served again from the PSN asked for (IBTA 9.7.4). */
+static void resp_res_dup_read_from_psn(struct kunit *test)
+{
+	struct res_env *env = test->priv;
+	struct sv_resp_res *res = &env->qp->resp.res[0];
+	struct sv_resp_out out;
+
+	dup(env, &out, IB_OPCODE_RC_RDMA_READ_REQUEST, 102, 0);
+	KUNIT_EXPECT_TRUE(test, pending(env, 0));
+	KUNIT_EXPECT_EQ(test, res->start_psn, 102U);
+	KUNIT_EXPECT_EQ(test, res->cur_psn, 102U);
+	KUNIT_EXPECT_EQ(test, res->cur_off, 2U * RES_MTU);
+	/* its original parameters, and the MSN it completed under */
+	KUNIT_EXPECT_EQ(test, res->length, 4000U);
+	KUNIT_EXPECT_EQ(test, res->msn, 1U);
+	/* responses after it are forgotten: the requester retries them */
+	KUNIT_EXPECT_FALSE(test, pending(env, 1));
+	KUNIT_EXPECT_FALSE(test, pending(env, 2));
+	KUNIT_EXPECT_EQ(test, env->qp->resp.res_serve, 0U);
+	KUNIT_EXPECT_EQ(test, env->qp->resp.dup_reqs, 1U);
+	/* the work item sends; nothing was queued here, the PSN stays */
+	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&out.txq));
+	KUNIT_EXPECT_FALSE(test, out.kick);
+	KUNIT_EXPECT_EQ(test, env->qp->resp.psn, (u32)RES_NEXT_PSN);
+}
+
+/* A duplicate atomic returns the saved value; it never runs twice. */
+static void resp_res_dup_atomic_not_again(struct kunit *test)
+{
+	struct res_env *env = test->priv;
+	struct sv_resp_res *res = &env->qp->resp.res[1];
+	struct sv_resp_out out;
+
+	dup(env, &out, IB_OPCODE_RC_COMPARE_SWAP, 104, 0);
+	KUNIT_EXPECT_TRUE(test, pending(env, 1));
+	KUNIT_EXPECT_TRUE(test, res->executed);
+	KUNIT_EXPECT_EQ(test, res->orig, 7ULL);
+	KUNIT_EXPECT_FALSE(test, pending(env, 0));
+	KUNIT_EXPECT_FALSE(test, pending(env, 2));
+	KUNIT_EXPECT_EQ(test, env->qp->resp.res_serve, 1U);
+}
+
+/*
+ * A duplicate that is not what its PSN was (a READ at the atomic's PSN),
+ * or older than every resource, re-serves nothing.
+ */
+static void resp_res_dup_mismatch_ignored(struct kunit *test)
+{
+	struct res_env *env = test->priv;
+	struct sv_resp_out out;
+	u32 seq;
+
+	dup(env, &out, IB_OPCODE_RC_RDMA_READ_REQUEST, 104, 0);
+	dup(env, &out, IB_OPCODE_RC_FETCH_ADD, 105, 0);
+	dup(env, &out, IB_OPCODE_RC_RDMA_READ_REQUEST, 50, 0);
+	for (seq = 0; seq < 3; seq++)
+		KUNIT_EXPECT_FALSE(test, pending(env, seq));
+	KUNIT_EXPECT_EQ(test, env->qp->resp.res_serve, 3U);
+	KUNIT_EXPECT_EQ(test, env->qp->resp.res[1].orig, 7ULL);
+	KUNIT_EXPECT_EQ(test, env->qp->resp.dup_reqs, 3U);
+}
+
+/*
+ * The serving point only moves back: a later duplicate must not skip an
+ * older request being served again (the requester resends in order).
+ */
+static void resp_res_dup_serve_only_back(struct kunit *test)
+{
+	struct res_env *env = test->priv;
+	struct sv_resp_out out;
+
+	dup(env, &out, IB_OPCODE_RC_RDMA_READ_REQUEST, 101, 0);
+	KUNIT_EXPECT_EQ(test, env->qp->resp.res_serve, 0U);
+	dup(env, &out, IB_OPCODE_RC_RDMA_READ_REQUEST, 105, 0);
+	KUNIT_EXPECT_EQ(test, env->qp->resp.res_serve, 0U);
+	KUNIT_EXPECT_TRUE(test, pending(env, 0));
+	KUNIT_EXPECT_TRUE(test, pending(env, 2));
+	KUNIT_EXPECT_EQ(test, env->qp->resp.res[0].cur_psn, 101U);
+}
+
+/*
+ * A duplicate SEND or WRITE is not executed again, only acknowledged when
+ * it asks for it, and behind the responses being served (IBTA 9.7.5.1.1).
+ */
+static void resp_res_dup_send_acked(struct kunit *test)
+{
+	struct res_env *env = test->priv;
+	struct sv_resp_out out;
+	u32 seq;
+
+	dup(env, &out, IB_OPCODE_RC_SEND_ONLY, 99, 0);
+	KUNIT_EXPECT_FALSE(test, env->qp->resp.ack_pending);
+	dup(env, &out, IB_OPCODE_RC_RDMA_WRITE_ONLY, 99, SV_BTH_ACKREQ);
+	KUNIT_EXPECT_TRUE(test, env->qp->resp.ack_pending);
+	KUNIT_EXPECT_EQ(test, env->qp->resp.ack_psn, (u32)RES_NEXT_PSN - 1);
+	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&out.txq));
+	for (seq = 0; seq < 3; seq++)
+		KUNIT_EXPECT_FALSE(test, pending(env, seq));
+	KUNIT_EXPECT_FALSE(test, out.post_wc);
+}
+
+static struct sk_buff *res_skb(struct kunit *test, struct sv_resp_out *out,
+			       const struct sv_resp_cb *cb)
+{
+	struct sk_buff *skb = alloc_skb(0, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	*sv_resp_cb(skb) = *cb;
+	__skb_queue_tail(&out->txq, skb);
+	return skb;
+}
+
+/*
+ * The way out refused the first response of READ 100-103 while three
+ * more packets were queued behind it (READ's next, an ACK, the atomic's):
+ * the READ continues from the refused packet, the atomic is answered
+ * again, the serving point goes back to the READ, and the queue is freed.
+ */
+static void resp_res_rewind(struct kunit *test)
+{
+	struct res_env *env = test->priv;
+	struct sv_qp *qp = env->qp;
+	struct sv_resp_res *res = &qp->resp.res[0];
+	const struct sv_resp_cb failed = {
+		.seq = 0, .cur_psn = 100, .cur_off = 0, .from_res = true,
+	};
+	struct sv_resp_out out;
+
+	sv_resp_out_init(&out);
+	res_skb(test, &out, &(struct sv_resp_cb){
+		.seq = 0, .cur_psn = 101, .cur_off = RES_MTU, .from_res = true,
+	});
+	res_skb(test, &out, &(struct sv_resp_cb){ .from_res = false });
+	res_skb(test, &out, &(struct sv_resp_cb){
+		.seq = 1, .from_res = true,
+	});
+
+	spin_lock_bh(&qp->resp.lock);
+	sv_resp_rewind(qp, &out, &failed);
+	spin_unlock_bh(&qp->resp.lock);
+
+	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&out.txq));
+	KUNIT_EXPECT_EQ(test, qp->resp.res_serve, 0U);
+	KUNIT_EXPECT_TRUE(test, res->pending);
+	KUNIT_EXPECT_EQ(test, res->cur_psn, 100U);
+	KUNIT_EXPECT_EQ(test, res->cur_off, 0U);
+	KUNIT_EXPECT_TRUE(test, pending(env, 1));
+	KUNIT_EXPECT_TRUE(test, qp->resp.res[1].executed);
+	KUNIT_EXPECT_FALSE(test, pending(env, 2));
+}
+
+static struct kunit_case resp_res_cases[] = {
+	KUNIT_CASE(resp_res_dup_read_from_psn),
+	KUNIT_CASE(resp_res_dup_atomic_not_again),
+	KUNIT_CASE(resp_res_dup_mismatch_ignored),
+	KUNIT_CASE(resp_res_dup_serve_only_back),
+	KUNIT_CASE(resp_res_dup_send_acked),
+	KUNIT_CASE(resp_res_rewind),
+	{}
+};
+
+static struct kunit_suite resp_res_suite = {
+	.name = "resp_res_kunit",
+	.init = res_env_init,
+	.exit = res_env_exit,
+	.test_cases = resp_res_cases,
+};
+
+kunit_test_suites(&resp_res_suite);
