@@ -653,9 +653,6 @@ void sv_qp_sq_complete(struct sv_qp *qp);
 void sv_qp_flush_resume(struct sv_qp *qp);
 bool sv_qp_flush_idle(struct sv_qp *qp);
 
-/* the completion opcode of a send WQE's opcode (IB_WC_SEND if unknown) */
-enum ib_wc_opcode sv_qp_send_wc_opcode(u32 wr_opcode);
-
 /*
  * For the transport: check a send WQE taken from a user SQ.  @wqe must be
  * a private copy of the whole slot, because user space may rewrite the ring

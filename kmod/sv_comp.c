@@ -334,7 +334,7 @@ void sv_comp_rcv(struct sv_qp *qp, struct sv_rx_pkt *pkt)
 			goto out_timer;
 		}
 		if (flags & SV_OP_READ_RESP) {
-			if (sw->wqe->wr.opcode == IB_WR_RDMA_READ)
+			if (sv_opcode_wr_flags(sw->wqe->wr.opcode) & SV_WR_READ)
 				sv_comp_read_resp_locked(qp, sw, p, &retire,
 							 &progress);
 			else if (sw->flags & SV_SWQE_ACK_ENDS)
@@ -342,7 +342,8 @@ void sv_comp_rcv(struct sv_qp *qp, struct sv_rx_pkt *pkt)
 							&progress);
 		} else if (sw->flags & SV_SWQE_ACK_ENDS) {
 			/* an Atomic ACK is no answer to FLUSH/ATOMIC WRITE */
-		} else if (sw->wqe->wr.opcode != IB_WR_RDMA_READ) {
+		} else if (!(sv_opcode_wr_flags(sw->wqe->wr.opcode) &
+			     SV_WR_READ)) {
 			sv_comp_atomic_ack_locked(qp, sw, p, &retire,
 						  &progress);
 		}
@@ -481,9 +482,8 @@ void sv_comp_retire(struct sv_qp *qp, bool flush)
 			}
 			wc.wr_id = wqe->wr.wr_id;
 			wc.opcode = sw->wc_opcode;
-			wc.byte_len = wqe->wr.opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-				      wqe->wr.opcode == IB_WR_ATOMIC_FETCH_AND_ADD ?
-				      sizeof(u64) : wqe->dma.length;
+			wc.byte_len = sv_opcode_wr_wc_len(wqe->wr.opcode,
+							  wqe->dma.length);
 			post = (sw->flags & SV_SWQE_SIGNALED) ||
 			       wc.status != IB_WC_SUCCESS;
 			if (sw->flags & SV_SWQE_RD_ATOMIC) {
@@ -506,7 +506,7 @@ void sv_comp_retire(struct sv_qp *qp, bool flush)
 			}
 			wc.status = IB_WC_WR_FLUSH_ERR;
 			wc.wr_id = READ_ONCE(slot->wr.wr_id);
-			wc.opcode = sv_qp_send_wc_opcode(READ_ONCE(slot->wr.opcode));
+			wc.opcode = sv_opcode_wr_wc(READ_ONCE(slot->wr.opcode));
 			post = true;
 		}
 		sv_queue_consume(q);

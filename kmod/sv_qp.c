@@ -28,79 +28,6 @@
 #include "sv.h"
 #include "sv_xport.h"
 
-/*
- * Send opcodes: which QP types accept them and how (IBTA chapter 9: the
- * transport services each QP type offers).
- */
-enum {
-	SV_WR_QPT_RC	= BIT(IB_QPT_RC),
-	SV_WR_QPT_UC	= BIT(IB_QPT_UC),
-	SV_WR_QPT_UD	= BIT(IB_QPT_UD) | BIT(IB_QPT_GSI),
-
-	SV_WR_INLINE	= 1 << 0,	/* may carry IB_SEND_INLINE data */
-	SV_WR_ATOMIC	= 1 << 1,	/* 8-byte aligned remote address */
-	SV_WR_LOCAL	= 1 << 2,	/* local operation: no SGEs */
-	SV_WR_KERNEL	= 1 << 3,	/* kernel consumers only */
-	SV_WR_USER	= 1 << 4,	/* user QPs only */
-	/* ATOMIC WRITE: its 8 bytes travel in the WQE (dma.atomic_wr) */
-	SV_WR_VALUE8	= 1 << 5,
-	/* FLUSH: no SGEs; dma.length is the length of the remote range */
-	SV_WR_RANGE	= 1 << 6,
-};
-
-struct sv_wr_opcode_info {
-	u8	qp_types;	/* SV_WR_QPT_* */
-	u8	flags;		/* SV_WR_* */
-	u8	wc_opcode;	/* enum ib_wc_opcode of its completion */
-};
-
-static const struct sv_wr_opcode_info sv_wr_opcodes[] = {
-	[IB_WR_RDMA_WRITE] = {
-		SV_WR_QPT_RC | SV_WR_QPT_UC, SV_WR_INLINE, IB_WC_RDMA_WRITE },
-	[IB_WR_RDMA_WRITE_WITH_IMM] = {
-		SV_WR_QPT_RC | SV_WR_QPT_UC, SV_WR_INLINE, IB_WC_RDMA_WRITE },
-	[IB_WR_SEND] = {
-		SV_WR_QPT_RC | SV_WR_QPT_UC | SV_WR_QPT_UD, SV_WR_INLINE,
-		IB_WC_SEND },
-	[IB_WR_SEND_WITH_IMM] = {
-		SV_WR_QPT_RC | SV_WR_QPT_UC | SV_WR_QPT_UD, SV_WR_INLINE,
-		IB_WC_SEND },
-	/* the wire has Send with Invalidate for RC only */
-	[IB_WR_SEND_WITH_INV] = { SV_WR_QPT_RC, SV_WR_INLINE, IB_WC_SEND },
-	[IB_WR_RDMA_READ] = { SV_WR_QPT_RC, 0, IB_WC_RDMA_READ },
-	[IB_WR_ATOMIC_CMP_AND_SWP] = {
-		SV_WR_QPT_RC, SV_WR_ATOMIC, IB_WC_COMP_SWAP },
-	[IB_WR_ATOMIC_FETCH_AND_ADD] = {
-		SV_WR_QPT_RC, SV_WR_ATOMIC, IB_WC_FETCH_ADD },
-	[IB_WR_LOCAL_INV] = {
-		SV_WR_QPT_RC | SV_WR_QPT_UC, SV_WR_LOCAL, IB_WC_LOCAL_INV },
-	/* type 2 memory windows are bound through the SQ by user space */
-	[IB_WR_BIND_MW] = {
-		SV_WR_QPT_RC | SV_WR_QPT_UC, SV_WR_LOCAL | SV_WR_USER,
-		IB_WC_BIND_MW },
-	/* fast registration: kernel consumers only (no user ABI for it) */
-	[IB_WR_REG_MR] = {
-		SV_WR_QPT_RC | SV_WR_QPT_UC, SV_WR_LOCAL | SV_WR_KERNEL,
-		IB_WC_REG_MR },
-	/*
-	 * IBTA 1.5 Memory Placement Extensions, RC only (compat.h).  ib_core
-	 * defines no kernel work request that carries a FLUSH's placement
-	 * type and selectivity level, so FLUSH is for user QPs (the rxe WQE
-	 * layout has them); a kernel ATOMIC WRITE takes its 8 bytes from the
-	 * SGEs, where ib_core has IB_WR_ATOMIC_WRITE.  The user ABI numbers
-	 * (sv_opcode.h) are ib_core's own where it has them.
-	 */
-#ifdef SV_HAVE_IB_MPE
-	[SV_WR_ATOMIC_WRITE] = {
-		SV_WR_QPT_RC, SV_WR_VALUE8, SV_WC_ATOMIC_WRITE },
-	[SV_WR_FLUSH] = {
-		SV_WR_QPT_RC, SV_WR_RANGE | SV_WR_USER, SV_WC_FLUSH },
-#else
-	[SV_WR_ATOMIC_WRITE] = {
-		SV_WR_QPT_RC, SV_WR_VALUE8 | SV_WR_USER, SV_WC_ATOMIC_WRITE },
-#endif
-};
-
 /* IB_SEND_IP_CSUM (IPoIB checksum offload) is not supported */
 #define SV_SEND_FLAGS \
 	(IB_SEND_FENCE | IB_SEND_SIGNALED | IB_SEND_SOLICITED | IB_SEND_INLINE)
@@ -112,26 +39,6 @@ static const struct sv_wr_opcode_info sv_wr_opcodes[] = {
 
 /* Q_Keys with the high bit set are controlled Q_Keys (IBTA) */
 #define SV_QKEY_CONTROLLED	0x80000000U
-
-static const struct sv_wr_opcode_info *sv_wr_opcode_info(u32 opcode,
-							 enum ib_qp_type type)
-{
-	const struct sv_wr_opcode_info *info;
-
-	if (opcode >= ARRAY_SIZE(sv_wr_opcodes))
-		return NULL;
-	info = &sv_wr_opcodes[opcode];
-	return info->qp_types & BIT(type) ? info : NULL;
-}
-
-/* the completion opcode of a (possibly bogus) send WQE opcode */
-enum ib_wc_opcode sv_qp_send_wc_opcode(u32 opcode)
-{
-	if (opcode >= ARRAY_SIZE(sv_wr_opcodes) ||
-	    !sv_wr_opcodes[opcode].qp_types)
-		return IB_WC_SEND;
-	return sv_wr_opcodes[opcode].wc_opcode;
-}
 
 static struct sv_dev *sv_qp_dev(struct sv_qp *qp)
 {
@@ -1087,19 +994,16 @@ static int sv_qp_check_send_wr(struct sv_qp *qp, const struct ib_send_wr *wr,
 			       bool flushing, u64 *length)
 {
 	enum ib_qp_type type = qp->ibqp.qp_type;
-	const struct sv_wr_opcode_info *info;
+	const struct sv_wr_info *info = sv_opcode_wr_info(wr->opcode);
 	u64 len = 0;
 	int i;
 
-	info = sv_wr_opcode_info(wr->opcode, type);
 	/*
 	 * A QP whose SQ flushes executes nothing, so any known opcode will do
 	 * there: ib_drain_sq() posts an RDMA Write whatever the QP type.
 	 */
-	if (!info && flushing && wr->opcode < ARRAY_SIZE(sv_wr_opcodes) &&
-	    sv_wr_opcodes[wr->opcode].qp_types)
-		info = &sv_wr_opcodes[wr->opcode];
-	if (!info || (info->flags & SV_WR_USER))
+	if (!info || (!flushing && !sv_opcode_wr_qp_ok(info, type)) ||
+	    (info->flags & SV_WR_USER))
 		return -EINVAL;
 	if (wr->send_flags & ~SV_SEND_FLAGS)
 		return -EINVAL;
@@ -1211,7 +1115,7 @@ static void sv_qp_write_send_wqe(struct sv_qp *qp,
 		break;
 	}
 
-	value8 = sv_wr_opcodes[wr->opcode].flags & SV_WR_VALUE8;
+	value8 = sv_opcode_wr_flags(wr->opcode) & SV_WR_VALUE8;
 	if (value8) {
 		/* ATOMIC WRITE: addressed like an RDMA WRITE */
 		wqe->wr.wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
@@ -1408,13 +1312,13 @@ int sv_qp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 
 int sv_qp_check_send_wqe(struct sv_qp *qp, struct sv_send_wqe *wqe)
 {
-	const struct sv_wr_opcode_info *info;
+	const struct sv_wr_info *info = sv_opcode_wr_info(wqe->wr.opcode);
 	u32 flags = wqe->wr.send_flags;
 	u64 length = 0;
 	u32 i;
 
-	info = sv_wr_opcode_info(wqe->wr.opcode, qp->ibqp.qp_type);
-	if (!info || (info->flags & SV_WR_KERNEL))
+	if (!sv_opcode_wr_qp_ok(info, qp->ibqp.qp_type) ||
+	    (info->flags & SV_WR_KERNEL))
 		return -EINVAL;
 	if (flags & ~SV_SEND_FLAGS)
 		return -EINVAL;
