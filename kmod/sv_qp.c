@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Queue pairs: creation, the IBTA state machine (modify_qp, query_qp),
- * destruction, work requests of kernel consumers, flushing and the QP's
+ * destruction, work requests of kernel consumers, flush with error and the QP's
  * affiliated events.  The transport engine (requester, responder,
  * completer) plugs in through the functions declared in sv.h.
  *
@@ -14,7 +14,7 @@
  * holds modify_mutex) or by the transport (sv_qp_error, sv_qp_sq_error).
  * Posting does not take state_lock: a poster and a transition to an error
  * state meet through a full barrier on each side, so every WQE posted
- * around the transition is flushed by one of them (see sv_qp_flush()).
+ * around the transition is flushed by one of them (see sv_comp_retire()).
  *
  * Lock order: modify_mutex, then state_lock.  The work queue locks (see
  * struct sv_wq) are never held together with state_lock, and no QP lock is
@@ -75,7 +75,7 @@ void sv_qp_event(struct sv_qp *qp, enum ib_event_type type)
 		qp->ibqp.event_handler(&event, qp->ibqp.qp_context);
 }
 
-/* --- flushing ------------------------------------------------------------- */
+/* --- flush with error (IBTA 10.8.3) ------------------------------------ */
 
 /*
  * WQEs waiting in @wq.  For a user ring this believes the user's producer
@@ -88,7 +88,7 @@ static u32 sv_wq_pending(struct sv_qp *qp, struct sv_wq *wq)
 }
 
 /*
- * Lock @wq for consuming outside the transport (flushing, discarding):
+ * Lock @wq for consuming outside the transport (flush with error, discarding):
  * both sides, so that a kernel QP's producer index, which the kernel owns,
  * is read under its own lock.  (A user QP's producer_lock guards nothing
  * else; taking it costs nothing on these rare paths.)
@@ -107,7 +107,7 @@ static void sv_wq_unlock(struct sv_wq *wq, unsigned long flags)
 	spin_unlock_irqrestore(&wq->producer_lock, flags);
 }
 
-static bool sv_qp_flush_one_recv(struct sv_qp *qp)
+static bool sv_qp_rq_flush_err_one(struct sv_qp *qp)
 {
 	struct sv_wq *wq = &qp->rq;
 	struct ib_wc wc = {
@@ -132,93 +132,18 @@ static bool sv_qp_flush_one_recv(struct sv_qp *qp)
 	return true;
 }
 
-/*
- * Flush what the state says must be flushed: the SQ in SQE and ERR, the RQ
- * in ERR (IBTA 10.8.3: every outstanding and every newly posted WR
- * completes with IB_WC_WR_FLUSH_ERR, in order).  Any context.
- *
- * One flusher runs at a time per QP, without holding a lock across
- * sv_cq_post(): a caller that finds a flush running only bumps flush_req,
- * and the running flusher goes over the queues once more.  This keeps the
- * completions in WQE order and lets a completion handler post to the QP
- * (which flushes again) without recursing or deadlocking.
- *
- * Bounded work per call: a pass takes what the queues hold when it starts
- * (a user ring's producer index is the user's, and a thread advancing it
- * must not keep a pass going), and a caller runs at most SV_FLUSH_PASSES
- * passes.  If posters keep asking for more, the runner's role moves to a
- * work item (sv_qp_flush_resume()), which requeues itself the same way: a
- * process flushing its own QP without end burns its own system calls and
- * a work item that yields, never a softirq, a timer or another task's
- * system call.  With interrupts off (the transport's locks are bottom-half
- * locks) the role moves at once.
- *
- * Ordering with posters: a poster produces its WQE, then executes a full
- * barrier and reads qp->state (sv_qp_kick()); a transition stores the new
- * state and then calls here, where atomic_fetch_inc() is the full barrier
- * before the queues are read.  So either the transition's flush sees the
- * WQE or the poster sees the error state and flushes it itself.
- */
-#define SV_FLUSH_PASSES		4
-
-static void sv_qp_flush_pass(struct sv_qp *qp)
+void sv_qp_rq_flush_err(struct sv_qp *qp)
 {
-	enum ib_qp_state state = READ_ONCE(qp->state);
 	u32 n;
 
-	/*
-	 * The SQ: finished WQEs are retired in order, and in SQE and ERR the
-	 * rest flush, in-flight ones included (sv_comp.c).
-	 */
-	sv_comp_retire(qp, state == IB_QPS_SQE || state == IB_QPS_ERR);
-	if (state != IB_QPS_ERR)
-		return;
 	/* the responder's WQE in progress is older than the RQ's */
 	sv_resp_flush(qp);
 	if (!qp->rq.queue)
 		return;
-	/* what the RQ holds now; later posts ask for another pass */
+	/* what the RQ holds now; later posts ask for another run */
 	for (n = sv_wq_pending(qp, &qp->rq); n; n--)
-		if (!sv_qp_flush_one_recv(qp))
+		if (!sv_qp_rq_flush_err_one(qp))
 			break;
-}
-
-/*
- * Run the flusher.  The caller is the runner: sv_qp_flush(), which raised
- * flush_req from 0, or sv_req.c's work item, which was handed the role.
- */
-void sv_qp_flush_resume(struct sv_qp *qp)
-{
-	int passes = SV_FLUSH_PASSES;
-	int pending;
-
-	do {
-		if (irqs_disabled() || !passes--) {
-			/* flush_req stays raised: the work item is the runner */
-			sv_req_defer_retire(qp);
-			return;
-		}
-		/* acquire: see what the requesters published before asking */
-		pending = atomic_read_acquire(&qp->flush_req);
-		sv_qp_flush_pass(qp);
-	} while (atomic_sub_return(pending, &qp->flush_req));
-}
-
-static void sv_qp_flush(struct sv_qp *qp)
-{
-	if (atomic_fetch_inc(&qp->flush_req))
-		return;		/* the running flusher will pass again */
-	sv_qp_flush_resume(qp);
-}
-
-bool sv_qp_flush_idle(struct sv_qp *qp)
-{
-	return !atomic_read(&qp->flush_req);
-}
-
-void sv_qp_sq_complete(struct sv_qp *qp)
-{
-	sv_qp_flush(qp);
 }
 
 /*
@@ -244,10 +169,10 @@ static void sv_wq_discard(struct sv_qp *qp, struct sv_wq *wq)
 
 /* --- state changes by the transport ---------------------------------------- */
 
-/* the QP just entered ERR: flush, and tell an SRQ user it is done */
+/* the QP just entered ERR: flush with error, and tell an SRQ user it is done */
 static void sv_qp_entered_error(struct sv_qp *qp)
 {
-	sv_qp_flush(qp);
+	sv_comp_retire(qp);
 	/*
 	 * A QP with an SRQ gets no flush completions for the SRQ's WQEs;
 	 * this event tells the consumer that no further WQE of the SRQ will
@@ -290,7 +215,7 @@ void sv_qp_sq_error(struct sv_qp *qp)
 	}
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (entered)
-		sv_qp_flush(qp);
+		sv_comp_retire(qp);
 }
 
 void sv_qp_sq_drain_check(struct sv_qp *qp)
@@ -319,11 +244,11 @@ void sv_qp_kick(struct sv_qp *qp)
 {
 	enum ib_qp_state state;
 
-	/* order the WQEs just produced before the state read: sv_qp_flush() */
+	/* order the WQEs just produced before the state read: sv_comp_retire() */
 	smp_mb();
 	state = READ_ONCE(qp->state);
 	if (state == IB_QPS_SQE || state == IB_QPS_ERR)
-		sv_qp_flush(qp);
+		sv_comp_retire(qp);
 	/* RTS: the requester takes them.  SQD: they wait for RTS. */
 	else if (state == IB_QPS_RTS)
 		sv_req_sched(qp);
@@ -551,7 +476,6 @@ int sv_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->attr.path_mig_state = IB_MIG_MIGRATED;
 	if (init->qp_type == IB_QPT_GSI)
 		qp->attr.port_num = init->port_num;
-	atomic_set(&qp->flush_req, 0);
 	INIT_LIST_HEAD(&qp->mcast_list);
 	init_completion(&qp->released);
 
@@ -991,7 +915,7 @@ int sv_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
  * work requests; atomics operate on 8 naturally aligned bytes.
  */
 static int sv_qp_check_send_wr(struct sv_qp *qp, const struct ib_send_wr *wr,
-			       bool flushing, u64 *length)
+			       bool flush_err, u64 *length)
 {
 	enum ib_qp_type type = qp->ibqp.qp_type;
 	const struct sv_wr_info *info = sv_opcode_wr_info(wr->opcode);
@@ -1002,7 +926,7 @@ static int sv_qp_check_send_wr(struct sv_qp *qp, const struct ib_send_wr *wr,
 	 * A QP whose SQ flushes executes nothing, so any known opcode will do
 	 * there: ib_drain_sq() posts an RDMA Write whatever the QP type.
 	 */
-	if (!info || (!flushing && !sv_opcode_wr_qp_ok(info, type)) ||
+	if (!info || (!flush_err && !sv_opcode_wr_qp_ok(info, type)) ||
 	    (info->flags & SV_WR_USER))
 		return -EINVAL;
 	if (wr->send_flags & ~SV_SEND_FLAGS)
@@ -1302,9 +1226,9 @@ int sv_qp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			  err);
 	}
 	/* in ERR the new WQEs complete with a flush error right away */
-	smp_mb();	/* see sv_qp_flush() */
+	smp_mb();	/* see sv_comp_retire() */
 	if (READ_ONCE(qp->state) == IB_QPS_ERR)
-		sv_qp_flush(qp);
+		sv_comp_retire(qp);
 	return err;
 }
 

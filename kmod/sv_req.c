@@ -6,9 +6,9 @@
  * QPs), from the completer when responses open the window again, and from
  * the timers through the completer: inline when the caller's context
  * allows it, otherwise, and after a budget of packets, as a work item on
- * sv_req_wq.  One runner at a time per QP (req.sched), so packets leave in
- * PSN order; and for connected QPs from one CPU at a time, so that they
- * also arrive in that order (see sv_req_sched()).
+ * sv_req_wq.  One runner at a time per QP (req.task, struct sv_task), so
+ * packets leave in PSN order; and for connected QPs from one CPU at a time,
+ * so that they also arrive in that order (see sv_req_sched()).
  *
  * Each WQE is copied out of the ring when it starts (struct sv_swqe,
  * sv_req.h) and checked there: user space may rewrite the slot at any
@@ -630,38 +630,23 @@ static bool sv_req_send_some(struct sv_qp *qp, int *budget)
 	local_bh_enable();
 
 	if (retire)
-		sv_qp_sq_complete(qp);
+		sv_comp_retire(qp);
 	return idle;
 }
 
 /*
- * Run as the requester on @cpu, the caller's, which must not change under
- * it (preemption off, or a bound worker of sv_req_wq).
+ * The requester's run (req.task), on the CPU it was started on, which
+ * must not change under it: preemption off inline (sv_req_sched()), or a
+ * bound worker of sv_req_wq (per CPU: its workers are bound to the CPU the
+ * item was queued on, unless that CPU went offline; then any will do).
+ * When the budget runs out the work item goes on, on this CPU.
  */
-static void sv_req_run(struct sv_qp *qp, int cpu, int budget)
+static bool sv_req_task_run(struct sv_task *task, int *budget)
 {
-	int n;
+	struct sv_qp *qp = container_of(task, struct sv_qp, req.task);
 
-	qp->req.cpu = cpu;
-	do {
-		n = atomic_read(&qp->req.sched);
-		if (!sv_req_send_some(qp, &budget)) {
-			/* more to send: the work item goes on, on this CPU */
-			queue_work_on(qp->req.cpu, sv_req_wq, &qp->req.work);
-			return;
-		}
-	} while (atomic_sub_return(n, &qp->req.sched));
-}
-
-static void sv_req_work(struct work_struct *work)
-{
-	struct sv_qp *qp = container_of(work, struct sv_qp, req.work);
-
-	/*
-	 * sv_req_wq is per CPU: its workers are bound to the CPU the item
-	 * was queued on, unless that CPU went offline (then any will do).
-	 */
-	sv_req_run(qp, raw_smp_processor_id(), SV_REQ_BUDGET_WORK);
+	task->cpu = raw_smp_processor_id();
+	return sv_req_send_some(qp, budget);
 }
 
 /*
@@ -684,9 +669,10 @@ static void sv_req_work(struct work_struct *work)
  */
 static bool sv_req_may_run_on(struct sv_qp *qp, int cpu)
 {
+	int last = qp->req.task.cpu;
 	bool idle;
 
-	if (qp->req.cpu < 0 || qp->req.cpu == cpu)
+	if (last == WORK_CPU_UNBOUND || last == cpu)
 		return true;
 	if (qp->ibqp.qp_type != IB_QPT_RC)
 		return false;
@@ -694,14 +680,6 @@ static bool sv_req_may_run_on(struct sv_qp *qp, int cpu)
 	idle = qp->comp.psn == qp->req.psn;
 	spin_unlock_bh(&qp->req.lock);
 	return idle;
-}
-
-/* the flusher's role, handed over by sv_qp.c (bounded work per call) */
-static void sv_req_retire_work(struct work_struct *work)
-{
-	struct sv_qp *qp = container_of(work, struct sv_qp, req.retire_work);
-
-	sv_qp_flush_resume(qp);
 }
 
 /*
@@ -712,29 +690,22 @@ static void sv_req_retire_work(struct work_struct *work)
  */
 void sv_req_sched(struct sv_qp *qp)
 {
+	struct sv_task *task = &qp->req.task;
 	int cpu;
 
-	if (atomic_inc_return(&qp->req.sched) > 1)
-		return;		/* the runner will pass again */
+	if (!sv_task_claim(task))
+		return;		/* the runner will run again */
 	/* the runner from here on; it stays on this CPU while inline */
 	cpu = get_cpu();
 	if (irqs_disabled() || in_hardirq() || !sv_req_may_run_on(qp, cpu)) {
-		queue_work_on(qp->req.cpu < 0 ? cpu : qp->req.cpu, sv_req_wq,
-			      &qp->req.work);
+		if (task->cpu == WORK_CPU_UNBOUND)
+			task->cpu = cpu;
+		sv_task_defer(task);
 		put_cpu();
 		return;
 	}
-	sv_req_run(qp, cpu, SV_REQ_BUDGET_INLINE);
+	sv_task_run(task, SV_REQ_BUDGET_INLINE);
 	put_cpu();
-}
-
-/*
- * For sv_qp.c's flusher: run it from the work queue (interrupts were off,
- * or its passes for one call were used up).
- */
-void sv_req_defer_retire(struct sv_qp *qp)
-{
-	queue_work(sv_req_wq, &qp->req.retire_work);
 }
 
 /* --- life cycle ------------------------------------------------------------ */
@@ -750,10 +721,9 @@ int sv_req_init(struct sv_qp *qp)
 	spin_lock_init(&qp->req.lock);
 	timer_setup(&qp->req.retrans_timer, sv_comp_retrans_timeout, 0);
 	timer_setup(&qp->req.rnr_timer, sv_comp_rnr_timeout, 0);
-	atomic_set(&qp->req.sched, 0);
-	qp->req.cpu = -1;
-	INIT_WORK(&qp->req.work, sv_req_work);
-	INIT_WORK(&qp->req.retire_work, sv_req_retire_work);
+	sv_task_init(&qp->req.task, sv_req_wq, sv_req_task_run,
+		     SV_REQ_BUDGET_WORK);
+	sv_comp_init(qp);
 
 	/* per slot: the state, then (after all states) the WQE copy */
 	qp->req.swqe = kvcalloc(slots, sizeof(struct sv_swqe) + slot_size,
@@ -768,19 +738,22 @@ int sv_req_init(struct sv_qp *qp)
 }
 
 /*
- * Wait until no timer, work item or runner of the requester is active.
- * The QP is in RESET already, where none of them starts anything new or
- * re-arms; runners that saw the old state finish their packet and stop.
+ * Wait until no timer, work item or runner of the requester or the
+ * completer is active (each may ask the other for a run).  The QP is in
+ * RESET already, where none of them starts anything new or re-arms;
+ * runners that saw the old state finish their packet and stop.
  */
 static void sv_req_quiesce(struct sv_qp *qp)
 {
 	for (;;) {
+		bool idle;
+
 		del_timer_sync(&qp->req.retrans_timer);
 		del_timer_sync(&qp->req.rnr_timer);
-		flush_work(&qp->req.work);
-		flush_work(&qp->req.retire_work);
-		/* a flusher whose work item requeued itself is not done */
-		if (!atomic_read(&qp->req.sched) && sv_qp_flush_idle(qp))
+		idle = sv_task_flush(&qp->req.task);
+		/* a retirer whose work item requeued itself is not done */
+		idle &= sv_task_flush(&qp->comp.task);
+		if (idle && sv_task_idle(&qp->req.task))
 			break;
 		usleep_range(1000, 2000);
 	}
