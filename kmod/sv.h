@@ -23,6 +23,7 @@
 #include "sv_queue.h"
 #include "sv_stats.h"
 #include "sv_fault.h"
+#include "sv_task.h"
 
 /* SV_VERSION comes from dkms.conf through kmod/Kbuild */
 #ifndef SV_VERSION
@@ -472,29 +473,26 @@ struct sv_qp {
 		struct timer_list rnr_timer;
 		/*
 		 * The requester runs inline from sv_qp_kick() or in work
-		 * (sv_req_wq).  sched counts requests to run; only the
-		 * caller that raised it from 0 runs, until it drops back.
+		 * (sv_req_wq), one runner at a time (struct sv_task).
+		 * task.cpu is the CPU the requester last sent from
+		 * (WORK_CPU_UNBOUND: none yet).  Packets sent on one CPU can
+		 * overtake those still queued on another (per-CPU backlogs,
+		 * transmit queues), so a QP changes CPU only while nothing
+		 * it sent can still be on the way (sv_req_sched()).  Read
+		 * and written only by the runner.
 		 */
-		atomic_t	sched;
-		/*
-		 * The CPU the requester last sent from (-1: none yet).
-		 * Packets sent on one CPU can overtake those still queued
-		 * on another (per-CPU backlogs, transmit queues), so a QP
-		 * changes CPU only while nothing it sent can
-		 * still be on the way (sv_req_sched()).  Read and written
-		 * only by the runner (the owner of sched).
-		 */
-		int		cpu;
-		struct work_struct work;
-		/* retiring for callers with interrupts off (sv_qp_flush) */
-		struct work_struct retire_work;
+		struct sv_task	task;
 	} req;
 	/*
-	 * Completer (sv_comp.c), under req.lock: the oldest PSN not yet
-	 * acknowledged.  Packets between comp.psn and req.psn are in flight.
+	 * Completer (sv_comp.c).  psn, under req.lock: the oldest PSN not
+	 * yet acknowledged.  Packets between comp.psn and req.psn are in
+	 * flight.  task retires send WQEs and flushes with error (IBTA
+	 * 10.8.3), one runner at a time, bounded per call: see
+	 * sv_comp_retire().
 	 */
 	struct {
 		u32		psn;
+		struct sv_task	task;
 	} comp;
 	/*
 	 * Responder (sv_resp.c, sv_resp_res.c).  lock (_bh: requests
@@ -546,9 +544,6 @@ struct sv_qp {
 		u32		seq_naks;
 		u32		dup_reqs;
 	} resp;
-
-	/* flush requests; see sv_qp_flush() */
-	atomic_t		flush_req;
 
 	/* struct sv_mcg_attach of this QP; under sv_mcast_mutex */
 	struct list_head	mcast_list;
@@ -642,16 +637,12 @@ void sv_qp_sq_drain_check(struct sv_qp *qp);
 void sv_qp_kick(struct sv_qp *qp);
 
 /*
- * For the transport: retire finished send WQEs into the send CQ in order
- * and, in SQE and ERR, flush the rest (IBTA 10.8.3).  Any context; one
- * retirer at a time per QP (see sv_qp_flush()).
+ * For the completer's flush-with-error run, in ERR, after the send WQEs:
+ * the responder's receive WQE in progress and then what the RQ holds now
+ * complete with IB_WC_WR_FLUSH_ERR, in order (IBTA 10.8.3); WQEs posted
+ * later ask for another run.  Any context; only from sv_comp.c's run.
  */
-void sv_qp_sq_complete(struct sv_qp *qp);
-void sv_qp_flush_resume(struct sv_qp *qp);
-bool sv_qp_flush_idle(struct sv_qp *qp);
-
-/* the completion opcode of a send WQE's opcode (IB_WC_SEND if unknown) */
-enum ib_wc_opcode sv_qp_send_wc_opcode(u32 wr_opcode);
+void sv_qp_rq_flush_err(struct sv_qp *qp);
 
 /*
  * For the transport: check a send WQE taken from a user SQ.  @wqe must be
@@ -677,15 +668,20 @@ int sv_qp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 int sv_qp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
 
-/* sv_req.c: the requester's work queue, and its part of flushing */
+/* sv_req.c: the requester's work queue (the completer's task uses it too) */
 int sv_req_wq_create(void);
 void sv_req_wq_destroy(void);
-void sv_req_defer_retire(struct sv_qp *qp);
 /* make the requester run (inline when it can, else in work); any context */
 void sv_req_sched(struct sv_qp *qp);
 
-/* sv_comp.c: retiring send WQEs, for sv_qp_flush() only */
-void sv_comp_retire(struct sv_qp *qp, bool flush);
+/*
+ * sv_comp.c: the one owner of retiring.  Retire what the QP's state says
+ * may go: finished send WQEs into the send CQ in ring order; in SQE and
+ * ERR every send WQE, finished or not (flush with error, IBTA 10.8.3); in
+ * ERR the receive side too (sv_qp_rq_flush_err()).  Any context, bounded
+ * work per call; call it after changing the state or producing WQEs.
+ */
+void sv_comp_retire(struct sv_qp *qp);
 
 /* sv_av.c: address handles and the paths of address vectors */
 

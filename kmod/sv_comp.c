@@ -23,7 +23,9 @@
  * PSN outside [comp.psn, req.psn) is a duplicate or a ghost and dropped.
  *
  * Everything runs under qp->req.lock; completions are posted by
- * sv_comp_retire() with no QP lock held, in ring order.
+ * sv_comp_retire_sq() with no QP lock held, in ring order.  The completer
+ * is the one owner of retiring send WQEs, and of flushing with error
+ * (IBTA 10.8.3): everyone else asks it through sv_comp_retire().
  */
 #include "sv.h"
 #include "sv_req.h"
@@ -334,7 +336,7 @@ void sv_comp_rcv(struct sv_qp *qp, struct sv_rx_pkt *pkt)
 			goto out_timer;
 		}
 		if (flags & SV_OP_READ_RESP) {
-			if (sw->wqe->wr.opcode == IB_WR_RDMA_READ)
+			if (sv_opcode_wr_flags(sw->wqe->wr.opcode) & SV_WR_READ)
 				sv_comp_read_resp_locked(qp, sw, p, &retire,
 							 &progress);
 			else if (sw->flags & SV_SWQE_ACK_ENDS)
@@ -342,7 +344,8 @@ void sv_comp_rcv(struct sv_qp *qp, struct sv_rx_pkt *pkt)
 							&progress);
 		} else if (sw->flags & SV_SWQE_ACK_ENDS) {
 			/* an Atomic ACK is no answer to FLUSH/ATOMIC WRITE */
-		} else if (sw->wqe->wr.opcode != IB_WR_RDMA_READ) {
+		} else if (!(sv_opcode_wr_flags(sw->wqe->wr.opcode) &
+			     SV_WR_READ)) {
 			sv_comp_atomic_ack_locked(qp, sw, p, &retire,
 						  &progress);
 		}
@@ -360,7 +363,7 @@ out_timer:
 out_unlock:
 	spin_unlock_bh(&qp->req.lock);
 	if (retire)
-		sv_qp_sq_complete(qp);
+		sv_comp_retire(qp);
 	if (kick)
 		sv_req_sched(qp);
 }
@@ -398,7 +401,7 @@ void sv_comp_retrans_timeout(struct timer_list *t)
 out_unlock:
 	spin_unlock_bh(&qp->req.lock);
 	if (retire)
-		sv_qp_sq_complete(qp);
+		sv_comp_retire(qp);
 	if (kick)
 		sv_req_sched(qp);
 }
@@ -427,17 +430,17 @@ void sv_comp_rnr_timeout(struct timer_list *t)
 
 /*
  * Post the completions of finished WQEs at the head of the SQ, in ring
- * order, and give their slots back; with @flush (SQE, ERR) every WQE,
+ * order, and give their slots back; with @flush_err (SQE, ERR) every WQE,
  * finished or not, in flight or not, completes: a finished one with its
  * own status (so an error completion comes before the flushes), the
  * others with IB_WC_WR_FLUSH_ERR.  An error completion moves the QP to
- * ERR (RC) or SQE (UC, UD) and ends this pass; sv_qp_flush() passes
- * again in the new state.
+ * ERR (RC) or SQE (UC, UD) and ends this pass; that transition asks for
+ * another run (sv_comp_retire()), which passes again in the new state.
  *
- * Only through sv_qp_flush(), which runs one retirer at a time, with
- * interrupts enabled (req.lock is a bottom-half lock).
+ * Only from the task's run, one runner at a time, with interrupts enabled
+ * (req.lock is a bottom-half lock).
  */
-void sv_comp_retire(struct sv_qp *qp, bool flush)
+static void sv_comp_retire_sq(struct sv_qp *qp, bool flush_err)
 {
 	struct sv_queue *q = qp->sq.queue;
 	struct sv_cq *cq = to_sv_cq(qp->ibqp.send_cq);
@@ -445,7 +448,7 @@ void sv_comp_retire(struct sv_qp *qp, bool flush)
 	/*
 	 * At most what the ring holds now: a user ring's producer index is
 	 * the user's, and a thread advancing it must not keep this loop
-	 * going (sv_qp.c passes again for later WQEs).
+	 * going (a later run takes later WQEs).
 	 */
 	u32 budget = sv_queue_count(q);
 
@@ -471,7 +474,7 @@ void sv_comp_retire(struct sv_qp *qp, bool flush)
 
 			if (sw->state == SV_SWQE_DONE) {
 				wc.status = sw->status;
-			} else if (flush) {
+			} else if (flush_err) {
 				wc.status = IB_WC_WR_FLUSH_ERR;
 			} else {
 				spin_unlock_irqrestore(&qp->sq.consumer_lock,
@@ -481,9 +484,8 @@ void sv_comp_retire(struct sv_qp *qp, bool flush)
 			}
 			wc.wr_id = wqe->wr.wr_id;
 			wc.opcode = sw->wc_opcode;
-			wc.byte_len = wqe->wr.opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-				      wqe->wr.opcode == IB_WR_ATOMIC_FETCH_AND_ADD ?
-				      sizeof(u64) : wqe->dma.length;
+			wc.byte_len = sv_opcode_wr_wc_len(wqe->wr.opcode,
+							  wqe->dma.length);
 			post = (sw->flags & SV_SWQE_SIGNALED) ||
 			       wc.status != IB_WC_SUCCESS;
 			if (sw->flags & SV_SWQE_RD_ATOMIC) {
@@ -498,7 +500,7 @@ void sv_comp_retire(struct sv_qp *qp, bool flush)
 			/* never started: the ring slot is all there is */
 			const struct sv_send_wqe *slot = sv_queue_slot(q, idx);
 
-			if (!flush) {
+			if (!flush_err) {
 				spin_unlock_irqrestore(&qp->sq.consumer_lock,
 						       flags);
 				spin_unlock_bh(&qp->req.lock);
@@ -506,7 +508,7 @@ void sv_comp_retire(struct sv_qp *qp, bool flush)
 			}
 			wc.status = IB_WC_WR_FLUSH_ERR;
 			wc.wr_id = READ_ONCE(slot->wr.wr_id);
-			wc.opcode = sv_qp_send_wc_opcode(READ_ONCE(slot->wr.opcode));
+			wc.opcode = sv_opcode_wr_wc(READ_ONCE(slot->wr.opcode));
 			post = true;
 		}
 		sv_queue_consume(q);
@@ -528,11 +530,78 @@ void sv_comp_retire(struct sv_qp *qp, bool flush)
 		}
 	}
 
-	if (flush)
+	if (flush_err)
 		sv_comp_stop_timers(qp);
 	if (retired)
 		sv_qp_sq_drain_check(qp);
 	/* a fence or max_rd_atomic may have held the requester back */
-	if (rd_atomic && !flush)
+	if (rd_atomic && !flush_err)
 		sv_req_sched(qp);
+}
+
+/*
+ * Passes one call may run: a pass takes what the queues hold when it
+ * starts, and more passes than this mean posters keep adding (see
+ * sv_comp_retire()).
+ */
+#define SV_COMP_RETIRE_PASSES	4
+
+/* One pass over what the state says may go; the task's run. */
+static bool sv_comp_retire_run(struct sv_task *task, int *passes)
+{
+	struct sv_qp *qp = container_of(task, struct sv_qp, comp.task);
+	enum ib_qp_state state = READ_ONCE(qp->state);
+
+	if (!*passes)
+		return false;	/* posters keep asking: the work item goes on */
+	(*passes)--;
+	/*
+	 * The SQ: finished WQEs are retired in order, and in SQE and ERR the
+	 * rest flush with error, in-flight ones included.
+	 */
+	sv_comp_retire_sq(qp, state == IB_QPS_SQE || state == IB_QPS_ERR);
+	if (state == IB_QPS_ERR)
+		sv_qp_rq_flush_err(qp);
+	return true;
+}
+
+/*
+ * Retire what the state says may go (sv.h): finished send WQEs in SQ
+ * order; in SQE and ERR flush the SQ with error, and in ERR the RQ too
+ * (IBTA 10.8.3: every outstanding and every newly posted WR completes with
+ * IB_WC_WR_FLUSH_ERR, in order).  Any context.  The requester and the
+ * completer call it when WQEs are done, sv_qp.c after a state change or
+ * new WQEs in SQE and ERR.
+ *
+ * One runner at a time per QP (comp.task, struct sv_task), without a lock
+ * held across sv_cq_post(): a caller that finds a run in progress only
+ * counts a request, and the runner passes over the queues once more.
+ * This keeps the completions in WQE order and lets a completion handler
+ * post to the QP (which asks again) without recursing or deadlocking.
+ *
+ * Bounded work per call: a pass takes what the queues hold when it starts
+ * (a user ring's producer index is the user's, and a thread advancing it
+ * must not keep a pass going), and a call runs at most
+ * SV_COMP_RETIRE_PASSES passes.  If posters keep asking for more, the
+ * runner's role moves to the task's work item, which requeues itself the
+ * same way: a process flushing its own QP without end burns its own system
+ * calls and a work item that yields, never a softirq, a timer or another
+ * task's system call.  With interrupts off (req.lock is a bottom-half
+ * lock) the role moves at once.
+ *
+ * Ordering with posters: a poster produces its WQE, then executes a full
+ * barrier and reads qp->state (sv_qp_kick()); a transition stores the new
+ * state and then calls here, where the task's claim is the full barrier
+ * before the queues are read.  So either the transition's run sees the
+ * WQE or the poster sees the error state and asks for a run itself.
+ */
+void sv_comp_retire(struct sv_qp *qp)
+{
+	sv_task_sched(&qp->comp.task, SV_COMP_RETIRE_PASSES);
+}
+
+void sv_comp_init(struct sv_qp *qp)
+{
+	sv_task_init(&qp->comp.task, sv_req_wq, sv_comp_retire_run,
+		     SV_COMP_RETIRE_PASSES);
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The BTH opcode table and the mapping from work requests to packet
- * opcodes.  Pure data: see sv_opcode.h for what the fields mean.
+ * The BTH opcode table and the work request table (what each send work
+ * request is and which packets carry it).  Pure data: see sv_opcode.h
+ * for what the fields mean.
  */
 #include <linux/errno.h>
 #include <linux/kernel.h>
@@ -197,13 +198,13 @@ const struct sv_opcode_info sv_opcode_table[256] = {
 };
 
 /*
- * Work request opcode -> packet opcode for each QP type and position.
- * Entries are PKT(opcode) so that a zero entry means "no such packet"
- * (opcode 0 is RC SEND First).  Operations that fit in one packet by
- * definition (READ request, atomics, FLUSH, ATOMIC WRITE, UD sends) have
- * only an "Only" entry; a READ that resumes after a partial response is a
- * new READ request, hence "Only" too.  Local operations (LOCAL_INV,
- * BIND_MW, REG_MR) put nothing on the wire.
+ * The work request table.  Packet sequences: a message of several packets
+ * goes First, Middle..., Last; one that fits in one packet goes Only.
+ * Operations that fit in one packet by definition (READ request, atomics,
+ * FLUSH, ATOMIC WRITE, UD sends) have only an "Only" entry; a READ that
+ * resumes after a partial response is a new READ request, hence "Only"
+ * too.  Local operations (LOCAL_INV, BIND_MW, REG_MR) put nothing on the
+ * wire.
  */
 #define PKT(op)		(0x100 | (op))
 #define SEQ(T, OP, LAST, ONLY) {				\
@@ -213,62 +214,80 @@ const struct sv_opcode_info sv_opcode_table[256] = {
 	[SV_PKT_ONLY] = PKT(IB_OPCODE_##T##_##ONLY) }
 #define ONE(op)		{ [SV_PKT_ONLY] = PKT(op) }
 
-enum { WR_RC, WR_UC, WR_UD, WR_QPT_NUM };
+#define WR(_wr, _qpts, _flags, _wc, ...)			\
+	[_wr] = {						\
+		.name = #_wr + 6,	/* without "IB_WR_", "SV_WR_" */ \
+		.flags = _flags,					\
+		.qp_types = _qpts,					\
+		.wc_opcode = _wc,					\
+		.pkt = { __VA_ARGS__ },					\
+	}
 
-static const u16 sv_wr_pkts[SV_WR_ATOMIC_WRITE + 1][WR_QPT_NUM][SV_PKT_POS_NUM] = {
-	[IB_WR_SEND] = {
-		[WR_RC] = SEQ(RC, SEND, SEND_LAST, SEND_ONLY),
-		[WR_UC] = SEQ(UC, SEND, SEND_LAST, SEND_ONLY),
-		[WR_UD] = ONE(IB_OPCODE_UD_SEND_ONLY),
-	},
-	[IB_WR_SEND_WITH_IMM] = {
-		[WR_RC] = SEQ(RC, SEND, SEND_LAST_WITH_IMMEDIATE,
-			      SEND_ONLY_WITH_IMMEDIATE),
-		[WR_UC] = SEQ(UC, SEND, SEND_LAST_WITH_IMMEDIATE,
-			      SEND_ONLY_WITH_IMMEDIATE),
-		[WR_UD] = ONE(IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE),
-	},
-	[IB_WR_SEND_WITH_INV] = {
-		[WR_RC] = SEQ(RC, SEND, SEND_LAST_WITH_INVALIDATE,
-			      SEND_ONLY_WITH_INVALIDATE),
-	},
-	[IB_WR_RDMA_WRITE] = {
-		[WR_RC] = SEQ(RC, RDMA_WRITE, RDMA_WRITE_LAST, RDMA_WRITE_ONLY),
-		[WR_UC] = SEQ(UC, RDMA_WRITE, RDMA_WRITE_LAST, RDMA_WRITE_ONLY),
-	},
-	[IB_WR_RDMA_WRITE_WITH_IMM] = {
-		[WR_RC] = SEQ(RC, RDMA_WRITE, RDMA_WRITE_LAST_WITH_IMMEDIATE,
-			      RDMA_WRITE_ONLY_WITH_IMMEDIATE),
-		[WR_UC] = SEQ(UC, RDMA_WRITE, RDMA_WRITE_LAST_WITH_IMMEDIATE,
-			      RDMA_WRITE_ONLY_WITH_IMMEDIATE),
-	},
-	[IB_WR_RDMA_READ] = {
-		[WR_RC] = ONE(IB_OPCODE_RC_RDMA_READ_REQUEST),
-	},
-	[IB_WR_ATOMIC_CMP_AND_SWP] = {
-		[WR_RC] = ONE(IB_OPCODE_RC_COMPARE_SWAP),
-	},
-	[IB_WR_ATOMIC_FETCH_AND_ADD] = {
-		[WR_RC] = ONE(IB_OPCODE_RC_FETCH_ADD),
-	},
-	[SV_WR_FLUSH] = {
-		[WR_RC] = ONE(SV_OPCODE_RC_FLUSH),
-	},
-	[SV_WR_ATOMIC_WRITE] = {
-		[WR_RC] = ONE(SV_OPCODE_RC_ATOMIC_WRITE),
-	},
+#define QPT(T)		SV_WR_QPT_##T
+#define W(f)		SV_WR_##f
+/* READ, atomics, FLUSH, ATOMIC WRITE: a response of their own */
+#define RD_ATOMIC	W(RD_ATOMIC)
+/* FLUSH, ATOMIC WRITE (IBTA 1.5) */
+#define MPE		(W(RD_ATOMIC) | W(ACK_ENDS))
+
+const struct sv_wr_info sv_opcode_wr_table[SV_WR_NUM] = {
+	WR(IB_WR_RDMA_WRITE, QPT(RC) | QPT(UC), W(INLINE), IB_WC_RDMA_WRITE,
+	   [SV_XPORT_RC] = SEQ(RC, RDMA_WRITE, RDMA_WRITE_LAST,
+			       RDMA_WRITE_ONLY),
+	   [SV_XPORT_UC] = SEQ(UC, RDMA_WRITE, RDMA_WRITE_LAST,
+			       RDMA_WRITE_ONLY)),
+	WR(IB_WR_RDMA_WRITE_WITH_IMM, QPT(RC) | QPT(UC), W(INLINE),
+	   IB_WC_RDMA_WRITE,
+	   [SV_XPORT_RC] = SEQ(RC, RDMA_WRITE, RDMA_WRITE_LAST_WITH_IMMEDIATE,
+			       RDMA_WRITE_ONLY_WITH_IMMEDIATE),
+	   [SV_XPORT_UC] = SEQ(UC, RDMA_WRITE, RDMA_WRITE_LAST_WITH_IMMEDIATE,
+			       RDMA_WRITE_ONLY_WITH_IMMEDIATE)),
+	WR(IB_WR_SEND, QPT(RC) | QPT(UC) | QPT(UD), W(INLINE), IB_WC_SEND,
+	   [SV_XPORT_RC] = SEQ(RC, SEND, SEND_LAST, SEND_ONLY),
+	   [SV_XPORT_UC] = SEQ(UC, SEND, SEND_LAST, SEND_ONLY),
+	   [SV_XPORT_UD] = ONE(IB_OPCODE_UD_SEND_ONLY)),
+	WR(IB_WR_SEND_WITH_IMM, QPT(RC) | QPT(UC) | QPT(UD), W(INLINE),
+	   IB_WC_SEND,
+	   [SV_XPORT_RC] = SEQ(RC, SEND, SEND_LAST_WITH_IMMEDIATE,
+			       SEND_ONLY_WITH_IMMEDIATE),
+	   [SV_XPORT_UC] = SEQ(UC, SEND, SEND_LAST_WITH_IMMEDIATE,
+			       SEND_ONLY_WITH_IMMEDIATE),
+	   [SV_XPORT_UD] = ONE(IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE)),
+	/* the wire has Send with Invalidate for RC only */
+	WR(IB_WR_SEND_WITH_INV, QPT(RC), W(INLINE), IB_WC_SEND,
+	   [SV_XPORT_RC] = SEQ(RC, SEND, SEND_LAST_WITH_INVALIDATE,
+			       SEND_ONLY_WITH_INVALIDATE)),
+	WR(IB_WR_RDMA_READ, QPT(RC), RD_ATOMIC | W(READ), IB_WC_RDMA_READ,
+	   [SV_XPORT_RC] = ONE(IB_OPCODE_RC_RDMA_READ_REQUEST)),
+	WR(IB_WR_ATOMIC_CMP_AND_SWP, QPT(RC),
+	   RD_ATOMIC | W(ATOMIC) | W(WC_LEN8), IB_WC_COMP_SWAP,
+	   [SV_XPORT_RC] = ONE(IB_OPCODE_RC_COMPARE_SWAP)),
+	WR(IB_WR_ATOMIC_FETCH_AND_ADD, QPT(RC),
+	   RD_ATOMIC | W(ATOMIC) | W(WC_LEN8), IB_WC_FETCH_ADD,
+	   [SV_XPORT_RC] = ONE(IB_OPCODE_RC_FETCH_ADD)),
+	WR(IB_WR_LOCAL_INV, QPT(RC) | QPT(UC), W(LOCAL), IB_WC_LOCAL_INV),
+	/* type 2 memory windows are bound through the SQ by user space */
+	WR(IB_WR_BIND_MW, QPT(RC) | QPT(UC), W(LOCAL) | W(USER),
+	   IB_WC_BIND_MW),
+	/* fast registration: kernel consumers only (no user ABI for it) */
+	WR(IB_WR_REG_MR, QPT(RC) | QPT(UC), W(LOCAL) | W(KERNEL),
+	   IB_WC_REG_MR),
+	/*
+	 * IBTA 1.5 Memory Placement Extensions, RC only.  ib_core defines no
+	 * kernel work request that carries a FLUSH's placement type and
+	 * selectivity level, so FLUSH is for user QPs (the rxe WQE layout
+	 * has them); a kernel ATOMIC WRITE takes its 8 bytes from the SGEs,
+	 * where ib_core has IB_WR_ATOMIC_WRITE.  Where ib_core lacks them
+	 * (SV_MPE false, compat.h) no QP takes FLUSH and ATOMIC WRITE is for
+	 * user QPs only.
+	 */
+	WR(SV_WR_ATOMIC_WRITE, QPT(RC),
+	   MPE | W(VALUE8) | (SV_MPE ? 0 : W(USER)), SV_WC_ATOMIC_WRITE,
+	   [SV_XPORT_RC] = ONE(SV_OPCODE_RC_ATOMIC_WRITE)),
+	WR(SV_WR_FLUSH, SV_MPE ? QPT(RC) : 0, MPE | W(RANGE) | W(USER),
+	   SV_WC_FLUSH,
+	   [SV_XPORT_RC] = ONE(SV_OPCODE_RC_FLUSH)),
 };
-
-#ifdef SV_HAVE_IB_MPE
-/* where ib_core has them, the numbers above are its own */
-static_assert(SV_WR_FLUSH == IB_WR_FLUSH &&
-	      SV_WR_ATOMIC_WRITE == IB_WR_ATOMIC_WRITE);
-static_assert(SV_WC_FLUSH == IB_WC_FLUSH &&
-	      SV_WC_ATOMIC_WRITE == IB_WC_ATOMIC_WRITE);
-static_assert(SV_FLUSH_GLOBAL == IB_FLUSH_GLOBAL &&
-	      SV_FLUSH_PERSISTENT == IB_FLUSH_PERSISTENT &&
-	      SV_FLUSH_RANGE == IB_FLUSH_RANGE && SV_FLUSH_MR == IB_FLUSH_MR);
-#endif
 
 /**
  * sv_opcode_wr_pkt - BTH opcode of one packet of a work request
@@ -283,25 +302,25 @@ static_assert(SV_FLUSH_GLOBAL == IB_FLUSH_GLOBAL &&
 int sv_opcode_wr_pkt(u32 wr_opcode, enum ib_qp_type qp_type,
 		     enum sv_pkt_pos pos)
 {
-	unsigned int qpt;
+	enum sv_wr_xport xport;
 	u16 pkt;
 
 	switch (qp_type) {
 	case IB_QPT_RC:
-		qpt = WR_RC;
+		xport = SV_XPORT_RC;
 		break;
 	case IB_QPT_UC:
-		qpt = WR_UC;
+		xport = SV_XPORT_UC;
 		break;
 	case IB_QPT_UD:
 	case IB_QPT_GSI:
-		qpt = WR_UD;
+		xport = SV_XPORT_UD;
 		break;
 	default:
 		return -EINVAL;
 	}
-	if (wr_opcode >= ARRAY_SIZE(sv_wr_pkts) || pos >= SV_PKT_POS_NUM)
+	if (wr_opcode >= SV_WR_NUM || pos >= SV_PKT_POS_NUM)
 		return -EINVAL;
-	pkt = sv_wr_pkts[wr_opcode][qpt][pos];
+	pkt = sv_opcode_wr_table[wr_opcode].pkt[xport][pos];
 	return pkt ? (pkt & 0xff) : -EINVAL;
 }

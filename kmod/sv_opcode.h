@@ -207,6 +207,133 @@ static inline enum sv_pkt_pos sv_pkt_pos(bool first, bool last)
 	return last ? SV_PKT_LAST : SV_PKT_MIDDLE;
 }
 
+/*
+ * Work requests as data: one row per send work request opcode (enum
+ * ib_wr_opcode, SV_WR_FLUSH and SV_WR_ATOMIC_WRITE included) says which QP
+ * types take it and how (IBTA chapter 9: the transport services of each QP
+ * type), how its send completion looks, and which packets carry it.
+ * Posting (sv_qp.c), the requester (sv_req.c) and the completer
+ * (sv_comp.c) read it through the accessors below; nothing else tests
+ * work request opcodes for these facts.
+ */
+
+/* Properties of one work request opcode (struct sv_wr_info.flags) */
+enum sv_wr_flags {
+	SV_WR_INLINE	= BIT(0),	/* may carry IB_SEND_INLINE data */
+	/* Compare & Swap, Fetch & Add: 8 naturally aligned bytes (9.4.5) */
+	SV_WR_ATOMIC	= BIT(1),
+	SV_WR_LOCAL	= BIT(2),	/* local operation: no SGEs, no packets */
+	SV_WR_KERNEL	= BIT(3),	/* kernel consumers only */
+	SV_WR_USER	= BIT(4),	/* user QPs only */
+	/* ATOMIC WRITE: its 8 bytes travel in the WQE (dma.atomic_wr) */
+	SV_WR_VALUE8	= BIT(5),
+	/* FLUSH: no SGEs; dma.length is the length of the remote range */
+	SV_WR_RANGE	= BIT(6),
+	/*
+	 * Answered by a response of its own, which holds a responder
+	 * resource until it is sent: counts against max_rd_atomic and waits
+	 * behind a fence (IBTA 9.5, 10.8.3.3).  Its packet is NEEDS_RESP.
+	 */
+	SV_WR_RD_ATOMIC	= BIT(7),
+	/*
+	 * RDMA READ: the response carries the data into the SGEs, one PSN
+	 * per path MTU of it, and a READ cut short resumes with a new
+	 * request for the rest (IBTA 9.7.4.1.4).
+	 */
+	SV_WR_READ	= BIT(8),
+	/*
+	 * FLUSH, ATOMIC WRITE: a zero-length RDMA READ Response Only ends
+	 * them (IBTA 1.5), and so does an ACK covering their PSN (some
+	 * Soft-RoCE versions answer an ATOMIC WRITE so).
+	 */
+	SV_WR_ACK_ENDS	= BIT(9),
+	/* its completion's byte_len is 8 (the original value), not the length */
+	SV_WR_WC_LEN8	= BIT(10),
+};
+
+/* QP types in struct sv_wr_info.qp_types (GSI sends as UD) */
+#define SV_WR_QPT_RC	BIT(IB_QPT_RC)
+#define SV_WR_QPT_UC	BIT(IB_QPT_UC)
+#define SV_WR_QPT_UD	(BIT(IB_QPT_UD) | BIT(IB_QPT_GSI))
+
+/* Transports with packets of their own, the index of struct sv_wr_info.pkt */
+enum sv_wr_xport {
+	SV_XPORT_RC,
+	SV_XPORT_UC,
+	SV_XPORT_UD,		/* UD and GSI */
+	SV_XPORT_NUM
+};
+
+/**
+ * struct sv_wr_info - properties of one send work request opcode
+ * @name:	"SEND", "RDMA_WRITE" etc.; NULL for an opcode softverbs
+ *		does not know
+ * @flags:	SV_WR_* (enum sv_wr_flags)
+ * @qp_types:	SV_WR_QPT_* of the QP types that accept it; 0 where this
+ *		kernel lacks it (FLUSH without SV_MPE, compat.h): then the
+ *		opcode counts as unknown, though its packets are listed
+ * @wc_opcode:	enum ib_wc_opcode of its send completion
+ * @pkt:	BTH opcode of each packet per transport and position, as
+ *		0x100 | opcode, so that 0 means "no such packet" (opcode 0
+ *		is RC SEND First); see sv_opcode_wr_pkt()
+ */
+struct sv_wr_info {
+	const char	*name;
+	u16		flags;
+	u8		qp_types;
+	u8		wc_opcode;
+	u16		pkt[SV_XPORT_NUM][SV_PKT_POS_NUM];
+};
+
+/* rows: every opcode up to ib_core's kernel-only ones (IB_WR_REG_MR, 0x20) */
+#define SV_WR_NUM	(IB_WR_REG_MR + 1)
+static_assert(SV_WR_FLUSH < SV_WR_NUM && SV_WR_ATOMIC_WRITE < SV_WR_NUM);
+extern const struct sv_wr_info sv_opcode_wr_table[SV_WR_NUM];
+
+/* The row of @wr_opcode, or NULL if no QP type takes it. */
+static inline const struct sv_wr_info *sv_opcode_wr_info(u32 wr_opcode)
+{
+	const struct sv_wr_info *info;
+
+	if (wr_opcode >= SV_WR_NUM)
+		return NULL;
+	info = &sv_opcode_wr_table[wr_opcode];
+	return info->qp_types ? info : NULL;
+}
+
+/* May a QP of @qp_type post it? */
+static inline bool sv_opcode_wr_qp_ok(const struct sv_wr_info *info,
+				      enum ib_qp_type qp_type)
+{
+	return info && (info->qp_types & BIT(qp_type));
+}
+
+/* SV_WR_* flags of a (possibly bogus) opcode: 0 if unknown */
+static inline u32 sv_opcode_wr_flags(u32 wr_opcode)
+{
+	const struct sv_wr_info *info = sv_opcode_wr_info(wr_opcode);
+
+	return info ? info->flags : 0;
+}
+
+/* the completion opcode of a (possibly bogus) opcode: IB_WC_SEND if unknown */
+static inline enum ib_wc_opcode sv_opcode_wr_wc(u32 wr_opcode)
+{
+	const struct sv_wr_info *info = sv_opcode_wr_info(wr_opcode);
+
+	return info ? info->wc_opcode : IB_WC_SEND;
+}
+
+/*
+ * byte_len of the send completion of a WQE of @length bytes: the message
+ * length, or for atomics the 8 bytes of the original value they return.
+ */
+static inline u32 sv_opcode_wr_wc_len(u32 wr_opcode, u32 length)
+{
+	return sv_opcode_wr_flags(wr_opcode) & SV_WR_WC_LEN8 ? sizeof(u64) :
+							      length;
+}
+
 int sv_opcode_wr_pkt(u32 wr_opcode, enum ib_qp_type qp_type,
 		     enum sv_pkt_pos pos);
 

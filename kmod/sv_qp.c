@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Queue pairs: creation, the IBTA state machine (modify_qp, query_qp),
- * destruction, work requests of kernel consumers, flushing and the QP's
+ * destruction, work requests of kernel consumers, flush with error and the QP's
  * affiliated events.  The transport engine (requester, responder,
  * completer) plugs in through the functions declared in sv.h.
  *
@@ -14,7 +14,7 @@
  * holds modify_mutex) or by the transport (sv_qp_error, sv_qp_sq_error).
  * Posting does not take state_lock: a poster and a transition to an error
  * state meet through a full barrier on each side, so every WQE posted
- * around the transition is flushed by one of them (see sv_qp_flush()).
+ * around the transition is flushed by one of them (see sv_comp_retire()).
  *
  * Lock order: modify_mutex, then state_lock.  The work queue locks (see
  * struct sv_wq) are never held together with state_lock, and no QP lock is
@@ -28,79 +28,6 @@
 #include "sv.h"
 #include "sv_xport.h"
 
-/*
- * Send opcodes: which QP types accept them and how (IBTA chapter 9: the
- * transport services each QP type offers).
- */
-enum {
-	SV_WR_QPT_RC	= BIT(IB_QPT_RC),
-	SV_WR_QPT_UC	= BIT(IB_QPT_UC),
-	SV_WR_QPT_UD	= BIT(IB_QPT_UD) | BIT(IB_QPT_GSI),
-
-	SV_WR_INLINE	= 1 << 0,	/* may carry IB_SEND_INLINE data */
-	SV_WR_ATOMIC	= 1 << 1,	/* 8-byte aligned remote address */
-	SV_WR_LOCAL	= 1 << 2,	/* local operation: no SGEs */
-	SV_WR_KERNEL	= 1 << 3,	/* kernel consumers only */
-	SV_WR_USER	= 1 << 4,	/* user QPs only */
-	/* ATOMIC WRITE: its 8 bytes travel in the WQE (dma.atomic_wr) */
-	SV_WR_VALUE8	= 1 << 5,
-	/* FLUSH: no SGEs; dma.length is the length of the remote range */
-	SV_WR_RANGE	= 1 << 6,
-};
-
-struct sv_wr_opcode_info {
-	u8	qp_types;	/* SV_WR_QPT_* */
-	u8	flags;		/* SV_WR_* */
-	u8	wc_opcode;	/* enum ib_wc_opcode of its completion */
-};
-
-static const struct sv_wr_opcode_info sv_wr_opcodes[] = {
-	[IB_WR_RDMA_WRITE] = {
-		SV_WR_QPT_RC | SV_WR_QPT_UC, SV_WR_INLINE, IB_WC_RDMA_WRITE },
-	[IB_WR_RDMA_WRITE_WITH_IMM] = {
-		SV_WR_QPT_RC | SV_WR_QPT_UC, SV_WR_INLINE, IB_WC_RDMA_WRITE },
-	[IB_WR_SEND] = {
-		SV_WR_QPT_RC | SV_WR_QPT_UC | SV_WR_QPT_UD, SV_WR_INLINE,
-		IB_WC_SEND },
-	[IB_WR_SEND_WITH_IMM] = {
-		SV_WR_QPT_RC | SV_WR_QPT_UC | SV_WR_QPT_UD, SV_WR_INLINE,
-		IB_WC_SEND },
-	/* the wire has Send with Invalidate for RC only */
-	[IB_WR_SEND_WITH_INV] = { SV_WR_QPT_RC, SV_WR_INLINE, IB_WC_SEND },
-	[IB_WR_RDMA_READ] = { SV_WR_QPT_RC, 0, IB_WC_RDMA_READ },
-	[IB_WR_ATOMIC_CMP_AND_SWP] = {
-		SV_WR_QPT_RC, SV_WR_ATOMIC, IB_WC_COMP_SWAP },
-	[IB_WR_ATOMIC_FETCH_AND_ADD] = {
-		SV_WR_QPT_RC, SV_WR_ATOMIC, IB_WC_FETCH_ADD },
-	[IB_WR_LOCAL_INV] = {
-		SV_WR_QPT_RC | SV_WR_QPT_UC, SV_WR_LOCAL, IB_WC_LOCAL_INV },
-	/* type 2 memory windows are bound through the SQ by user space */
-	[IB_WR_BIND_MW] = {
-		SV_WR_QPT_RC | SV_WR_QPT_UC, SV_WR_LOCAL | SV_WR_USER,
-		IB_WC_BIND_MW },
-	/* fast registration: kernel consumers only (no user ABI for it) */
-	[IB_WR_REG_MR] = {
-		SV_WR_QPT_RC | SV_WR_QPT_UC, SV_WR_LOCAL | SV_WR_KERNEL,
-		IB_WC_REG_MR },
-	/*
-	 * IBTA 1.5 Memory Placement Extensions, RC only (compat.h).  ib_core
-	 * defines no kernel work request that carries a FLUSH's placement
-	 * type and selectivity level, so FLUSH is for user QPs (the rxe WQE
-	 * layout has them); a kernel ATOMIC WRITE takes its 8 bytes from the
-	 * SGEs, where ib_core has IB_WR_ATOMIC_WRITE.  The user ABI numbers
-	 * (sv_opcode.h) are ib_core's own where it has them.
-	 */
-#ifdef SV_HAVE_IB_MPE
-	[SV_WR_ATOMIC_WRITE] = {
-		SV_WR_QPT_RC, SV_WR_VALUE8, SV_WC_ATOMIC_WRITE },
-	[SV_WR_FLUSH] = {
-		SV_WR_QPT_RC, SV_WR_RANGE | SV_WR_USER, SV_WC_FLUSH },
-#else
-	[SV_WR_ATOMIC_WRITE] = {
-		SV_WR_QPT_RC, SV_WR_VALUE8 | SV_WR_USER, SV_WC_ATOMIC_WRITE },
-#endif
-};
-
 /* IB_SEND_IP_CSUM (IPoIB checksum offload) is not supported */
 #define SV_SEND_FLAGS \
 	(IB_SEND_FENCE | IB_SEND_SIGNALED | IB_SEND_SOLICITED | IB_SEND_INLINE)
@@ -112,26 +39,6 @@ static const struct sv_wr_opcode_info sv_wr_opcodes[] = {
 
 /* Q_Keys with the high bit set are controlled Q_Keys (IBTA) */
 #define SV_QKEY_CONTROLLED	0x80000000U
-
-static const struct sv_wr_opcode_info *sv_wr_opcode_info(u32 opcode,
-							 enum ib_qp_type type)
-{
-	const struct sv_wr_opcode_info *info;
-
-	if (opcode >= ARRAY_SIZE(sv_wr_opcodes))
-		return NULL;
-	info = &sv_wr_opcodes[opcode];
-	return info->qp_types & BIT(type) ? info : NULL;
-}
-
-/* the completion opcode of a (possibly bogus) send WQE opcode */
-enum ib_wc_opcode sv_qp_send_wc_opcode(u32 opcode)
-{
-	if (opcode >= ARRAY_SIZE(sv_wr_opcodes) ||
-	    !sv_wr_opcodes[opcode].qp_types)
-		return IB_WC_SEND;
-	return sv_wr_opcodes[opcode].wc_opcode;
-}
 
 static struct sv_dev *sv_qp_dev(struct sv_qp *qp)
 {
@@ -168,7 +75,7 @@ void sv_qp_event(struct sv_qp *qp, enum ib_event_type type)
 		qp->ibqp.event_handler(&event, qp->ibqp.qp_context);
 }
 
-/* --- flushing ------------------------------------------------------------- */
+/* --- flush with error (IBTA 10.8.3) ------------------------------------ */
 
 /*
  * WQEs waiting in @wq.  For a user ring this believes the user's producer
@@ -181,7 +88,7 @@ static u32 sv_wq_pending(struct sv_qp *qp, struct sv_wq *wq)
 }
 
 /*
- * Lock @wq for consuming outside the transport (flushing, discarding):
+ * Lock @wq for consuming outside the transport (flush with error, discarding):
  * both sides, so that a kernel QP's producer index, which the kernel owns,
  * is read under its own lock.  (A user QP's producer_lock guards nothing
  * else; taking it costs nothing on these rare paths.)
@@ -200,7 +107,7 @@ static void sv_wq_unlock(struct sv_wq *wq, unsigned long flags)
 	spin_unlock_irqrestore(&wq->producer_lock, flags);
 }
 
-static bool sv_qp_flush_one_recv(struct sv_qp *qp)
+static bool sv_qp_rq_flush_err_one(struct sv_qp *qp)
 {
 	struct sv_wq *wq = &qp->rq;
 	struct ib_wc wc = {
@@ -225,93 +132,18 @@ static bool sv_qp_flush_one_recv(struct sv_qp *qp)
 	return true;
 }
 
-/*
- * Flush what the state says must be flushed: the SQ in SQE and ERR, the RQ
- * in ERR (IBTA 10.8.3: every outstanding and every newly posted WR
- * completes with IB_WC_WR_FLUSH_ERR, in order).  Any context.
- *
- * One flusher runs at a time per QP, without holding a lock across
- * sv_cq_post(): a caller that finds a flush running only bumps flush_req,
- * and the running flusher goes over the queues once more.  This keeps the
- * completions in WQE order and lets a completion handler post to the QP
- * (which flushes again) without recursing or deadlocking.
- *
- * Bounded work per call: a pass takes what the queues hold when it starts
- * (a user ring's producer index is the user's, and a thread advancing it
- * must not keep a pass going), and a caller runs at most SV_FLUSH_PASSES
- * passes.  If posters keep asking for more, the runner's role moves to a
- * work item (sv_qp_flush_resume()), which requeues itself the same way: a
- * process flushing its own QP without end burns its own system calls and
- * a work item that yields, never a softirq, a timer or another task's
- * system call.  With interrupts off (the transport's locks are bottom-half
- * locks) the role moves at once.
- *
- * Ordering with posters: a poster produces its WQE, then executes a full
- * barrier and reads qp->state (sv_qp_kick()); a transition stores the new
- * state and then calls here, where atomic_fetch_inc() is the full barrier
- * before the queues are read.  So either the transition's flush sees the
- * WQE or the poster sees the error state and flushes it itself.
- */
-#define SV_FLUSH_PASSES		4
-
-static void sv_qp_flush_pass(struct sv_qp *qp)
+void sv_qp_rq_flush_err(struct sv_qp *qp)
 {
-	enum ib_qp_state state = READ_ONCE(qp->state);
 	u32 n;
 
-	/*
-	 * The SQ: finished WQEs are retired in order, and in SQE and ERR the
-	 * rest flush, in-flight ones included (sv_comp.c).
-	 */
-	sv_comp_retire(qp, state == IB_QPS_SQE || state == IB_QPS_ERR);
-	if (state != IB_QPS_ERR)
-		return;
 	/* the responder's WQE in progress is older than the RQ's */
 	sv_resp_flush(qp);
 	if (!qp->rq.queue)
 		return;
-	/* what the RQ holds now; later posts ask for another pass */
+	/* what the RQ holds now; later posts ask for another run */
 	for (n = sv_wq_pending(qp, &qp->rq); n; n--)
-		if (!sv_qp_flush_one_recv(qp))
+		if (!sv_qp_rq_flush_err_one(qp))
 			break;
-}
-
-/*
- * Run the flusher.  The caller is the runner: sv_qp_flush(), which raised
- * flush_req from 0, or sv_req.c's work item, which was handed the role.
- */
-void sv_qp_flush_resume(struct sv_qp *qp)
-{
-	int passes = SV_FLUSH_PASSES;
-	int pending;
-
-	do {
-		if (irqs_disabled() || !passes--) {
-			/* flush_req stays raised: the work item is the runner */
-			sv_req_defer_retire(qp);
-			return;
-		}
-		/* acquire: see what the requesters published before asking */
-		pending = atomic_read_acquire(&qp->flush_req);
-		sv_qp_flush_pass(qp);
-	} while (atomic_sub_return(pending, &qp->flush_req));
-}
-
-static void sv_qp_flush(struct sv_qp *qp)
-{
-	if (atomic_fetch_inc(&qp->flush_req))
-		return;		/* the running flusher will pass again */
-	sv_qp_flush_resume(qp);
-}
-
-bool sv_qp_flush_idle(struct sv_qp *qp)
-{
-	return !atomic_read(&qp->flush_req);
-}
-
-void sv_qp_sq_complete(struct sv_qp *qp)
-{
-	sv_qp_flush(qp);
 }
 
 /*
@@ -337,10 +169,10 @@ static void sv_wq_discard(struct sv_qp *qp, struct sv_wq *wq)
 
 /* --- state changes by the transport ---------------------------------------- */
 
-/* the QP just entered ERR: flush, and tell an SRQ user it is done */
+/* the QP just entered ERR: flush with error, and tell an SRQ user it is done */
 static void sv_qp_entered_error(struct sv_qp *qp)
 {
-	sv_qp_flush(qp);
+	sv_comp_retire(qp);
 	/*
 	 * A QP with an SRQ gets no flush completions for the SRQ's WQEs;
 	 * this event tells the consumer that no further WQE of the SRQ will
@@ -383,7 +215,7 @@ void sv_qp_sq_error(struct sv_qp *qp)
 	}
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (entered)
-		sv_qp_flush(qp);
+		sv_comp_retire(qp);
 }
 
 void sv_qp_sq_drain_check(struct sv_qp *qp)
@@ -412,11 +244,11 @@ void sv_qp_kick(struct sv_qp *qp)
 {
 	enum ib_qp_state state;
 
-	/* order the WQEs just produced before the state read: sv_qp_flush() */
+	/* order the WQEs just produced before the state read: sv_comp_retire() */
 	smp_mb();
 	state = READ_ONCE(qp->state);
 	if (state == IB_QPS_SQE || state == IB_QPS_ERR)
-		sv_qp_flush(qp);
+		sv_comp_retire(qp);
 	/* RTS: the requester takes them.  SQD: they wait for RTS. */
 	else if (state == IB_QPS_RTS)
 		sv_req_sched(qp);
@@ -644,7 +476,6 @@ int sv_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->attr.path_mig_state = IB_MIG_MIGRATED;
 	if (init->qp_type == IB_QPT_GSI)
 		qp->attr.port_num = init->port_num;
-	atomic_set(&qp->flush_req, 0);
 	INIT_LIST_HEAD(&qp->mcast_list);
 	init_completion(&qp->released);
 
@@ -1084,22 +915,19 @@ int sv_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
  * work requests; atomics operate on 8 naturally aligned bytes.
  */
 static int sv_qp_check_send_wr(struct sv_qp *qp, const struct ib_send_wr *wr,
-			       bool flushing, u64 *length)
+			       bool flush_err, u64 *length)
 {
 	enum ib_qp_type type = qp->ibqp.qp_type;
-	const struct sv_wr_opcode_info *info;
+	const struct sv_wr_info *info = sv_opcode_wr_info(wr->opcode);
 	u64 len = 0;
 	int i;
 
-	info = sv_wr_opcode_info(wr->opcode, type);
 	/*
 	 * A QP whose SQ flushes executes nothing, so any known opcode will do
 	 * there: ib_drain_sq() posts an RDMA Write whatever the QP type.
 	 */
-	if (!info && flushing && wr->opcode < ARRAY_SIZE(sv_wr_opcodes) &&
-	    sv_wr_opcodes[wr->opcode].qp_types)
-		info = &sv_wr_opcodes[wr->opcode];
-	if (!info || (info->flags & SV_WR_USER))
+	if (!info || (!flush_err && !sv_opcode_wr_qp_ok(info, type)) ||
+	    (info->flags & SV_WR_USER))
 		return -EINVAL;
 	if (wr->send_flags & ~SV_SEND_FLAGS)
 		return -EINVAL;
@@ -1211,7 +1039,7 @@ static void sv_qp_write_send_wqe(struct sv_qp *qp,
 		break;
 	}
 
-	value8 = sv_wr_opcodes[wr->opcode].flags & SV_WR_VALUE8;
+	value8 = sv_opcode_wr_flags(wr->opcode) & SV_WR_VALUE8;
 	if (value8) {
 		/* ATOMIC WRITE: addressed like an RDMA WRITE */
 		wqe->wr.wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
@@ -1398,9 +1226,9 @@ int sv_qp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			  err);
 	}
 	/* in ERR the new WQEs complete with a flush error right away */
-	smp_mb();	/* see sv_qp_flush() */
+	smp_mb();	/* see sv_comp_retire() */
 	if (READ_ONCE(qp->state) == IB_QPS_ERR)
-		sv_qp_flush(qp);
+		sv_comp_retire(qp);
 	return err;
 }
 
@@ -1408,13 +1236,13 @@ int sv_qp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 
 int sv_qp_check_send_wqe(struct sv_qp *qp, struct sv_send_wqe *wqe)
 {
-	const struct sv_wr_opcode_info *info;
+	const struct sv_wr_info *info = sv_opcode_wr_info(wqe->wr.opcode);
 	u32 flags = wqe->wr.send_flags;
 	u64 length = 0;
 	u32 i;
 
-	info = sv_wr_opcode_info(wqe->wr.opcode, qp->ibqp.qp_type);
-	if (!info || (info->flags & SV_WR_KERNEL))
+	if (!sv_opcode_wr_qp_ok(info, qp->ibqp.qp_type) ||
+	    (info->flags & SV_WR_KERNEL))
 		return -EINVAL;
 	if (flags & ~SV_SEND_FLAGS)
 		return -EINVAL;

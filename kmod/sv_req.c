@@ -6,9 +6,9 @@
  * QPs), from the completer when responses open the window again, and from
  * the timers through the completer: inline when the caller's context
  * allows it, otherwise, and after a budget of packets, as a work item on
- * sv_req_wq.  One runner at a time per QP (req.sched), so packets leave in
- * PSN order; and for connected QPs from one CPU at a time, so that they
- * also arrive in that order (see sv_req_sched()).
+ * sv_req_wq.  One runner at a time per QP (req.task, struct sv_task), so
+ * packets leave in PSN order; and for connected QPs from one CPU at a time,
+ * so that they also arrive in that order (see sv_req_sched()).
  *
  * Each WQE is copied out of the ring when it starts (struct sv_swqe,
  * sv_req.h) and checked there: user space may rewrite the slot at any
@@ -21,9 +21,9 @@
  * one-packet requests answered by a response of their own, like RDMA READ
  * and atomics, and count against max_rd_atomic like them: the responder
  * keeps a responder resource for each (to answer a duplicate without
- * executing it again).  Where ib_core lacks them (compat.h) sv_qp.c's
- * opcode table refuses FLUSH, and ATOMIC WRITE from kernel consumers, so
- * such a WQE completes with IB_WC_LOC_QP_OP_ERR.
+ * executing it again).  Where ib_core lacks them (compat.h) the work
+ * request table (sv_opcode.c) refuses FLUSH, and ATOMIC WRITE from kernel
+ * consumers, so such a WQE completes with IB_WC_LOC_QP_OP_ERR.
  */
 #include <linux/delay.h>
 #include <linux/interrupt.h>
@@ -192,24 +192,6 @@ void sv_req_resend_locked(struct sv_qp *qp, u32 psn)
 
 /* --- starting a WQE ------------------------------------------------------- */
 
-static bool sv_req_is_local(u32 opcode)
-{
-	return opcode == IB_WR_LOCAL_INV || opcode == IB_WR_REG_MR ||
-	       opcode == IB_WR_BIND_MW;
-}
-
-static bool sv_req_is_mpe(u32 opcode)
-{
-	return opcode == SV_WR_FLUSH || opcode == SV_WR_ATOMIC_WRITE;
-}
-
-static bool sv_req_is_rd_atomic(u32 opcode)
-{
-	return opcode == IB_WR_RDMA_READ ||
-	       opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD || sv_req_is_mpe(opcode);
-}
-
 /* LOCAL_INV, REG_MR, BIND_MW: executed when the requester reaches them */
 static enum ib_wc_status sv_req_local_op(struct sv_qp *qp,
 					 const struct sv_send_wqe *wqe)
@@ -270,7 +252,7 @@ static bool sv_req_start_locked(struct sv_qp *qp, u32 idx, bool *retire)
 	struct sv_swqe *sw = sv_req_swqe(qp, idx);
 	struct sv_send_wqe *wqe = sw->wqe;
 	enum ib_wc_status status = IB_WC_SUCCESS;
-	u32 opcode, len, mtu;
+	u32 opcode, wr_flags, len, mtu;
 
 	lockdep_assert_held(&qp->req.lock);
 
@@ -278,6 +260,7 @@ static bool sv_req_start_locked(struct sv_qp *qp, u32 idx, bool *retire)
 	if (qp->is_user && sv_qp_check_send_wqe(qp, wqe))
 		status = IB_WC_LOC_QP_OP_ERR;
 	opcode = wqe->wr.opcode;
+	wr_flags = sv_opcode_wr_flags(opcode);
 
 	if (status == IB_WC_SUCCESS && qp->ibqp.qp_type == IB_QPT_RC) {
 		u32 max_rd = max_t(u32, READ_ONCE(qp->attr.max_rd_atomic), 1);
@@ -286,7 +269,7 @@ static bool sv_req_start_locked(struct sv_qp *qp, u32 idx, bool *retire)
 		if ((wqe->wr.send_flags & IB_SEND_FENCE) && qp->req.rd_atomic)
 			return false;
 		/* IBTA 9.5: at most max_rd_atomic outstanding at the responder */
-		if (sv_req_is_rd_atomic(opcode) && qp->req.rd_atomic >= max_rd)
+		if ((wr_flags & SV_WR_RD_ATOMIC) && qp->req.rd_atomic >= max_rd)
 			return false;
 	}
 
@@ -297,7 +280,7 @@ static bool sv_req_start_locked(struct sv_qp *qp, u32 idx, bool *retire)
 		qp->req.rnr_left = READ_ONCE(qp->attr.rnr_retry);
 	}
 
-	sw->wc_opcode = sv_qp_send_wc_opcode(opcode);
+	sw->wc_opcode = sv_opcode_wr_wc(opcode);
 	sw->flags = 0;
 	if (qp->sq_sig_all || (wqe->wr.send_flags & IB_SEND_SIGNALED))
 		sw->flags |= SV_SWQE_SIGNALED;
@@ -310,13 +293,13 @@ static bool sv_req_start_locked(struct sv_qp *qp, u32 idx, bool *retire)
 	sw->mtu = mtu;
 	len = wqe->dma.length;
 
-	if (status == IB_WC_SUCCESS && sv_req_is_local(opcode))
+	if (status == IB_WC_SUCCESS && (wr_flags & SV_WR_LOCAL))
 		status = sv_req_local_op(qp, wqe);
 	else if (status == IB_WC_SUCCESS && sv_req_is_ud(qp) && len > mtu)
 		status = IB_WC_LOC_LEN_ERR;	/* UD: one packet (IBTA 9.8.2) */
 
 	sv_req_in_flight_inc(qp);
-	if (status != IB_WC_SUCCESS || sv_req_is_local(opcode)) {
+	if (status != IB_WC_SUCCESS || (wr_flags & SV_WR_LOCAL)) {
 		sw->npkts = 0;
 		sw->last_psn = sw->first_psn;
 		sw->state = SV_SWQE_DONE;
@@ -327,14 +310,13 @@ static bool sv_req_start_locked(struct sv_qp *qp, u32 idx, bool *retire)
 		return true;
 	}
 
-	if (sv_req_is_rd_atomic(opcode)) {
+	if (wr_flags & SV_WR_RD_ATOMIC) {
 		sw->flags |= SV_SWQE_RD_ATOMIC | SV_SWQE_RESP;
-		/* some Soft-RoCE versions answer an ATOMIC WRITE with an ACK */
-		if (sv_req_is_mpe(opcode))
+		if (wr_flags & SV_WR_ACK_ENDS)
 			sw->flags |= SV_SWQE_ACK_ENDS;
 		qp->req.rd_atomic++;
 		sw->npkts = 1;
-		sw->last_psn = opcode == IB_WR_RDMA_READ ?
+		sw->last_psn = wr_flags & SV_WR_READ ?
 			sv_psn_add(sw->first_psn, sv_mtu_npkts(len, mtu) - 1) :
 			sw->first_psn;
 	} else {
@@ -404,7 +386,7 @@ static void sv_req_build_ext(struct sv_qp *qp, struct sv_swqe *sw, u8 *hdr,
 		u32 len = wqe->dma.length;
 		u64 va = wqe->wr.wr.rdma.remote_addr;
 
-		if (wqe->wr.opcode == IB_WR_RDMA_READ) {
+		if (sv_opcode_wr_flags(wqe->wr.opcode) & SV_WR_READ) {
 			/* a resumed READ asks for what is still missing */
 			va += sw->resp_len;
 			len -= sw->resp_len;
@@ -438,7 +420,8 @@ static int sv_req_build_locked(struct sv_qp *qp, struct sv_swqe *sw,
 	struct sv_dev *sv = sv_req_dev(qp);
 	const struct sv_send_wqe *wqe = sw->wqe;
 	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
-	bool read = wqe->wr.opcode == IB_WR_RDMA_READ;
+	u32 wr_flags = sv_opcode_wr_flags(wqe->wr.opcode);
+	bool read = wr_flags & SV_WR_READ;
 	const struct sv_opcode_info *info;
 	u32 psn, off, paylen = 0, flags = 0, dqpn;
 	struct sk_buff *skb;
@@ -456,7 +439,7 @@ static int sv_req_build_locked(struct sv_qp *qp, struct sv_swqe *sw,
 		first = last = true;
 		off = sw->resp_len;
 		psn = sv_psn_add(sw->first_psn, off / sw->mtu);
-		if (wqe->wr.opcode == SV_WR_ATOMIC_WRITE)
+		if (wr_flags & SV_WR_VALUE8)
 			paylen = sizeof(u64);
 	} else {
 		first = sw->next == 0;
@@ -488,7 +471,7 @@ static int sv_req_build_locked(struct sv_qp *qp, struct sv_swqe *sw,
 		sv_hdr_build_bth(hdr, opcode, flags, SV_DEFAULT_PKEY, dqpn, psn,
 				 paylen);
 		sv_req_build_ext(qp, sw, hdr, info);
-		if (paylen && wqe->wr.opcode == SV_WR_ATOMIC_WRITE) {
+		if (paylen && (wr_flags & SV_WR_VALUE8)) {
 			/* the value, as bytes, from the WQE (sv_qp.c) */
 			memcpy(hdr + info->hdr_len, wqe->dma.atomic_wr, paylen);
 		} else if (paylen) {
@@ -647,38 +630,23 @@ static bool sv_req_send_some(struct sv_qp *qp, int *budget)
 	local_bh_enable();
 
 	if (retire)
-		sv_qp_sq_complete(qp);
+		sv_comp_retire(qp);
 	return idle;
 }
 
 /*
- * Run as the requester on @cpu, the caller's, which must not change under
- * it (preemption off, or a bound worker of sv_req_wq).
+ * The requester's run (req.task), on the CPU it was started on, which
+ * must not change under it: preemption off inline (sv_req_sched()), or a
+ * bound worker of sv_req_wq (per CPU: its workers are bound to the CPU the
+ * item was queued on, unless that CPU went offline; then any will do).
+ * When the budget runs out the work item goes on, on this CPU.
  */
-static void sv_req_run(struct sv_qp *qp, int cpu, int budget)
+static bool sv_req_task_run(struct sv_task *task, int *budget)
 {
-	int n;
+	struct sv_qp *qp = container_of(task, struct sv_qp, req.task);
 
-	qp->req.cpu = cpu;
-	do {
-		n = atomic_read(&qp->req.sched);
-		if (!sv_req_send_some(qp, &budget)) {
-			/* more to send: the work item goes on, on this CPU */
-			queue_work_on(qp->req.cpu, sv_req_wq, &qp->req.work);
-			return;
-		}
-	} while (atomic_sub_return(n, &qp->req.sched));
-}
-
-static void sv_req_work(struct work_struct *work)
-{
-	struct sv_qp *qp = container_of(work, struct sv_qp, req.work);
-
-	/*
-	 * sv_req_wq is per CPU: its workers are bound to the CPU the item
-	 * was queued on, unless that CPU went offline (then any will do).
-	 */
-	sv_req_run(qp, raw_smp_processor_id(), SV_REQ_BUDGET_WORK);
+	task->cpu = raw_smp_processor_id();
+	return sv_req_send_some(qp, budget);
 }
 
 /*
@@ -701,9 +669,10 @@ static void sv_req_work(struct work_struct *work)
  */
 static bool sv_req_may_run_on(struct sv_qp *qp, int cpu)
 {
+	int last = qp->req.task.cpu;
 	bool idle;
 
-	if (qp->req.cpu < 0 || qp->req.cpu == cpu)
+	if (last == WORK_CPU_UNBOUND || last == cpu)
 		return true;
 	if (qp->ibqp.qp_type != IB_QPT_RC)
 		return false;
@@ -711,14 +680,6 @@ static bool sv_req_may_run_on(struct sv_qp *qp, int cpu)
 	idle = qp->comp.psn == qp->req.psn;
 	spin_unlock_bh(&qp->req.lock);
 	return idle;
-}
-
-/* the flusher's role, handed over by sv_qp.c (bounded work per call) */
-static void sv_req_retire_work(struct work_struct *work)
-{
-	struct sv_qp *qp = container_of(work, struct sv_qp, req.retire_work);
-
-	sv_qp_flush_resume(qp);
 }
 
 /*
@@ -729,29 +690,22 @@ static void sv_req_retire_work(struct work_struct *work)
  */
 void sv_req_sched(struct sv_qp *qp)
 {
+	struct sv_task *task = &qp->req.task;
 	int cpu;
 
-	if (atomic_inc_return(&qp->req.sched) > 1)
-		return;		/* the runner will pass again */
+	if (!sv_task_claim(task))
+		return;		/* the runner will run again */
 	/* the runner from here on; it stays on this CPU while inline */
 	cpu = get_cpu();
 	if (irqs_disabled() || in_hardirq() || !sv_req_may_run_on(qp, cpu)) {
-		queue_work_on(qp->req.cpu < 0 ? cpu : qp->req.cpu, sv_req_wq,
-			      &qp->req.work);
+		if (task->cpu == WORK_CPU_UNBOUND)
+			task->cpu = cpu;
+		sv_task_defer(task);
 		put_cpu();
 		return;
 	}
-	sv_req_run(qp, cpu, SV_REQ_BUDGET_INLINE);
+	sv_task_run(task, SV_REQ_BUDGET_INLINE);
 	put_cpu();
-}
-
-/*
- * For sv_qp.c's flusher: run it from the work queue (interrupts were off,
- * or its passes for one call were used up).
- */
-void sv_req_defer_retire(struct sv_qp *qp)
-{
-	queue_work(sv_req_wq, &qp->req.retire_work);
 }
 
 /* --- life cycle ------------------------------------------------------------ */
@@ -767,10 +721,9 @@ int sv_req_init(struct sv_qp *qp)
 	spin_lock_init(&qp->req.lock);
 	timer_setup(&qp->req.retrans_timer, sv_comp_retrans_timeout, 0);
 	timer_setup(&qp->req.rnr_timer, sv_comp_rnr_timeout, 0);
-	atomic_set(&qp->req.sched, 0);
-	qp->req.cpu = -1;
-	INIT_WORK(&qp->req.work, sv_req_work);
-	INIT_WORK(&qp->req.retire_work, sv_req_retire_work);
+	sv_task_init(&qp->req.task, sv_req_wq, sv_req_task_run,
+		     SV_REQ_BUDGET_WORK);
+	sv_comp_init(qp);
 
 	/* per slot: the state, then (after all states) the WQE copy */
 	qp->req.swqe = kvcalloc(slots, sizeof(struct sv_swqe) + slot_size,
@@ -785,19 +738,22 @@ int sv_req_init(struct sv_qp *qp)
 }
 
 /*
- * Wait until no timer, work item or runner of the requester is active.
- * The QP is in RESET already, where none of them starts anything new or
- * re-arms; runners that saw the old state finish their packet and stop.
+ * Wait until no timer, work item or runner of the requester or the
+ * completer is active (each may ask the other for a run).  The QP is in
+ * RESET already, where none of them starts anything new or re-arms;
+ * runners that saw the old state finish their packet and stop.
  */
 static void sv_req_quiesce(struct sv_qp *qp)
 {
 	for (;;) {
+		bool idle;
+
 		del_timer_sync(&qp->req.retrans_timer);
 		del_timer_sync(&qp->req.rnr_timer);
-		flush_work(&qp->req.work);
-		flush_work(&qp->req.retire_work);
-		/* a flusher whose work item requeued itself is not done */
-		if (!atomic_read(&qp->req.sched) && sv_qp_flush_idle(qp))
+		idle = sv_task_flush(&qp->req.task);
+		/* a retirer whose work item requeued itself is not done */
+		idle &= sv_task_flush(&qp->comp.task);
+		if (idle && sv_task_idle(&qp->req.task))
 			break;
 		usleep_range(1000, 2000);
 	}

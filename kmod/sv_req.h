@@ -10,9 +10,10 @@
  *                          |                                                 ^
  *                          +-- local op, UC/UD send, or a local error -------+
  *
- * DONE WQEs are retired in ring order by sv_comp_retire(): it posts their
- * completions and hands the slots back.  "In flight" (qp->req.in_flight)
- * counts the WQEs from the SQ's consumer index that have a copy here.
+ * DONE WQEs are retired in ring order by the completer, the one owner of
+ * retiring (sv_comp_retire()): it posts their completions and hands the
+ * slots back.  "In flight" (qp->req.in_flight) counts the WQEs from the
+ * SQ's consumer index that have a copy here.
  */
 #ifndef SV_REQ_H
 #define SV_REQ_H
@@ -89,7 +90,8 @@ static inline struct sv_swqe *sv_req_swqe(const struct sv_qp *qp, u32 idx)
 	return &qp->req.swqe[idx & sv_req_mask(qp)];
 }
 
-/* sv_comp.c */
+/* sv_comp.c; sv_comp_init() from sv_req_init(): the retiring task */
+void sv_comp_init(struct sv_qp *qp);
 void sv_comp_retrans_timeout(struct timer_list *t);
 void sv_comp_rnr_timeout(struct timer_list *t);
 void sv_comp_fail_locked(struct sv_qp *qp, struct sv_swqe *sw,

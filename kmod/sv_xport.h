@@ -113,10 +113,11 @@ void sv_resp_reset(struct sv_qp *qp);
 void sv_resp_cleanup(struct sv_qp *qp);
 
 /*
- * sv_qp.c's flush (the QP is in ERR), before it flushes the RQ: the
- * responder completes the receive WQE it holds (taken from the RQ or the
- * SRQ for a message in progress) with IB_WC_WR_FLUSH_ERR, so that every
- * WQE completes exactly once and in order.  Any context, no QP lock held.
+ * The completer's flush with error (the QP is in ERR), from
+ * sv_qp_rq_flush_err() before the RQ: the responder completes the receive
+ * WQE it holds (taken from the RQ or the SRQ for a message in progress)
+ * with IB_WC_WR_FLUSH_ERR, so that every WQE completes exactly once and in
+ * order.  Any context, no QP lock held.
  */
 void sv_resp_flush(struct sv_qp *qp);
 

@@ -17,6 +17,8 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
+#include "sv_opcode.h"	/* the IBTA 1.5 numbers checked below */
+
 /*
  * softverbs reports its netdev through ib_device_ops.get_netdev rather
  * than ib_device_set_netdev(): ib_device_get_by_netdev() must never find a
@@ -53,7 +55,8 @@ static inline struct ib_udata *sv_create_cq_udata(sv_create_cq_arg_t arg)
  *
  * FLUSH needs an ib_core that knows it (6.2+): its MR access rights (6.1's
  * ib_check_mr_access() refuses unknown bits), so without it softverbs
- * neither advertises nor executes FLUSH (SV_MPE false): such WQEs complete
+ * neither advertises nor executes FLUSH (SV_MPE false; sv_opcode.c's work
+ * request table reads SV_MPE, core files never SV_HAVE_*): such WQEs complete
  * with a local QP operation error and such requests are NAKed as invalid.
  *
  * ATOMIC WRITE needs nothing of ib_core on the user path: librxe writes
@@ -67,6 +70,15 @@ static inline struct ib_udata *sv_create_cq_udata(sv_create_cq_arg_t arg)
 #define SV_DEVICE_ATOMIC_WRITE	BIT_ULL(40)
 #ifdef SV_HAVE_IB_MPE
 static_assert(SV_DEVICE_ATOMIC_WRITE == IB_DEVICE_ATOMIC_WRITE);
+/* where ib_core has them, the user ABI numbers (sv_opcode.h) are its own */
+static_assert(SV_WR_FLUSH == IB_WR_FLUSH);
+static_assert(SV_WR_ATOMIC_WRITE == IB_WR_ATOMIC_WRITE);
+static_assert(SV_WC_FLUSH == IB_WC_FLUSH);
+static_assert(SV_WC_ATOMIC_WRITE == IB_WC_ATOMIC_WRITE);
+static_assert(SV_FLUSH_GLOBAL == IB_FLUSH_GLOBAL);
+static_assert(SV_FLUSH_PERSISTENT == IB_FLUSH_PERSISTENT);
+static_assert(SV_FLUSH_RANGE == IB_FLUSH_RANGE);
+static_assert(SV_FLUSH_MR == IB_FLUSH_MR);
 #define SV_MPE			true
 #define SV_ACCESS_FLUSH_GLOBAL	IB_ACCESS_FLUSH_GLOBAL
 #define SV_ACCESS_FLUSH_PERSISTENT IB_ACCESS_FLUSH_PERSISTENT

@@ -426,9 +426,10 @@ static void qp_msg_size_limit(struct kunit *test)
 }
 
 /*
- * Bounded work per call of the flusher: a consumer that posts a receive
- * from every flush completion keeps the flush going (as a process that
- * advances its mapped producer index from another thread does).  The
+ * Bounded work per call of the flush with error (sv_comp_retire()): a
+ * consumer that posts a receive from every flush completion keeps the
+ * flush going (as a process that advances its mapped producer index from
+ * another thread does).  The
  * modify_qp to ERR that started the flush must return after a few passes,
  * not after all of them; the work queue takes over and finishes, in order.
  */
@@ -461,7 +462,7 @@ static void repost_handler(struct ib_cq *ibcq, void *ctx)
 	post_recv(r->qp, r->next_id);
 }
 
-static void qp_flush_bounded(struct kunit *test)
+static void qp_flush_err_bounded(struct kunit *test)
 {
 	struct qp_env *env = test->priv;
 	struct sv_qp *qp = make_qp(test, IB_QPT_RC);
@@ -482,7 +483,7 @@ static void qp_flush_bounded(struct kunit *test)
 	KUNIT_EXPECT_GT_MSG(test, wait_for_completion_timeout(&r.done, 30 * HZ),
 			    0UL, "the work queue did not finish the flush");
 	/* the handler no longer reposts: wait for the runner to stop */
-	while (!sv_qp_flush_idle(qp))
+	while (!sv_task_idle(&qp->comp.task))
 		msleep(20);
 	KUNIT_EXPECT_FALSE(test, r.out_of_order);
 	KUNIT_EXPECT_EQ(test, r.calls, r.limit);
@@ -598,7 +599,7 @@ static struct kunit_case qp_cases[] = {
 	KUNIT_CASE(qp_attr_checks),
 	KUNIT_CASE(qp_post_by_state),
 	KUNIT_CASE(qp_msg_size_limit),
-	KUNIT_CASE(qp_flush_bounded),
+	KUNIT_CASE(qp_flush_err_bounded),
 	KUNIT_CASE(qp_qpn_not_multicast),
 	KUNIT_CASE(qp_user_atomic_alignment),
 	KUNIT_CASE(qp_sqd_drained_event),
