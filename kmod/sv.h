@@ -504,8 +504,9 @@ struct sv_qp {
 	 * state_lock or a work queue's consumer_lock or an SRQ's lock.
 	 * Held across sv_net_xmit(), so that responses leave in order;
 	 * never across sv_cq_post() or QP events (the one exception: an SRQ
-	 * limit event dispatched by sv_srq_pop()).  sv_resp_flush() takes
-	 * it irqsave: flushing runs in any context.
+	 * limit event dispatched by sv_srq_pop()).  Always taken _bh: no
+	 * path reaches it with interrupts off (the flush with error runs in
+	 * the completer's task, which defers then).
 	 */
 	struct {
 		u32		psn;		/* next PSN expected (rq_psn) */

@@ -137,7 +137,7 @@ void sv_qp_rq_flush_err(struct sv_qp *qp)
 	u32 n;
 
 	/* the responder's WQE in progress is older than the RQ's */
-	sv_resp_flush(qp);
+	sv_resp_flush_err(qp);
 	if (!qp->rq.queue)
 		return;
 	/* what the RQ holds now; later posts ask for another run */

@@ -861,26 +861,23 @@ unlock:
 }
 
 /*
- * The QP entered ERR (sv_qp_flush(), before the RQ's WQEs): the WQE the
- * responder holds is older than those and completes first, with a flush
- * error, unless its own completion was already decided.
+ * The QP entered ERR (sv_qp_rq_flush_err(), before the RQ's WQEs): the WQE
+ * the responder holds is older than those and completes first, with a
+ * flush error, unless its own completion was already decided.  Called by
+ * the completer's retire task only, which never runs with interrupts off
+ * (sv_task_sched() defers then): resp.lock is _bh here as everywhere.
  */
-void sv_resp_flush(struct sv_qp *qp)
+void sv_resp_flush_err(struct sv_qp *qp)
 {
 	struct sv_resp_out out;
-	unsigned long flags;
 
 	sv_resp_out_init(&out);
-	/*
-	 * irqsave, not _bh: sv_qp_flush() runs in any context, e.g. from a
-	 * kernel consumer's post_send with interrupts disabled.
-	 */
-	spin_lock_irqsave(&qp->resp.lock, flags);
+	spin_lock_bh(&qp->resp.lock);
 	if (qp->resp.wqe_valid)
 		sv_resp_complete(qp, &out, IB_WC_WR_FLUSH_ERR, IB_WC_RECV, 0);
 	qp->resp.in_msg = false;
 	qp->resp.res_serve = qp->resp.res_head;
-	spin_unlock_irqrestore(&qp->resp.lock, flags);
+	spin_unlock_bh(&qp->resp.lock);
 	if (out.post_wc)
 		sv_cq_post(to_sv_cq(qp->ibqp.recv_cq), &out.wc, false);
 }

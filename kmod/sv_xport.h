@@ -117,9 +117,10 @@ void sv_resp_cleanup(struct sv_qp *qp);
  * sv_qp_rq_flush_err() before the RQ: the responder completes the receive
  * WQE it holds (taken from the RQ or the SRQ for a message in progress)
  * with IB_WC_WR_FLUSH_ERR, so that every WQE completes exactly once and in
- * order.  Any context, no QP lock held.
+ * order.  Process or softirq context with interrupts on (the completer's
+ * retire task), no QP lock held.
  */
-void sv_resp_flush(struct sv_qp *qp);
+void sv_resp_flush_err(struct sv_qp *qp);
 
 /*
  * sv_resp.c, for its own RQ and for sv_srq_pop(): check a private copy of
