@@ -2,8 +2,8 @@
 /*
  * Address vectors: the address handles (AH) that UD sends name, and the
  * primary paths of connected QPs.  Both are checked once, when they are
- * created, and turned into a struct sv_path (sv.h), so the transport never
- * parses an rdma_ah_attr and never sees an unchecked one.
+ * created, and turned into a struct sv_path (sv_verbs.h), so the transport
+ * never parses an rdma_ah_attr and never sees an unchecked one.
  *
  * RoCEv2 only.  The port lists only RoCEv2 GIDs (sv_port_immutable()), and
  * softverbs puts only RoCEv2 (IP/UDP) packets on the wire; should a RoCE v1
@@ -60,6 +60,7 @@
 #include <rdma/ib_cache.h>
 
 #include "sv.h"
+#include "sv_xport.h"
 
 static const struct in6_addr *sv_gid_in6(const union ib_gid *gid)
 {

@@ -566,7 +566,7 @@ static bool sv_comp_retire_run(struct sv_task *task, int *passes)
 }
 
 /*
- * Retire what the state says may go (sv.h): finished send WQEs in SQ
+ * Retire what the state says may go (sv_xport.h): finished send WQEs in SQ
  * order; in SQE and ERR flush the SQ with error, and in ERR the RQ too
  * (IBTA 10.8.3: every outstanding and every newly posted WR completes with
  * IB_WC_WR_FLUSH_ERR, in order).  Any context.  The requester and the

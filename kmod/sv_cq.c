@@ -25,6 +25,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "sv.h"
+#include "sv_xport.h"
 
 #define sv_dbg_cq(cq, fmt, ...) \
 	ibdev_dbg((cq)->ibcq.device, "cq#%u %s: " fmt, (cq)->ibcq.res.id, \

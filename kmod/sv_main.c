@@ -10,6 +10,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "sv.h"
+#include "sv_xport.h"
 
 struct workqueue_struct *sv_wq;
 

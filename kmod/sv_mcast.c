@@ -32,6 +32,7 @@
 #include <rdma/ib_addr.h>
 
 #include "sv.h"
+#include "sv_xport.h"
 
 struct sv_mcg {
 	struct hlist_node	node;		/* in sv->mcg_hash (RCU) */
@@ -46,7 +47,7 @@ struct sv_mcg_attach {
 	struct list_head	mcg_entry;	/* in mcg->attached (RCU) */
 	struct list_head	qp_entry;	/* in qp->mcast_list */
 	struct sv_mcg		*mcg;
-	/* the QP's handle: all an RCU reader may touch (see sv.h) */
+	/* the QP's handle: all an RCU reader may touch (see sv_verbs.h) */
 	struct sv_qp_handle	*handle;
 	struct rcu_head		rcu;
 };

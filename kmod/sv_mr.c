@@ -16,7 +16,7 @@
  *     Invalidate through sv_mr_invalidate().
  *
  * Keys, lookup and lifetime rules are described with struct sv_mkey and
- * struct sv_mr in sv.h.
+ * struct sv_mr in sv_mkey.h.
  */
 #include <linux/highmem.h>
 #include <linux/log2.h>
@@ -25,6 +25,7 @@
 #include <rdma/ib_umem.h>
 
 #include "sv.h"
+#include "sv_xport.h"
 
 /* mr_xa mark of a tombstone: a free index that remembers its last variant */
 #define SV_MKEY_TOMBSTONE	XA_MARK_1

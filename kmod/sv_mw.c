@@ -19,6 +19,7 @@
 #include <linux/slab.h>
 
 #include "sv.h"
+#include "sv_xport.h"
 
 /*
  * Rights a bind may grant.  IB_ACCESS_LOCAL_WRITE means nothing for a

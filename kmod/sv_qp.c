@@ -3,7 +3,7 @@
  * Queue pairs: creation, the IBTA state machine (modify_qp, query_qp),
  * destruction, work requests of kernel consumers, flush with error and the QP's
  * affiliated events.  The transport engine (requester, responder,
- * completer) plugs in through the functions declared in sv.h.
+ * completer) plugs in through the functions declared in sv_xport.h.
  *
  * Work queues are sv_queue rings of struct sv_send_wqe / sv_recv_wqe (see
  * struct sv_wq).  User QPs post into mapped rings themselves (librxe);
@@ -27,10 +27,6 @@
 
 #include "sv.h"
 #include "sv_xport.h"
-
-/* IB_SEND_IP_CSUM (IPoIB checksum offload) is not supported */
-#define SV_SEND_FLAGS \
-	(IB_SEND_FENCE | IB_SEND_SIGNALED | IB_SEND_SOLICITED | IB_SEND_INLINE)
 
 /* QP access rights; LOCAL_WRITE means nothing for a QP and is ignored */
 #define SV_QP_ACCESS_FLAGS \
@@ -911,166 +907,6 @@ int sv_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 /* --- posting (kernel QPs) -------------------------------------------------- */
 
 /*
- * Check @wr and sum its SGE lengths into *@length.  IBTA rules for send
- * work requests; atomics operate on 8 naturally aligned bytes.
- */
-static int sv_qp_check_send_wr(struct sv_qp *qp, const struct ib_send_wr *wr,
-			       bool flush_err, u64 *length)
-{
-	enum ib_qp_type type = qp->ibqp.qp_type;
-	const struct sv_wr_info *info = sv_opcode_wr_info(wr->opcode);
-	u64 len = 0;
-	int i;
-
-	/*
-	 * A QP whose SQ flushes executes nothing, so any known opcode will do
-	 * there: ib_drain_sq() posts an RDMA Write whatever the QP type.
-	 */
-	if (!info || (!flush_err && !sv_opcode_wr_qp_ok(info, type)) ||
-	    (info->flags & SV_WR_USER))
-		return -EINVAL;
-	if (wr->send_flags & ~SV_SEND_FLAGS)
-		return -EINVAL;
-	if ((wr->send_flags & IB_SEND_INLINE) && !(info->flags & SV_WR_INLINE))
-		return -EINVAL;
-	if (wr->num_sge < 0 || wr->num_sge > qp->sq.max_sge)
-		return -EINVAL;
-	if ((info->flags & SV_WR_LOCAL) && wr->num_sge)
-		return -EINVAL;
-
-	for (i = 0; i < wr->num_sge; i++)
-		len += wr->sg_list[i].length;
-	if (len > SV_PORT_MAX_MSG_SZ)
-		return -EINVAL;
-	if ((wr->send_flags & IB_SEND_INLINE) && len > qp->sq.max_inline)
-		return -EINVAL;
-
-	if ((info->flags & SV_WR_ATOMIC) &&
-	    (len < sizeof(u64) || !IS_ALIGNED(atomic_wr(wr)->remote_addr, 8)))
-		return -EINVAL;
-	/* ATOMIC WRITE: 8 bytes to a naturally aligned address (IBTA 1.5) */
-	if ((info->flags & SV_WR_VALUE8) &&
-	    (len != sizeof(u64) || !IS_ALIGNED(rdma_wr(wr)->remote_addr, 8)))
-		return -EINVAL;
-
-	if ((type == IB_QPT_UD || type == IB_QPT_GSI) &&
-	    (wr->opcode == IB_WR_SEND || wr->opcode == IB_WR_SEND_WITH_IMM)) {
-		const struct ib_ud_wr *ud = ud_wr(wr);
-
-		/* the AH and the QP must share their PD (IBTA 10.2.3) */
-		if (!ud->ah || ud->ah->pd != qp->ibqp.pd)
-			return -EINVAL;
-		if (ud->remote_qpn > SV_QPN_MAX ||
-		    ud->pkey_index >= SV_PORT_PKEY_TBL_LEN)
-			return -EINVAL;
-	}
-	if (wr->opcode == IB_WR_REG_MR) {
-		const struct ib_reg_wr *reg = reg_wr(wr);
-
-		if (!reg->mr || reg->mr->pd != qp->ibqp.pd)
-			return -EINVAL;
-	}
-	*length = len;
-	return 0;
-}
-
-/* Write @wr as the next SQ WQE; under sq.producer_lock, queue not full. */
-static void sv_qp_write_send_wqe(struct sv_qp *qp,
-				 const struct ib_send_wr *wr, u32 length)
-{
-	struct sv_send_wqe *wqe = sv_queue_producer_slot(qp->sq.queue);
-	bool value8;
-	int i;
-
-	lockdep_assert_held(&qp->sq.producer_lock);
-
-	memset(wqe, 0, sizeof(*wqe));
-	wqe->wr.wr_id = wr->wr_id;
-	wqe->wr.opcode = wr->opcode;	/* ib_wr_opcode: same numbers */
-	wqe->wr.send_flags = wr->send_flags;
-	switch (wr->opcode) {
-	case IB_WR_SEND_WITH_INV:
-	case IB_WR_LOCAL_INV:
-		wqe->wr.ex.invalidate_rkey = wr->ex.invalidate_rkey;
-		break;
-	case IB_WR_SEND_WITH_IMM:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-		wqe->wr.ex.imm_data = wr->ex.imm_data;
-		break;
-	default:
-		break;
-	}
-
-	switch (wr->opcode) {
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-	case IB_WR_RDMA_READ:
-		wqe->wr.wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
-		wqe->wr.wr.rdma.rkey = rdma_wr(wr)->rkey;
-		wqe->iova = rdma_wr(wr)->remote_addr;
-		break;
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		wqe->wr.wr.atomic.remote_addr = atomic_wr(wr)->remote_addr;
-		wqe->wr.wr.atomic.compare_add = atomic_wr(wr)->compare_add;
-		wqe->wr.wr.atomic.swap = atomic_wr(wr)->swap;
-		wqe->wr.wr.atomic.rkey = atomic_wr(wr)->rkey;
-		wqe->iova = atomic_wr(wr)->remote_addr;
-		break;
-	case IB_WR_REG_MR:
-		wqe->wr.wr.reg.mr = reg_wr(wr)->mr;
-		wqe->wr.wr.reg.key = reg_wr(wr)->key;
-		wqe->wr.wr.reg.access = reg_wr(wr)->access;
-		break;
-	case IB_WR_SEND:
-	case IB_WR_SEND_WITH_IMM:
-		if (qp->ibqp.qp_type == IB_QPT_UD ||
-		    qp->ibqp.qp_type == IB_QPT_GSI) {
-			const struct ib_ud_wr *ud = ud_wr(wr);
-
-			wqe->wr.wr.ud.remote_qpn = ud->remote_qpn;
-			wqe->wr.wr.ud.remote_qkey = ud->remote_qkey;
-			wqe->wr.wr.ud.pkey_index = ud->pkey_index;
-			/* the transport finds the path by number, as for user AHs */
-			wqe->wr.wr.ud.ah_num = to_sv_ah(ud->ah)->ah_num;
-		}
-		break;
-	default:
-		break;
-	}
-
-	value8 = sv_opcode_wr_flags(wr->opcode) & SV_WR_VALUE8;
-	if (value8) {
-		/* ATOMIC WRITE: addressed like an RDMA WRITE */
-		wqe->wr.wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
-		wqe->wr.wr.rdma.rkey = rdma_wr(wr)->rkey;
-		wqe->iova = rdma_wr(wr)->remote_addr;
-	}
-	if ((wr->send_flags & IB_SEND_INLINE) || value8) {
-		/* the ATOMIC WRITE value lands in dma.atomic_wr, the same bytes */
-		u8 *p = wqe->dma.inline_data;
-
-		/* no DMA device: these addresses are kernel virtual ones */
-		for (i = 0; i < wr->num_sge; i++) {
-			memcpy(p, (void *)(uintptr_t)wr->sg_list[i].addr,
-			       wr->sg_list[i].length);
-			p += wr->sg_list[i].length;
-		}
-	} else {
-		for (i = 0; i < wr->num_sge; i++) {
-			wqe->dma.sge[i].addr = wr->sg_list[i].addr;
-			wqe->dma.sge[i].length = wr->sg_list[i].length;
-			wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
-		}
-	}
-	wqe->dma.length = length;
-	wqe->dma.resid = length;
-	wqe->dma.num_sge = value8 ? 0 : wr->num_sge;
-	wqe->ssn = qp->req.ssn++;
-	sv_queue_produce(qp->sq.queue);
-}
-
-/*
  * Posting to the SQ is allowed from RTS on (IBTA 10.3.1: in RESET, INIT
  * and RTR a send WR is an immediate error); in SQD WQEs wait, in SQE and
  * ERR they are flushed at once (10.8.3).
@@ -1139,15 +975,15 @@ int sv_qp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			err = -EINVAL;
 			break;
 		}
-		err = sv_qp_check_send_wr(qp, wr, state == IB_QPS_SQE ||
-					  state == IB_QPS_ERR, &length);
+		err = sv_wqe_check_send_wr(qp, wr, state == IB_QPS_SQE ||
+					   state == IB_QPS_ERR, &length);
 		if (err)
 			break;
 		if (sv_queue_full(qp->sq.queue)) {
 			err = -ENOMEM;
 			break;
 		}
-		sv_qp_write_send_wqe(qp, wr, length);
+		sv_wqe_write_send(qp, wr, length);
 	}
 	spin_unlock_irqrestore(&qp->sq.producer_lock, flags);
 
@@ -1159,39 +995,6 @@ int sv_qp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	/* whatever made it into the SQ goes (or flushes) now */
 	sv_qp_kick(qp);
 	return err;
-}
-
-/* Write @wr as the next RQ WQE; under rq.producer_lock, queue not full. */
-static int sv_qp_post_one_recv(struct sv_qp *qp, const struct ib_recv_wr *wr)
-{
-	struct sv_recv_wqe *wqe;
-	u64 length = 0;
-	int i;
-
-	lockdep_assert_held(&qp->rq.producer_lock);
-
-	if (wr->num_sge < 0 || wr->num_sge > qp->rq.max_sge)
-		return -EINVAL;
-	for (i = 0; i < wr->num_sge; i++)
-		length += wr->sg_list[i].length;
-	if (length > SV_PORT_MAX_MSG_SZ)
-		return -EINVAL;
-	if (sv_queue_full(qp->rq.queue))
-		return -ENOMEM;
-
-	wqe = sv_queue_producer_slot(qp->rq.queue);
-	memset(wqe, 0, sizeof(*wqe));
-	wqe->wr_id = wr->wr_id;
-	for (i = 0; i < wr->num_sge; i++) {
-		wqe->dma.sge[i].addr = wr->sg_list[i].addr;
-		wqe->dma.sge[i].length = wr->sg_list[i].length;
-		wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
-	}
-	wqe->dma.length = length;
-	wqe->dma.resid = length;
-	wqe->dma.num_sge = wr->num_sge;
-	sv_queue_produce(qp->rq.queue);
-	return 0;
 }
 
 int sv_qp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
@@ -1214,7 +1017,7 @@ int sv_qp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			err = -EINVAL;
 			break;
 		}
-		err = sv_qp_post_one_recv(qp, wr);
+		err = sv_wqe_write_recv(qp, wr);
 		if (err)
 			break;
 	}
@@ -1230,77 +1033,4 @@ int sv_qp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	if (READ_ONCE(qp->state) == IB_QPS_ERR)
 		sv_comp_retire(qp);
 	return err;
-}
-
-/* --- user send WQEs, for the transport -------------------------------------- */
-
-int sv_qp_check_send_wqe(struct sv_qp *qp, struct sv_send_wqe *wqe)
-{
-	const struct sv_wr_info *info = sv_opcode_wr_info(wqe->wr.opcode);
-	u32 flags = wqe->wr.send_flags;
-	u64 length = 0;
-	u32 i;
-
-	if (!sv_opcode_wr_qp_ok(info, qp->ibqp.qp_type) ||
-	    (info->flags & SV_WR_KERNEL))
-		return -EINVAL;
-	if (flags & ~SV_SEND_FLAGS)
-		return -EINVAL;
-
-	if (info->flags & SV_WR_VALUE8) {
-		/*
-		 * ATOMIC WRITE, librxe's layout: the value in dma.atomic_wr
-		 * (inside the slot: its SGE room), no SGEs, dma.length 8.
-		 */
-		if ((flags & IB_SEND_INLINE) || wqe->dma.length != sizeof(u64) ||
-		    !IS_ALIGNED(wqe->wr.wr.rdma.remote_addr, 8) ||
-		    offsetof(struct sv_send_wqe, dma.atomic_wr) + sizeof(u64) >
-		    ((size_t)1 << qp->sq.queue->log2_elem_size))
-			return -EINVAL;
-		length = sizeof(u64);
-		wqe->dma.num_sge = 0;
-	} else if (info->flags & SV_WR_RANGE) {
-		/* FLUSH: dma.length is the remote range; IBTA A19.4.1 values */
-		u8 type = wqe->wr.wr.flush.type;
-
-		if ((flags & IB_SEND_INLINE) || !type ||
-		    (type & ~(SV_FLUSH_GLOBAL | SV_FLUSH_PERSISTENT)) ||
-		    wqe->wr.wr.flush.level > SV_FLUSH_MR)
-			return -EINVAL;
-		length = wqe->dma.length;
-		wqe->dma.num_sge = 0;
-	} else if (info->flags & SV_WR_LOCAL) {
-		wqe->dma.num_sge = 0;
-	} else if (flags & IB_SEND_INLINE) {
-		if (!(info->flags & SV_WR_INLINE) ||
-		    wqe->dma.length > qp->sq.max_inline)
-			return -EINVAL;
-		length = wqe->dma.length;
-		wqe->dma.num_sge = 0;
-	} else {
-		if (wqe->dma.num_sge > qp->sq.max_sge)
-			return -EINVAL;
-		for (i = 0; i < wqe->dma.num_sge; i++)
-			length += wqe->dma.sge[i].length;
-		if (length > SV_PORT_MAX_MSG_SZ)
-			return -EINVAL;
-	}
-	/*
-	 * 8 naturally aligned bytes at the address the AtomicETH will carry
-	 * (not wqe->iova, which user space writes too and the wire never
-	 * sees): a misaligned atomic is the requester's error.
-	 */
-	if ((info->flags & SV_WR_ATOMIC) &&
-	    (length < sizeof(u64) ||
-	     !IS_ALIGNED(wqe->wr.wr.atomic.remote_addr, 8)))
-		return -EINVAL;
-	if ((qp->ibqp.qp_type == IB_QPT_UD) &&
-	    wqe->wr.wr.ud.remote_qpn > SV_QPN_MAX)
-		return -EINVAL;
-
-	wqe->dma.length = length;
-	wqe->dma.resid = length;
-	wqe->dma.cur_sge = 0;
-	wqe->dma.sge_offset = 0;
-	return 0;
 }

@@ -257,7 +257,7 @@ static bool sv_req_start_locked(struct sv_qp *qp, u32 idx, bool *retire)
 	lockdep_assert_held(&qp->req.lock);
 
 	memcpy(wqe, sv_queue_slot(q, idx), (size_t)1 << q->log2_elem_size);
-	if (qp->is_user && sv_qp_check_send_wqe(qp, wqe))
+	if (qp->is_user && sv_wqe_check_send(qp, wqe))
 		status = IB_WC_LOC_QP_OP_ERR;
 	opcode = wqe->wr.opcode;
 	wr_flags = sv_opcode_wr_flags(opcode);

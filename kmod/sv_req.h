@@ -19,6 +19,7 @@
 #define SV_REQ_H
 
 #include "sv.h"
+#include "sv_xport.h"
 
 enum sv_swqe_state {
 	SV_SWQE_SENDING,	/* started; request packets remain */

@@ -119,26 +119,6 @@ void sv_resp_nak(struct sv_qp *qp, struct sv_resp_out *out,
 
 /* --- receive WQEs ------------------------------------------------------ */
 
-/* for the RQ (sv_resp_rq_pop()) and an SRQ (sv_srq_pop()); see sv_xport.h */
-int sv_resp_wqe_check(struct sv_recv_wqe *wqe, u32 max_sge)
-{
-	u32 num_sge = wqe->dma.num_sge;
-	u64 length = 0;
-	u32 i;
-
-	if (num_sge > max_sge)
-		return -EINVAL;
-	for (i = 0; i < num_sge; i++)
-		length += wqe->dma.sge[i].length;
-
-	/* saturate: a buffer larger than any message (2^31 bytes) is as good */
-	wqe->dma.length = min_t(u64, length, U32_MAX);
-	wqe->dma.resid = wqe->dma.length;
-	wqe->dma.cur_sge = 0;
-	wqe->dma.sge_offset = 0;
-	return 0;
-}
-
 /*
  * Take the oldest WQE of the QP's own RQ into the private copy and check
  * it as sv_srq_pop() does for an SRQ: user space may rewrite the slot at
@@ -163,7 +143,7 @@ static int sv_resp_rq_pop(struct sv_qp *qp)
 	sv_queue_consume(q);
 	spin_unlock_irqrestore(&wq->consumer_lock, flags);
 
-	return sv_resp_wqe_check(wqe, wq->max_sge);
+	return sv_wqe_check_recv(wqe, wq->max_sge);
 }
 
 /*

@@ -432,7 +432,7 @@ int sv_srq_pop(struct sv_srq *srq, struct sv_recv_wqe *out, size_t out_size)
 	}
 	spin_unlock_irqrestore(&srq->lock, flags);
 
-	err = sv_resp_wqe_check(out, srq->max_sge);
+	err = sv_wqe_check_recv(out, srq->max_sge);
 	if (err)
 		sv_dbg_srq(srq, "WQE with %u SGEs, max_sge %u\n",
 			   out->dma.num_sge, srq->max_sge);

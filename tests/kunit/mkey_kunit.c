@@ -11,6 +11,7 @@
 #include <kunit/test.h>
 
 #include "sv.h"
+#include "sv_xport.h"
 
 struct mkey_env {
 	struct sv_dev	*sv;

@@ -16,6 +16,7 @@
 #include <linux/scatterlist.h>
 
 #include "sv.h"
+#include "sv_xport.h"
 
 #define NPAGES	3
 

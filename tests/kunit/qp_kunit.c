@@ -510,10 +510,10 @@ static void qp_user_atomic_alignment(struct kunit *test)
 	wqe->dma.sge[0].length = 8;
 	wqe->iova = 0x1000;
 	wqe->wr.wr.atomic.remote_addr = 0x1004;
-	KUNIT_EXPECT_EQ(test, sv_qp_check_send_wqe(qp, wqe), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sv_wqe_check_send(qp, wqe), -EINVAL);
 	wqe->iova = 0x1004;
 	wqe->wr.wr.atomic.remote_addr = 0x1000;
-	KUNIT_EXPECT_EQ(test, sv_qp_check_send_wqe(qp, wqe), 0);
+	KUNIT_EXPECT_EQ(test, sv_wqe_check_send(qp, wqe), 0);
 	destroy_qp(test, qp);
 }
 

@@ -15,6 +15,7 @@
 #include <kunit/test.h>
 
 #include "sv.h"
+#include "sv_xport.h"
 
 struct srq_env {
 	struct sv_dev	*sv;

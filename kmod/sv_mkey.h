@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Memory regions (sv_mr.c), memory windows (sv_mw.c) and the key space
+ * they share.  Included through sv.h.  What the transport calls (lookups,
+ * copies, atomics, fast registration, invalidation, binds) is declared in
+ * sv_xport.h; the verbs entry points in sv_loc.h.
+ */
+#ifndef SV_MKEY_H
+#define SV_MKEY_H
+
+#include <linux/completion.h>
+#include <linux/rcupdate.h>
+#include <linux/refcount.h>
+#include <linux/seqlock.h>
+#include <rdma/ib_verbs.h>
+
+struct sv_dev;
+
+/* sv_mr.c: the key space */
+
+/*
+ * L_Keys and R_Keys.  Every MR and MW owns one index in sv_dev.mr_xa
+ * (1..SV_MKEY_INDEX_MAX); its keys are index << 8 | variant, and an MR's
+ * L_Key and R_Key are equal.  The variant is the low byte IBTA 10.6 leaves
+ * to the consumer: it changes when a fast-reg consumer says so
+ * (ib_update_fast_reg_key, then REG_MR), on every window bind (the new
+ * R_Key comes with the bind), on every in-place rereg, and on every reuse
+ * of an index (a freed index keeps a tombstone remembering its last
+ * variant; indices are handed out cyclically).  A key matches only with
+ * its exact variant, so keys of a freed or re-keyed object are stale.
+ *
+ * Lifetime: struct sv_mkey heads every object in mr_xa.  Lookups run in any
+ * context (the receive path is softirq): under RCU they find the object
+ * and take a reference with refcount_inc_not_zero().  Destruction removes
+ * the object from mr_xa (sv_mkey_unpublish), drops the owner's reference,
+ * waits until every lookup reference is gone (sv_mkey_wait) and frees the
+ * memory after an RCU grace period.  So a transport holding a reference
+ * can always touch the object, and deregistration returns only after the
+ * last in-flight access through the key finished, as IBTA requires.
+ */
+enum sv_mkey_type {
+	SV_MKEY_MR,
+	SV_MKEY_MW,
+};
+
+#define SV_MKEY_VARIANT_MASK	0xffU
+
+struct sv_mkey {
+	u32			key;	/* written under the owner's lock */
+	enum sv_mkey_type	type;	/* immutable */
+	refcount_t		ref;	/* owner + lookups */
+	struct completion	released;	/* ref reached zero */
+	struct rcu_head		rcu;
+};
+/* key space, for sv_mr.c and sv_mw.c */
+void sv_mkey_init(struct sv_mkey *mk, enum sv_mkey_type type);
+int sv_mkey_publish(struct sv_dev *sv, struct sv_mkey *mk);
+void sv_mkey_unpublish(struct sv_dev *sv, struct sv_mkey *mk);
+struct sv_mkey *sv_mkey_get(struct sv_dev *sv, u32 key);
+void sv_mkey_put(struct sv_mkey *mk);
+void sv_mkey_wait(struct sv_dev *sv, struct sv_mkey *mk);
+void sv_mkey_count_put(struct sv_dev *sv, atomic_t *count);
+
+/* sv_mr.c: memory regions */
+
+/* IBTA 10.6 memory region states */
+enum sv_mr_state {
+	SV_MR_INVALID,		/* being deregistered or re-registered */
+	SV_MR_FREE,		/* fast-reg L_Key allocated, no translation */
+	SV_MR_VALID,		/* usable through its key */
+};
+
+enum sv_mr_kind {
+	SV_MR_DMA,		/* a kernel PD's DMA MR: kernel addresses */
+	SV_MR_USER,		/* reg_user_mr: pinned user pages */
+	SV_MR_FAST,		/* alloc_mr MEM_REG: page list by REG_MR */
+};
+
+/* a fast-register page list: page_size blocks of kernel addresses */
+struct sv_mr_pages {
+	u64			*addrs;		/* max_pages entries */
+	u32			npages;
+	u32			page_shift;
+	u32			offset;		/* of the first byte in addrs[0] */
+};
+
+struct sv_mr {
+	struct ib_mr		ibmr;
+	struct sv_mkey		mkey;
+
+	/* Immutable after creation. */
+	struct sv_dev		*sv;
+	enum sv_mr_kind		kind;
+
+	/*
+	 * lock (a seqlock; writers take it _bh since the transport changes
+	 * state from softirq) protects state, pd, access, iova, length, the
+	 * key variant, active/staged and num_mw.  Lookups read it locklessly
+	 * and retry; copies into fast-reg MRs take it exclusively
+	 * (read_seqlock_excl_bh) so an invalidate or fast-reg waits for
+	 * them; num_mw is changed under the exclusive lock only.
+	 */
+	seqlock_t		lock;
+	enum sv_mr_state	state;
+	struct ib_pd		*pd;	/* ours: ib_core moves ibmr.pd itself */
+	int			access;	/* IB_ACCESS_* */
+	u64			iova;	/* the valid translation: its start... */
+	u64			length;	/* ...and length */
+	unsigned int		num_mw;	/* windows bound (IBTA 10.6.7.2.1) */
+
+	/* SV_MR_USER: immutable after creation (a new translation is a new MR) */
+	struct ib_umem		*umem;
+	struct page		**pages;	/* npages pinned pages */
+	unsigned long		npages;
+	unsigned int		page_offset;	/* of iova in pages[0] */
+
+	/*
+	 * SV_MR_FAST: map_mr_sg fills *staged, REG_MR swaps it with *active
+	 * (under lock), so a registration can be staged while the previous
+	 * one is still valid.
+	 */
+	struct sv_mr_pages	*active;
+	struct sv_mr_pages	*staged;
+	struct sv_mr_pages	lists[2];
+	u32			max_pages;
+};
+
+/* [iova, iova + len) inside [base, base + size), without overflow */
+static inline bool sv_mr_range_ok(u64 base, u64 size, u64 iova, u64 len)
+{
+	return iova >= base && len <= size && iova - base <= size - len;
+}
+
+static inline void sv_mr_put(struct sv_mr *mr)
+{
+	sv_mkey_put(&mr->mkey);
+}
+
+/* binding windows (for sv_mw.c): take/give back one of mr->num_mw */
+int sv_mr_mw_attach(struct sv_mr *mr, u32 lkey, struct ib_pd *pd, u64 addr,
+		    u64 length, int mw_access);
+void sv_mr_mw_detach(struct sv_mr *mr);
+
+/* sv_mw.c: memory windows */
+
+/* IBTA 10.6.7.1 window states */
+enum sv_mw_state {
+	SV_MW_INVALID,		/* being deallocated */
+	SV_MW_FREE,		/* allocated, not bound */
+	SV_MW_VALID,		/* bound: usable through its R_Key */
+};
+
+/*
+ * A window's state.  Lookups find it under RCU, but ib_core allocates the
+ * ib_mw (struct sv_mw_obj) and kfree()s it right after dealloc_mw, with no
+ * grace period; so the window lives in its own allocation, freed like an
+ * MR (see struct sv_mkey), and sv_mw_obj only points to it.
+ */
+struct sv_mw {
+	struct sv_mkey		mkey;
+
+	/* Immutable after allocation. */
+	struct sv_dev		*sv;
+	enum ib_mw_type		type;
+	struct ib_pd		*pd;
+
+	/*
+	 * lock (_bh: binds and invalidates come from the transport) protects
+	 * state, the key variant and the binding below.  Lock order: a
+	 * window's lock, then its MR's.
+	 */
+	spinlock_t		lock;
+	enum sv_mw_state	state;
+	struct sv_mr		*mr;	/* bound MR: a reference and a num_mw */
+	u64			addr;	/* in the MR's address space */
+	u64			length;
+	int			access;	/* remote rights | IB_ZERO_BASED */
+	u32			qpn;	/* type 2: the QP it is bound to */
+};
+
+struct sv_mw_obj {
+	struct ib_mw		ibmw;
+	struct sv_mw		*mw;
+};
+
+static inline struct sv_mw *to_sv_mw(struct ib_mw *ibmw)
+{
+	return container_of(ibmw, struct sv_mw_obj, ibmw)->mw;
+}
+/* sv_mw.c, for sv_mr.c: window keys in lookups and invalidations */
+int sv_mw_invalidate(struct sv_mw *mw, u32 rkey, struct ib_pd *pd, u32 qpn,
+		     bool remote);
+struct sv_mr *sv_mw_resolve(struct sv_mw *mw, u32 rkey, struct ib_pd *pd,
+			    u32 qpn, int access, u64 *iova, u64 length);
+
+#endif /* SV_MKEY_H */

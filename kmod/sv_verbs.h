@@ -1,0 +1,444 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The verbs objects of a softverbs device: each embeds its ib_core object
+ * and has a to_sv_<obj>() converter.  Included through sv.h.  Memory
+ * regions and windows are in sv_mkey.h; the entry points in sv_loc.h;
+ * what the transport calls in sv_xport.h.
+ */
+#ifndef SV_VERBS_H
+#define SV_VERBS_H
+
+#include <linux/completion.h>
+#include <linux/mutex.h>
+#include <linux/refcount.h>
+#include <linux/timer.h>
+#include <rdma/ib_verbs.h>
+
+#include "softverbs-abi.h"
+#include "sv_queue.h"
+#include "sv_task.h"
+
+struct sv_dev;
+
+/* sv_ucontext.c: a user context */
+struct sv_ucontext {
+	struct ib_ucontext	ibuc;
+	/* bytes of the context's queues (sv_ucontext_charge()) */
+	atomic64_t		mem_bytes;
+};
+
+static inline struct sv_ucontext *to_sv_uc(struct ib_ucontext *ibuc)
+{
+	return container_of(ibuc, struct sv_ucontext, ibuc);
+}
+
+/* sv_pd.c */
+struct sv_pd {
+	struct ib_pd		ibpd;
+};
+
+static inline struct sv_pd *to_sv_pd(struct ib_pd *ibpd)
+{
+	return container_of(ibpd, struct sv_pd, ibpd);
+}
+
+/* sv_cq.c */
+struct sv_cq {
+	struct ib_cq		ibcq;
+
+	/* Immutable after create. */
+	bool			is_user;	/* ring of ib_uverbs_wc, mapped */
+
+	/*
+	 * lock (irqsave: posts come from softirq, kernel consumers may poll
+	 * with interrupts off) protects the queue pointer and the kernel's
+	 * side(s) of the ring: the producer side for every CQ (sv_cq_post)
+	 * and the consumer side of kernel CQs (poll), plus notify and
+	 * overrun.  Never held while calling the CQ's handlers.
+	 */
+	spinlock_t		lock;
+	struct sv_queue		*queue;
+	/* armed notification: 0, IB_CQ_SOLICITED or IB_CQ_NEXT_COMP */
+	u8			notify;
+	/* an overrun put the CQ in the error state; posts fail from then on */
+	bool			overrun;
+
+	/* serialises resize_cq (uverbs runs it under a shared object lock) */
+	struct mutex		resize_mutex;
+};
+
+static inline struct sv_cq *to_sv_cq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct sv_cq, ibcq);
+}
+
+/* sv_srq.c */
+struct sv_srq {
+	struct ib_srq		ibsrq;
+
+	/* Immutable after create. */
+	bool			is_user;	/* user produces into the ring */
+	u32			srq_num;	/* key in sv->srq_xa */
+	u32			max_sge;	/* SGEs per WQE */
+
+	/*
+	 * lock (irqsave: the responder pops from softirq, kernel consumers
+	 * may post with interrupts off) protects the queue pointer, the
+	 * kernel's side(s) of the ring (consumer: sv_srq_pop; producer of
+	 * kernel SRQs: post_srq_recv) and limit.  Never held while calling
+	 * the SRQ's event handler.
+	 */
+	spinlock_t		lock;
+	struct sv_queue		*queue;
+	u32			limit;		/* armed SRQ limit, 0 = disarmed */
+
+	/* serialises modify_srq (uverbs runs it under a shared object lock) */
+	struct mutex		modify_mutex;
+};
+
+static inline struct sv_srq *to_sv_srq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct sv_srq, ibsrq);
+}
+
+/* bytes one WQE of an SRQ (or RQ) with @max_sge SGEs needs */
+static inline size_t sv_srq_wqe_size(u32 max_sge)
+{
+	return sizeof(struct sv_recv_wqe) + max_sge * sizeof(struct sv_sge);
+}
+
+/* sv_qp.c */
+
+/*
+ * One work queue (SQ or RQ) of a QP: a shared ring of struct sv_send_wqe or
+ * struct sv_recv_wqe slots (uapi/softverbs-abi.h), mapped into the process
+ * for user QPs (user space produces, the kernel consumes) and kernel-only for
+ * kernel consumers' QPs (post_send/post_recv produce).
+ *
+ * Locks (both irqsave: kernel consumers post from any context, and the
+ * transport consumes from softirq):
+ *   producer_lock: the producer side of a kernel QP's ring (posting).
+ *   consumer_lock: the consumer side (the transport engine and flushing).
+ * Order: producer_lock before consumer_lock (only resetting takes both).
+ * Neither is ever held while calling out of the QP (CQ posts, events).
+ */
+struct sv_wq {
+	struct sv_queue		*queue;	/* NULL: the RQ of a QP with an SRQ */
+	spinlock_t		producer_lock;
+	spinlock_t		consumer_lock;
+	/* immutable after create: the real capacities, as create_qp reports */
+	u32			max_wr;
+	u32			max_sge;
+	u32			max_inline;	/* SQ only */
+};
+
+/*
+ * What the receive path (softirq, RCU) finds when it looks a QP up by QPN
+ * in sv->qp_xa or through a multicast group.
+ *
+ * The rule: ib_core frees struct sv_qp with kfree() as soon as destroy_qp
+ * returns, without waiting for an RCU grace period, so a lookup must never
+ * touch the QP itself before it holds a reference.  References are counted
+ * here, in a handle that is freed only through kfree_rcu(): a lookup under
+ * rcu_read_lock() may always read handle->ref, and refcount_inc_not_zero()
+ * fails once the QP is going.  destroy_qp unpublishes the handle (qp_xa,
+ * multicast groups), drops the QP's own reference and sleeps until every
+ * other reference is back; only then may the QP be freed.
+ *
+ * So: take references with sv_qp_get_by_qpn() (or sv_mcast_get_qps()),
+ * hold them while touching the QP outside the verbs that own it, and drop
+ * them with sv_qp_put().  A reference keeps the QP's memory, rings, CQ
+ * pointers and path alive; it does not keep the QP out of the ERR state.
+ */
+struct sv_swqe;
+
+struct sv_qp_handle {
+	refcount_t		ref;
+	struct sv_qp		*qp;
+	struct rcu_head		rcu;
+};
+
+struct sv_qp {
+	struct ib_qp		ibqp;
+
+	/* Immutable after create. */
+	struct sv_qp_handle	*handle;
+	bool			is_user;	/* rings mapped, user produces */
+	bool			sq_sig_all;	/* IB_SIGNAL_ALL_WR */
+	struct sv_wq		sq;
+	struct sv_wq		rq;
+
+	/* serialises modify_qp and destroy_qp, which may sleep */
+	struct mutex		modify_mutex;
+
+	/*
+	 * state_lock (irqsave; the transport moves QPs to ERR/SQE from
+	 * softirq) protects state, attr, the path pointer and the PSNs below
+	 * as modify_qp sets them.  Lockless readers on the data path use
+	 * READ_ONCE(qp->state) and re-check under the lock when it matters.
+	 * Never held while calling out of the QP.
+	 * Lock order: modify_mutex, then state_lock.
+	 */
+	spinlock_t		state_lock;
+	enum ib_qp_state	state;
+	/* as modify_qp set them, for query_qp; ah_attr has no sgid_attr */
+	struct ib_qp_attr	attr;
+	/* connected QPs from RTR on: see struct sv_path */
+	struct sv_path __rcu	*path;
+
+	/*
+	 * Requester (sv_req.c).  It works from private copies of the WQEs
+	 * it starts (struct sv_swqe, sv_req.h), never from the ring slot
+	 * again.  lock (_bh: the completer and the timers run in softirq)
+	 * protects every field below except where noted, and the WQE
+	 * copies; lock order: req.lock, then sq.consumer_lock.  Never held
+	 * across sv_net_xmit() or sv_cq_post().
+	 */
+	struct {
+		/*
+		 * Next new PSN to send (sq_psn): set by modify_qp under
+		 * state_lock while the requester is idle (before RTS, or
+		 * drained in SQD), then the requester's, under lock.
+		 */
+		u32		psn;
+		/*
+		 * WQEs the requester has started and the completer not yet
+		 * retired: the first in_flight WQEs from the SQ's consumer
+		 * index; the rest wait.  Under sq.consumer_lock (changed with
+		 * lock held too).  The SQ is drained (SQD) when it is 0.
+		 */
+		u32		in_flight;
+		/* kernel QPs: next send sequence number, under sq.producer_lock */
+		u32		ssn;
+
+		spinlock_t	lock;
+		struct sv_swqe	*swqe;		/* one per SQ slot */
+		/*
+		 * Ring index of the WQE whose packets go next: an in-flight
+		 * WQE being sent or resent, or (cons + in_flight) & mask
+		 * when the next packet starts a new WQE.
+		 */
+		u32		cur;
+		u32		rd_atomic;	/* READ/atomic WQEs outstanding */
+		u32		noack_pkts;	/* sent since the last AckReq */
+		u8		retry_left;	/* of attr.retry_cnt */
+		u8		rnr_left;	/* of attr.rnr_retry (7 = infinite) */
+		bool		rnr_wait;	/* RNR NAK: wait for rnr_timer */
+		bool		stopped;	/* a WQE failed: send no more */
+		/* went back after a loss, no progress since */
+		bool		retrying;
+		/* local ACK timeout (RC): armed while responses are due */
+		struct timer_list retrans_timer;
+		struct timer_list rnr_timer;
+		/*
+		 * The requester runs inline from sv_qp_kick() or in work
+		 * (sv_req_wq), one runner at a time (struct sv_task).
+		 * task.cpu is the CPU the requester last sent from
+		 * (WORK_CPU_UNBOUND: none yet).  Packets sent on one CPU can
+		 * overtake those still queued on another (per-CPU backlogs,
+		 * transmit queues), so a QP changes CPU only while nothing
+		 * it sent can still be on the way (sv_req_sched()).  Read
+		 * and written only by the runner.
+		 */
+		struct sv_task	task;
+	} req;
+	/*
+	 * Completer (sv_comp.c).  psn, under req.lock: the oldest PSN not
+	 * yet acknowledged.  Packets between comp.psn and req.psn are in
+	 * flight.  task retires send WQEs and flushes with error (IBTA
+	 * 10.8.3), one runner at a time, bounded per call: see
+	 * sv_comp_retire().
+	 */
+	struct {
+		u32		psn;
+		struct sv_task	task;
+	} comp;
+	/*
+	 * Responder (sv_resp.c, sv_resp_res.c).  lock (_bh: requests
+	 * arrive in softirq, the read-response work item and reset run in
+	 * process context)
+	 * protects every field below; psn is also written by modify_qp
+	 * (INIT->RTR, RESET) under state_lock while the responder is not
+	 * active, and read by query_qp.  Lock order: resp.lock, then
+	 * state_lock or a work queue's consumer_lock or an SRQ's lock.
+	 * Held across sv_net_xmit(), so that responses leave in order;
+	 * never across sv_cq_post() or QP events (the one exception: an SRQ
+	 * limit event dispatched by sv_srq_pop()).  Always taken _bh: no
+	 * path reaches it with interrupts off (the flush with error runs in
+	 * the completer's task, which defers then).
+	 */
+	struct {
+		u32		psn;		/* next PSN expected (rq_psn) */
+		spinlock_t	lock;
+		u32		msn;		/* messages completed (AETH MSN) */
+		bool		active;		/* psn taken over from modify_qp */
+		bool		dead;		/* an error sent the QP to ERR */
+		bool		nak_sent;	/* NAK sent for the current gap */
+		bool		drop_msg;	/* UC: drop until First/Only */
+		bool		in_msg;		/* a First was accepted, no Last */
+		bool		wqe_valid;	/* *wqe is a taken receive WQE */
+		bool		serving;	/* the work item sends responses */
+		bool		ack_pending;	/* ACK deferred behind responses */
+		u32		msg_op;		/* SV_OP_SEND/WRITE of the message */
+		u32		ack_psn;	/* PSN of the deferred ACK */
+		u32		recv_len;	/* bytes received into *wqe */
+		/* RDMA WRITE in progress: where the next payload goes */
+		u64		wr_va;
+		u32		wr_rkey;
+		u32		wr_resid;
+		u32		wr_len;
+		/* private copy of the current receive WQE (max SGEs) */
+		struct sv_recv_wqe *wqe;
+		/*
+		 * RC responder resources (IBTA 9.7.5.1.4): a ring of
+		 * SV_MAX_QP_RD_ATOM RDMA READ / atomic requests, indexed by
+		 * sequence numbers: res_head is the next to allocate,
+		 * res_serve the oldest whose response is still to be sent.
+		 */
+		struct sv_resp_res *res;
+		u32		res_head;
+		u32		res_serve;
+		struct work_struct work;	/* sends queued responses */
+		/* for rdma resource show (monotonic) */
+		u32		rnr_naks;
+		u32		seq_naks;
+		u32		dup_reqs;
+	} resp;
+
+	/* struct sv_mcg_attach of this QP; under sv_mcast_mutex */
+	struct list_head	mcast_list;
+
+	/* completed when the last reference (handle->ref) is dropped */
+	struct completion	released;
+};
+
+static inline struct sv_qp *to_sv_qp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct sv_qp, ibqp);
+}
+
+/* QPN range of ordinary QPs; 0 is unused and 1 is the GSI QP (QP1) */
+#define SV_QPN_GSI		1
+#define SV_QPN_MIN		16
+#define SV_QPN_MAX		((1U << 24) - 1)
+/* the multicast QPN (IBTA 10.5.1.1): a destination, never a QP's number */
+#define SV_QPN_MULTICAST	SV_QPN_MAX
+#define SV_QPN_ALLOC_MAX	(SV_QPN_MULTICAST - 1)
+/* QPNs and PSNs are 24-bit wire fields */
+#define SV_PSN_MAX		((1U << 24) - 1)
+
+/* Log with the QP number as prefix; as sv_dbg_dev() and its variants. */
+#define sv_dbg_qp(qp, fmt, ...) \
+	ibdev_dbg((qp)->ibqp.device, "qp#%u %s: " fmt, (qp)->ibqp.qp_num, \
+		  __func__, ##__VA_ARGS__)
+#define sv_info_qp(qp, fmt, ...) \
+	ibdev_info_ratelimited((qp)->ibqp.device, "qp#%u: " fmt, \
+			       (qp)->ibqp.qp_num, ##__VA_ARGS__)
+#define sv_err_qp(qp, fmt, ...) \
+	ibdev_err_ratelimited((qp)->ibqp.device, "qp#%u %s: " fmt, \
+			      (qp)->ibqp.qp_num, __func__, ##__VA_ARGS__)
+
+/*
+ * References (see struct sv_qp_handle).  sv_qp_get_by_qpn() works in any
+ * context and returns NULL for an unknown or dying QPN; sv_qp_get() takes
+ * one more reference on a QP the caller already holds.
+ */
+struct sv_qp *sv_qp_get_by_qpn(struct sv_dev *sv, u32 qpn);
+
+static inline struct sv_qp *sv_qp_handle_get_rcu(struct sv_qp_handle *h)
+{
+	return refcount_inc_not_zero(&h->ref) ? h->qp : NULL;
+}
+
+static inline void sv_qp_get(struct sv_qp *qp)
+{
+	refcount_inc(&qp->handle->ref);
+}
+
+static inline void sv_qp_put(struct sv_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->handle->ref))
+		complete(&qp->released);
+}
+
+/* sv_av.c: the paths of address vectors, and address handles */
+
+/*
+ * A resolved RoCEv2 path: what the transport needs to address a packet,
+ * derived from an address vector (rdma_ah_attr) and checked.  Immutable
+ * once published.  Its owner (an AH, or a connected QP's primary path in
+ * qp->path) frees it with kfree_rcu(), so the transport reads it under
+ * rcu_read_lock() without taking a reference.
+ *
+ * softverbs speaks RoCEv2 only: the source GID is always a RoCEv2
+ * (IB_GID_TYPE_ROCE_UDP_ENCAP) entry, and the GIDs are the IP addresses
+ * (IPv4-mapped for IPv4).
+ */
+struct sv_path {
+	struct rcu_head		rcu;
+	const struct ib_pd	*pd;		/* AH paths: the AH's PD */
+	u8			network_type;	/* RDMA_NETWORK_IPV4 or _IPV6 */
+	u8			hop_limit;	/* IPv4 TTL / IPv6 hop limit */
+	u8			traffic_class;	/* IPv4 TOS / IPv6 traffic class */
+	u8			sgid_index;
+	u32			flow_label;	/* as given (20 bits), 0 = none */
+	/*
+	 * RC/UC paths: UDP source port for this QP pair (flow label, or a
+	 * hash of both QPNs: ECMP entropy that keeps one flow per QP).  AH
+	 * paths: 0, see sv_path_udp_sport().
+	 */
+	u16			udp_sport;
+	u8			dmac[ETH_ALEN];	/* multicast MAC for a group */
+	int			ifindex;	/* netdev of the source GID */
+	union ib_gid		sgid;		/* = source IP address */
+	union ib_gid		dgid;		/* = destination IP address */
+};
+
+static inline bool sv_path_is_ipv4(const struct sv_path *path)
+{
+	return path->network_type == RDMA_NETWORK_IPV4;
+}
+
+/* IPv4 addresses of an IPv4 path (the last 4 bytes of the mapped GIDs) */
+static inline __be32 sv_path_saddr4(const struct sv_path *path)
+{
+	return ((const __be32 *)path->sgid.raw)[3];
+}
+
+static inline __be32 sv_path_daddr4(const struct sv_path *path)
+{
+	return ((const __be32 *)path->dgid.raw)[3];
+}
+
+/* UDP source port of a packet from local QPN @lqpn to remote QPN @rqpn */
+static inline u16 sv_path_udp_sport(const struct sv_path *path, u32 lqpn,
+				    u32 rqpn)
+{
+	return path->udp_sport ?:
+	       rdma_get_udp_sport(path->flow_label, lqpn, rqpn);
+}
+
+/* flags of sv_path_create() */
+enum {
+	SV_PATH_UNICAST	= 1 << 0,	/* connected QP: no multicast dgid */
+	/*
+	 * Check the route and look up the neighbour for an unresolved
+	 * destination MAC.  Not with hard interrupts disabled (IPv6 route
+	 * lookups and neighbour lookups toggle bottom halves).
+	 */
+	SV_PATH_ROUTE	= 1 << 1,
+};
+
+struct sv_ah {
+	struct ib_ah		ibah;
+	u32			ah_num;		/* key in sv->ah_xa, 1..SV_MAX_AH */
+	struct sv_path		*path;
+	struct rdma_ah_attr	attr;		/* for query_ah, no sgid_attr */
+};
+
+static inline struct sv_ah *to_sv_ah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct sv_ah, ibah);
+}
+
+#endif /* SV_VERBS_H */
