@@ -271,6 +271,8 @@ void sv_comp_rcv(struct sv_qp *qp, struct sv_rx_pkt *pkt)
 	struct sv_swqe *sw;
 	u8 syn = 0;
 
+	/* req.lock never nests with resp.lock (design.md, "Locking") */
+	lockdep_assert_not_held(&qp->resp.lock);
 	spin_lock_bh(&qp->req.lock);
 	state = READ_ONCE(qp->state);
 	if ((state != IB_QPS_RTS && state != IB_QPS_SQD) ||
@@ -516,6 +518,7 @@ static void sv_comp_retire_sq(struct sv_qp *qp, bool flush_err)
 		spin_unlock_bh(&qp->req.lock);
 
 		/* errors complete signaled or not (IBTA 10.8.3) */
+		lockdep_assert_not_held(&qp->req.lock);
 		if (post)
 			sv_cq_post(cq, &wc, false);
 		retired = true;

@@ -20,7 +20,8 @@
 
 /*
  * All softverbs devices.  Writers hold sv_devices_mutex; the receive path
- * walks the list under RCU.  Lock order: RTNL, then sv_devices_mutex.
+ * walks the list under RCU.  Lock order: RTNL, then sv_devices_mutex
+ * (Documentation/design.md, "Locking").
  */
 static LIST_HEAD(sv_devices);
 static DEFINE_MUTEX(sv_devices_mutex);

@@ -58,6 +58,7 @@ struct sv_fault_dir_state {
 	 * protects everything below: the probabilities, the PRNG (one
 	 * stream per direction, so a seeded run draws the same sequence
 	 * for the same packet sequence), the held packet and the counters.
+	 * A leaf lock (Documentation/design.md, "Locking").
 	 */
 	spinlock_t		lock;
 	u32			ppm[SV_FAULT_NUM_KINDS];

@@ -17,7 +17,7 @@
  * counts and each QP's mcast_list.  The receive path reads the table and
  * the groups' QP lists under RCU (sv_mcast_get_qps()); groups and
  * attachments are freed with kfree_rcu().  Lock order: sv_mcast_mutex,
- * then RTNL.
+ * then RTNL (Documentation/design.md, "Locking").
  *
  * Limits (sv_param.h): SV_MAX_MCAST_GRP groups per device,
  * SV_MAX_MCAST_QP_ATTACH QPs per group, SV_MAX_TOTAL_MCAST_QP_ATTACH

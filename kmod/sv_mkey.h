@@ -98,7 +98,8 @@ struct sv_mr {
 	 * key variant, active/staged and num_mw.  Lookups read it locklessly
 	 * and retry; copies into fast-reg MRs take it exclusively
 	 * (read_seqlock_excl_bh) so an invalidate or fast-reg waits for
-	 * them; num_mw is changed under the exclusive lock only.
+	 * them; num_mw is changed under the exclusive lock only.  Taken
+	 * after a window's lock (Documentation/design.md, "Locking").
 	 */
 	seqlock_t		lock;
 	enum sv_mr_state	state;
@@ -167,7 +168,7 @@ struct sv_mw {
 	/*
 	 * lock (_bh: binds and invalidates come from the transport) protects
 	 * state, the key variant and the binding below.  Lock order: a
-	 * window's lock, then its MR's.
+	 * window's lock, then its MR's (Documentation/design.md, "Locking").
 	 */
 	spinlock_t		lock;
 	enum sv_mw_state	state;

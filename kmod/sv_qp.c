@@ -16,7 +16,8 @@
  * state meet through a full barrier on each side, so every WQE posted
  * around the transition is flushed by one of them (see sv_comp_retire()).
  *
- * Lock order: modify_mutex, then state_lock.  The work queue locks (see
+ * Lock order (of all locks: Documentation/design.md, "Locking"):
+ * modify_mutex, then state_lock.  The work queue locks (see
  * struct sv_wq) are never held together with state_lock, and no QP lock is
  * held while calling sv_cq_post() or an event handler: a consumer's
  * completion handler may post to this QP again.
@@ -66,6 +67,10 @@ void sv_qp_event(struct sv_qp *qp, enum ib_event_type type)
 		.event = type,
 	};
 
+	/* no QP lock across a call out of the QP (design.md, "Locking") */
+	lockdep_assert_not_held(&qp->state_lock);
+	lockdep_assert_not_held(&qp->req.lock);
+	lockdep_assert_not_held(&qp->resp.lock);
 	sv_dbg_qp(qp, "event %s\n", ib_event_msg(type));
 	if (qp->ibqp.event_handler)
 		qp->ibqp.event_handler(&event, qp->ibqp.qp_context);

@@ -615,6 +615,8 @@ static bool sv_req_send_some(struct sv_qp *qp, int *budget)
 
 		pk.skb = NULL;
 		rcu_read_lock();
+		/* req.lock never nests with resp.lock (design.md, "Locking") */
+		lockdep_assert_not_held(&qp->resp.lock);
 		spin_lock(&qp->req.lock);
 		ret = sv_req_next_locked(qp, &pk, &retire);
 		spin_unlock(&qp->req.lock);

@@ -760,6 +760,8 @@ bool sv_resp_xmit(struct sv_qp *qp, struct sv_resp_out *out, bool retry)
 /* Carry out the rest of what was decided, with no responder lock held. */
 void sv_resp_finish(struct sv_qp *qp, struct sv_resp_out *out)
 {
+	/* completions and events with no QP lock (design.md, "Locking") */
+	lockdep_assert_not_held(&qp->resp.lock);
 	if (out->kick) {
 		sv_qp_get(qp);		/* the work item's, dropped by it */
 		if (!queue_work_on(raw_smp_processor_id(), system_highpri_wq,

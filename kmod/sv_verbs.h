@@ -54,7 +54,8 @@ struct sv_cq {
 	 * with interrupts off) protects the queue pointer and the kernel's
 	 * side(s) of the ring: the producer side for every CQ (sv_cq_post)
 	 * and the consumer side of kernel CQs (poll), plus notify and
-	 * overrun.  Never held while calling the CQ's handlers.
+	 * overrun.  Never held while calling the CQ's handlers.  A leaf
+	 * lock (the order of all locks: Documentation/design.md, "Locking").
 	 */
 	spinlock_t		lock;
 	struct sv_queue		*queue;
@@ -86,7 +87,8 @@ struct sv_srq {
 	 * may post with interrupts off) protects the queue pointer, the
 	 * kernel's side(s) of the ring (consumer: sv_srq_pop; producer of
 	 * kernel SRQs: post_srq_recv) and limit.  Never held while calling
-	 * the SRQ's event handler.
+	 * the SRQ's event handler.  A leaf lock (Documentation/design.md,
+	 * "Locking").
 	 */
 	spinlock_t		lock;
 	struct sv_queue		*queue;
@@ -119,8 +121,9 @@ static inline size_t sv_srq_wqe_size(u32 max_sge)
  * transport consumes from softirq):
  *   producer_lock: the producer side of a kernel QP's ring (posting).
  *   consumer_lock: the consumer side (the transport engine and flushing).
- * Order: producer_lock before consumer_lock (only resetting takes both).
- * Neither is ever held while calling out of the QP (CQ posts, events).
+ * Order: producer_lock before consumer_lock (only resetting takes both);
+ * consumer_lock is a leaf (Documentation/design.md, "Locking").  Neither
+ * is ever held while calling out of the QP (CQ posts, events).
  */
 struct sv_wq {
 	struct sv_queue		*queue;	/* NULL: the RQ of a QP with an SRQ */
@@ -177,7 +180,8 @@ struct sv_qp {
 	 * as modify_qp sets them.  Lockless readers on the data path use
 	 * READ_ONCE(qp->state) and re-check under the lock when it matters.
 	 * Never held while calling out of the QP.
-	 * Lock order: modify_mutex, then state_lock.
+	 * Lock order: modify_mutex, then state_lock, a leaf
+	 * (Documentation/design.md, "Locking").
 	 */
 	spinlock_t		state_lock;
 	enum ib_qp_state	state;
@@ -191,7 +195,8 @@ struct sv_qp {
 	 * it starts (struct sv_swqe, sv_req.h), never from the ring slot
 	 * again.  lock (_bh: the completer and the timers run in softirq)
 	 * protects every field below except where noted, and the WQE
-	 * copies; lock order: req.lock, then sq.consumer_lock.  Never held
+	 * copies; lock order: req.lock, then sq.consumer_lock, never with
+	 * resp.lock (Documentation/design.md, "Locking").  Never held
 	 * across sv_net_xmit() or sv_cq_post().
 	 */
 	struct {
@@ -260,7 +265,8 @@ struct sv_qp {
 	 * protects every field below; psn is also written by modify_qp
 	 * (INIT->RTR, RESET) under state_lock while the responder is not
 	 * active, and read by query_qp.  Lock order: resp.lock, then
-	 * state_lock or a work queue's consumer_lock or an SRQ's lock.
+	 * state_lock or a work queue's consumer_lock or an SRQ's lock, never
+	 * with req.lock (Documentation/design.md, "Locking").
 	 * Held across sv_net_xmit(), so that responses leave in order;
 	 * never across sv_cq_post() or QP events (the one exception: an SRQ
 	 * limit event dispatched by sv_srq_pop()).  Always taken _bh: no
