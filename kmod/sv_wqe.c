@@ -19,6 +19,19 @@
 
 /* --- kernel work requests ---------------------------------------------- */
 
+/* @n SGEs of a kernel work request into a slot's SGE list */
+static void sv_wqe_put_sges(struct sv_dma_info *dma, const struct ib_sge *sg,
+			    int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		dma->sge[i].addr = sg[i].addr;
+		dma->sge[i].length = sg[i].length;
+		dma->sge[i].lkey = sg[i].lkey;
+	}
+}
+
 /*
  * Check @wr and sum its SGE lengths into *@length.  IBTA rules for send
  * work requests; atomics operate on 8 naturally aligned bytes.
@@ -166,11 +179,7 @@ void sv_wqe_write_send(struct sv_qp *qp, const struct ib_send_wr *wr,
 			p += wr->sg_list[i].length;
 		}
 	} else {
-		for (i = 0; i < wr->num_sge; i++) {
-			wqe->dma.sge[i].addr = wr->sg_list[i].addr;
-			wqe->dma.sge[i].length = wr->sg_list[i].length;
-			wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
-		}
+		sv_wqe_put_sges(&wqe->dma, wr->sg_list, wr->num_sge);
 	}
 	wqe->dma.length = length;
 	wqe->dma.resid = length;
@@ -200,11 +209,7 @@ int sv_wqe_write_recv(struct sv_qp *qp, const struct ib_recv_wr *wr)
 	wqe = sv_queue_producer_slot(qp->rq.queue);
 	memset(wqe, 0, sizeof(*wqe));
 	wqe->wr_id = wr->wr_id;
-	for (i = 0; i < wr->num_sge; i++) {
-		wqe->dma.sge[i].addr = wr->sg_list[i].addr;
-		wqe->dma.sge[i].length = wr->sg_list[i].length;
-		wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
-	}
+	sv_wqe_put_sges(&wqe->dma, wr->sg_list, wr->num_sge);
 	wqe->dma.length = length;
 	wqe->dma.resid = length;
 	wqe->dma.num_sge = wr->num_sge;

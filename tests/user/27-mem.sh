@@ -73,10 +73,4 @@ else
 	echo "ok: the rings were charged to the cgroup ($hits times at memory.max), no OOM kill"
 fi
 
-sv_unload_module
-echo "ok: module unloaded"
-
-reports=$(dmesg | tail -n +"$((log_start + 1))" |
-	grep -E 'BUG:|WARNING:|Oops|KASAN|UBSAN|circular locking|Call Trace' || true)
-[ -z "$reports" ] || sv_fail "kernel reports: $reports"
-echo "ok: no kernel reports"
+sv_unload_clean "$log_start"

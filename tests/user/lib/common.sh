@@ -241,6 +241,25 @@ sv_unload_module() {
 	_sv_module_loaded || return 0
 	sv_wait_for 'rmmod softverbs' 10 || sv_fail "cannot rmmod softverbs: $(rmmod softverbs 2>&1)"
 }
+
+# sv_log_clean LINE: fail if the kernel log after its first LINE lines (what
+# "dmesg | wc -l" said when the test began) has a kernel report in it.  The
+# guest runner checks each test's log too; this names the step.
+sv_log_clean() {
+	local reports
+	reports=$(dmesg | tail -n +"$(($1 + 1))" |
+		grep -E 'BUG:|WARNING:|Oops|KASAN|UBSAN|circular locking|Call Trace' || true)
+	[ -z "$reports" ] || sv_fail "kernel reports: $reports"
+	echo "ok: no kernel reports"
+}
+
+# sv_unload_clean LINE: the module unloads, then sv_log_clean LINE
+sv_unload_clean() {
+	sv_unload_module
+	echo "ok: module unloaded"
+	sv_log_clean "$1"
+}
+
 # --- network -----------------------------------------------------------------
 
 # sv_netns_add NAME: a network namespace with lo up, deleted at exit.
