@@ -468,6 +468,9 @@ int sv_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	sv_stats_qp_created(sv);	/* management plane: the QP peak */
 
 	qp->is_user = !!udata;
+	if (udata)
+		qp->uc = rdma_udata_to_drv_context(udata, struct sv_ucontext,
+						   ibuc);
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	sv_wq_init(&qp->sq);
 	sv_wq_init(&qp->rq);
@@ -892,12 +895,16 @@ int sv_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 	sv_qp_put(qp);
 	wait_for_completion(&qp->released);
 
-	/* windows bound to this QP can serve no one else: back to Free */
+	/*
+	 * The requester stops first, so that no BIND_MW of this QP can run
+	 * after its windows are released.  Windows bound to this QP can serve
+	 * no one else: back to Free.
+	 */
+	sv_req_cleanup(qp);
 	if (ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_UC)
 		sv_mw_invalidate_qp(sv, ibqp->qp_num);
 	xa_erase_bh(&sv->qp_xa, ibqp->qp_num);
 
-	sv_req_cleanup(qp);
 	sv_resp_cleanup(qp);
 	sv_qp_destroy_queues(qp);
 	if (path)

@@ -27,6 +27,7 @@
  */
 #include <linux/delay.h>
 #include <linux/interrupt.h>
+#include <linux/overflow.h>
 
 #include "sv.h"
 #include "sv_req.h"
@@ -717,6 +718,8 @@ int sv_req_init(struct sv_qp *qp)
 	struct sv_queue *q = qp->sq.queue;
 	u32 slots = q->index_mask + 1;
 	size_t slot_size = (size_t)1 << q->log2_elem_size;
+	gfp_t gfp = GFP_KERNEL;
+	size_t bytes;
 	u8 *copies;
 	u32 i;
 
@@ -727,11 +730,27 @@ int sv_req_init(struct sv_qp *qp)
 		     SV_REQ_BUDGET_WORK);
 	sv_comp_init(qp);
 
-	/* per slot: the state, then (after all states) the WQE copy */
-	qp->req.swqe = kvcalloc(slots, sizeof(struct sv_swqe) + slot_size,
-				GFP_KERNEL);
-	if (!qp->req.swqe)
+	/*
+	 * Per slot: the state, then (after all states) the WQE copy.  A user
+	 * QP's copies are the process's memory, as its rings are: charged to
+	 * its context and memory cgroup (ENOMEM at the cgroup's limit, never
+	 * its OOM killer).
+	 */
+	bytes = array_size(slots, sizeof(struct sv_swqe) + slot_size);
+	if (qp->uc) {
+		int err = sv_ucontext_charge(qp->uc, bytes);
+
+		if (err)
+			return err;
+		gfp = GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL;
+	}
+	qp->req.swqe = kvzalloc(bytes, gfp);
+	if (!qp->req.swqe) {
+		if (qp->uc)
+			sv_ucontext_uncharge(qp->uc, bytes);
 		return -ENOMEM;
+	}
+	qp->req.swqe_bytes = bytes;
 	copies = (u8 *)(qp->req.swqe + slots);
 	for (i = 0; i < slots; i++)
 		qp->req.swqe[i].wqe = (struct sv_send_wqe *)(copies +
@@ -780,6 +799,8 @@ void sv_req_reset(struct sv_qp *qp)
 void sv_req_cleanup(struct sv_qp *qp)
 {
 	sv_req_quiesce(qp);
+	if (qp->req.swqe && qp->uc)
+		sv_ucontext_uncharge(qp->uc, qp->req.swqe_bytes);
 	kvfree(qp->req.swqe);
 	qp->req.swqe = NULL;
 }

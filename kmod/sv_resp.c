@@ -888,14 +888,17 @@ static void sv_resp_clear(struct sv_qp *qp)
 
 int sv_resp_init(struct sv_qp *qp)
 {
+	/* a user QP's memory is the process's (see sv_req_init()) */
+	gfp_t gfp = qp->uc ? GFP_KERNEL_ACCOUNT : GFP_KERNEL;
+
 	spin_lock_init(&qp->resp.lock);
 	INIT_WORK(&qp->resp.work, sv_resp_work);
-	qp->resp.wqe = kzalloc(sv_resp_wqe_size(), GFP_KERNEL);
+	qp->resp.wqe = kzalloc(sv_resp_wqe_size(), gfp);
 	if (!qp->resp.wqe)
 		return -ENOMEM;
 	if (qp->ibqp.qp_type == IB_QPT_RC) {
 		qp->resp.res = kcalloc(SV_MAX_QP_RD_ATOM,
-				       sizeof(*qp->resp.res), GFP_KERNEL);
+				       sizeof(*qp->resp.res), gfp);
 		if (!qp->resp.res) {
 			kfree(qp->resp.wqe);
 			qp->resp.wqe = NULL;

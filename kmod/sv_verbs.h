@@ -167,6 +167,8 @@ struct sv_qp {
 	/* Immutable after create. */
 	struct sv_qp_handle	*handle;
 	bool			is_user;	/* rings mapped, user produces */
+	/* user QPs: the context charged for the QP's memory (sv_ucontext.c) */
+	struct sv_ucontext	*uc;
 	bool			sq_sig_all;	/* IB_SIGNAL_ALL_WR */
 	struct sv_wq		sq;
 	struct sv_wq		rq;
@@ -218,6 +220,7 @@ struct sv_qp {
 
 		spinlock_t	lock;
 		struct sv_swqe	*swqe;		/* one per SQ slot */
+		size_t		swqe_bytes;	/* of swqe, charged to uc */
 		/*
 		 * Ring index of the WQE whose packets go next: an in-flight
 		 * WQE being sent or resent, or (cons + in_flight) & mask
