@@ -46,9 +46,6 @@
 /* packets the work item builds per lock hold */
 #define SV_RESP_BATCH_PKTS	16
 
-/* the 40-byte GRH area at the start of a UD receive buffer (IBTA 11.4.1.2) */
-#define SV_GRH_BYTES		40
-
 enum sv_res_type {
 	SV_RES_READ,
 	SV_RES_ATOMIC,
