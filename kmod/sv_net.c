@@ -698,6 +698,8 @@ int sv_net_xmit(struct sv_dev *sv, const struct sv_path *path, u16 sport,
 		return err;
 	}
 	sv_stat_inc(sv, SV_STAT_TX_PKTS);
+	if (path->network_type == RDMA_NETWORK_ROCE_V1)
+		sv_stat_inc(sv, SV_STAT_TX_V1_PKTS);
 	sv_stat_add(sv, SV_STAT_TX_BYTES, ib_len);
 	return 0;
 }

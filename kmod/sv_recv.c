@@ -232,6 +232,8 @@ static void sv_recv_skb(struct sv_dev *sv, struct sk_buff *skb,
 		goto drop;
 	}
 	sv_stat_inc(sv, SV_STAT_RX_PKTS);
+	if (v1)
+		sv_stat_inc(sv, SV_STAT_RX_V1_PKTS);
 	sv_stat_add(sv, SV_STAT_RX_BYTES, pkt.p.len);
 consume:
 	consume_skb(skb);
