@@ -2,13 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 """RoCE v1 checks of 67-roce-v1.sh that need verbs or raw frames.
 
-  67-roce-v1.py mcast DEV_A GID_A DEV_B GID_B
+  67-roce-v1.py offlink DEV GID_V1 GID_V2 DGID
   67-roce-v1.py frame IFNAME SMAC DMAC SGID DEV_B GID_B
 
-mcast: two UD QPs of DEV_B attach to a group; a UD QP of DEV_A sends to it
-(QPN 0xFFFFFF) from its RoCE v1 GID index GID_A; each receiver gets every
-message intact, with the wire GRH (IPVer 6, NxtHdr 0x1B, SGID = A's GID,
-DGID = the group) in the GRH area.
+offlink: an address handle to DGID, which the routing table reaches through
+a gateway, from RoCE v2 GID index GID_V2 is accepted, from RoCE v1 GID
+index GID_V1 refused with EHOSTUNREACH (RoCE v1 is L2-only).
 
 frame: a UD QP of DEV_B (RoCE v1 GID index GID_B) receives a UD SEND that
 this process builds itself (tests/user/lib/roce1.py: Ethernet, GRH, BTH,
@@ -26,7 +25,7 @@ import socket
 import sys
 
 from pyverbs.addr import AH, AHAttr, GID, GlobalRoute
-from pyverbs.wr import RecvWR, SendWR
+from pyverbs.wr import RecvWR
 import pyverbs.enums as e
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -39,59 +38,32 @@ _spec = importlib.util.spec_from_file_location(
 m = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(m)
 
-MGID = 'ff0e::67:1'
-MULTICAST_QPN = 0xffffff
 RECV = m.RECV_OFF
-SLOT = 4096
 
 
-def check_v1_grh(grh, sgid, dgid):
-    want = ipaddress.ip_address(sgid).packed + ipaddress.ip_address(dgid).packed
-    if grh[0] >> 4 != 6 or grh[6] != 0x1b or bytes(grh[8:40]) != want:
-        raise AssertionError(f"not the RoCE v1 GRH {sgid} -> {dgid}: "
-                             f"{bytes(grh).hex()}")
+def offlink(dev, v1_idx, v2_idx, dgid):
+    """a RoCE v1 AH to dgid (behind a router) fails with EHOSTUNREACH,
+    a RoCE v2 one is accepted"""
+    import errno
+    from pyverbs.device import Context
+    from pyverbs.pd import PD
+    from pyverbs.pyverbs_error import PyverbsRDMAError
+    pd = PD(Context(name=dev))
+    dgid = ipaddress.IPv6Address(dgid).exploded     # what pyverbs parses
 
-
-def mcast(dev_a, gid_a, dev_b, gid_b, count=5, size=256):
-    a = m.Side(dev_a, gid_a)
-    b = m.Side(dev_b, gid_b)
-    if not (a.v1 and b.v1):
-        raise AssertionError("GID indexes are not RoCE v1 ones")
-    recv = [m.make_qp(b, e.IBV_QPT_UD, depth=count) for _ in range(2)]
-    for i, qp in enumerate(recv):
-        m.connect(qp, e.IBV_QPT_UD, b, a, 0)
-        qp.attach_mcast(GID(MGID), 0)
-        for j in range(count):
-            off = RECV + (i * count + j) * SLOT
-            qp.post_recv(RecvWR(wr_id=i * count + j, num_sge=1,
-                                sg=[b.sge(off, m.GRH + size)]))
-    qa = m.make_qp(a, e.IBV_QPT_UD, depth=count)
-    m.connect(qa, e.IBV_QPT_UD, a, b, 0)
-    ah = AH(a.pd, attr=AHAttr(is_global=1, port_num=1, gr=GlobalRoute(
-        dgid=GID(MGID), sgid_index=gid_a, hop_limit=1)))
-    for j in range(count):
-        data = bytes((j * 7 + k) & 0xff for k in range(size))
-        a.fill(j * SLOT, data)
-        wr = SendWR(wr_id=j, opcode=e.IBV_WR_SEND, num_sge=1,
-                    sg=[a.sge(j * SLOT, size)])
-        wr.set_wr_ud(ah, MULTICAST_QPN, m.QKEY)
-        qa.post_send(wr)
-        m.check_wc(m.poll(a.scq)[0], "send wc", opcode=e.IBV_WC_SEND)
-    wcs = m.poll(b.rcq, 2 * count)
-    for wc in wcs:
-        m.check_wc(wc, "recv wc", opcode=e.IBV_WC_RECV,
-                   byte_len=m.GRH + size, src_qp=qa.qp_num)
-        i, j = divmod(wc.wr_id, count)
-        if wc.qp_num != recv[i].qp_num:
-            raise AssertionError(f"wr_id {wc.wr_id} on QP {wc.qp_num:#x}")
-        off = RECV + wc.wr_id * SLOT
-        check_v1_grh(b.read(off, m.GRH), a.gid, MGID)
-        m.same(b.read(off + m.GRH, size),
-               bytes((j * 7 + k) & 0xff for k in range(size)), "group data")
-    for qp in recv:
-        qp.detach_mcast(GID(MGID), 0)
-    print(f"ok: {count} datagrams to {MGID} over RoCE v1 reached both "
-          f"attached QPs, GRH {a.gid} -> {MGID}")
+    def ah(idx):
+        return AH(pd, attr=AHAttr(is_global=1, port_num=1, gr=GlobalRoute(
+            dgid=GID(dgid), sgid_index=idx, hop_limit=64)))
+    ah(v2_idx).close()
+    print(f"ok: RoCE v2 AH to {dgid} via the router: accepted")
+    try:
+        ah(v1_idx)
+    except PyverbsRDMAError as err:
+        if err.error_code != errno.EHOSTUNREACH:
+            raise
+        print(f"ok: RoCE v1 AH to {dgid} via the router: refused ({err})")
+    else:
+        raise AssertionError("a RoCE v1 AH behind a router was accepted")
 
 
 def frame(ifname, smac, dmac, sgid, dev_b, gid_b):
@@ -133,8 +105,8 @@ def frame(ifname, smac, dmac, sgid, dev_b, gid_b):
 
 def main():
     args = sys.argv[1:]
-    if args[:1] == ['mcast'] and len(args) == 5:
-        mcast(args[1], int(args[2]), args[3], int(args[4]))
+    if args[:1] == ['offlink'] and len(args) == 5:
+        offlink(args[1], int(args[2]), int(args[3]), args[4])
     elif args[:1] == ['frame'] and len(args) == 7:
         frame(args[1], args[2], args[3], args[4], args[5], int(args[6]))
     else:

@@ -11,19 +11,19 @@
 # the v1 link-local GID, as on RoCE NICs.  Over the v1 GIDs of the IPv4
 # addresses (and the IPv6 ones for RC): the pingpongs with data checks,
 # perftest send/write/read/atomic, every opcode x QP type of
-# 53-verbs-matrix.py (data, completions, the UD GRH is the wire GRH), UD
-# multicast to two attached QPs (67-roce-v1.py mcast), rdma_cm (rping) with
-# the devices' default_roce_mode set to RoCE v1 in configfs, an RC pingpong
-# through injected receive drops; the counters show v1 packets
-# (tx/rx_roce_v1_packets).  A v1 AV to an address behind a router is refused
-# (EHOSTUNREACH, one log line saying why), where a v2 one is accepted.  And
-# a frame built by 67-roce-v1.py from the spec (tests/user/lib/roce1.py,
-# sent from an AF_PACKET socket) is received; the same with a wrong ICRC is
-# dropped (rx_drop_icrc).
+# 53-verbs-matrix.py (data, completions, the UD GRH is the wire GRH), an
+# RC pingpong through injected receive drops; the counters show v1 packets
+# (tx/rx_roce_v1_packets).  A frame built by 67-roce-v1.py from the spec
+# (tests/user/lib/roce1.py, sent from an AF_PACKET socket) is received; the
+# same with a wrong ICRC is dropped (rx_drop_icrc).  A v1 AV to an address
+# behind a router is refused (EHOSTUNREACH, one log line saying why), where
+# a v2 one is accepted.  With both devices' default_roce_mode set to RoCE v1
+# in rdma_cm's configfs: rping (data verified) and UD multicast to an
+# rdma_cm group (mckey receiving, 60-mcast-data.py sending).
 . "$(dirname "$0")/lib.sh"
 
 sv_need ip rdma ibv_rc_pingpong ibv_uc_pingpong ibv_ud_pingpong \
-	ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw rping
+	ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw rping mckey stdbuf
 py=/usr/bin/python3
 here=$(dirname "$0")
 $py -c 'import importlib.util as u, sys; sys.exit(not u.find_spec("pyverbs.qp"))' 2>/dev/null ||
@@ -86,14 +86,11 @@ matrix_regex=
 	matrix_regex='^(send|send_imm|send_big|write|write_imm|read|cmp_swp|fetch_add|uc_send|uc_write|ud_send|ud_send_imm)$'
 xp_case "v1 verbs matrix (every opcode x QP type)" timeout -k 5 600 \
 	$py "$here/53-verbs-matrix.py" "$XP_A_DEV" "$XP_A_GID4" "$XP_B_DEV" "$XP_B_GID4" "$matrix_regex"
-xp_case "v1 UD multicast" timeout -k 5 300 \
-	$py "$here/67-roce-v1.py" mcast "$XP_A_DEV" "$XP_A_GID6" "$XP_B_DEV" "$XP_B_GID6"
 
 # --- a frame from the spec, and one with a wrong ICRC ------------------------
 frame_case() {
 	local smac dmac icrc0 icrc1 rx0 rx1
-	read -r smac <"/sys/class/net/$XP_A_IF/address" 2>/dev/null ||
-		smac=$(ip -n "$XP_A_NS" -br link show "$XP_A_IF" | awk '{print $3}')
+	smac=$(ip -n "$XP_A_NS" -br link show "$XP_A_IF" | awk '{print $3}')
 	dmac=$(ip -n "$XP_B_NS" -br link show "$XP_B_IF" | awk '{print $3}')
 	icrc0=$(counter B rx_drop_icrc) rx0=$(counter B rx_roce_v1_packets)
 	xp_exec A timeout -k 5 120 $py "$here/67-roce-v1.py" frame "$XP_A_IF" \
@@ -106,34 +103,14 @@ xp_case "v1 frame from the spec accepted, bad ICRC dropped" frame_case
 
 # --- off-link: refused for v1, accepted for v2 -------------------------------
 offlink_case() {
-	local out rc=0
+	local rc=0
 	ip -n "$XP_A_NS" route add 10.199.0.0/24 via "$XP_B_IP4" || return 1
-	out=$(xp_exec A $py - "$XP_A_DEV" "$XP_A_GID4" "${v2[A4]}" <<'PY' 2>&1) || rc=$?
-import errno, sys
-from pyverbs.addr import AH, AHAttr, GID, GlobalRoute
-from pyverbs.device import Context
-from pyverbs.pd import PD
-from pyverbs.pyverbs_error import PyverbsRDMAError
-dev, v1, v2 = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-pd = PD(Context(name=dev))
-def ah(idx):
-    return AH(pd, attr=AHAttr(is_global=1, port_num=1, gr=GlobalRoute(
-        dgid=GID('::ffff:10.199.0.5'), sgid_index=idx, hop_limit=64)))
-ah(v2).close()
-print("v2 AH via the router: accepted")
-try:
-    ah(v1)
-except PyverbsRDMAError as err:
-    assert err.error_code == errno.EHOSTUNREACH, err
-    print(f"v1 AH via the router: refused ({err})")
-else:
-    raise AssertionError("a RoCE v1 AH behind a router was accepted")
-PY
-	echo "$out" | sed 's/^/  /'
+	xp_exec A $py "$here/67-roce-v1.py" offlink "$XP_A_DEV" "$XP_A_GID4" \
+		"${v2[A4]}" ::ffff:10.199.0.5 || rc=1
 	ip -n "$XP_A_NS" route del 10.199.0.0/24
 	[ $rc -eq 0 ] || return 1
-	dmesg | tail -n 20 | grep -q "behind a router, and RoCE v1" ||
-		{ echo "  no log line saying why"; return 1; }
+	dmesg | tail -n 20 | grep "behind a router, and RoCE v1" | tail -n 1 | sed 's/^/  /' |
+		grep -q . || { echo "  no log line saying why"; return 1; }
 }
 xp_case "v1 AV to an off-link address refused" offlink_case
 
@@ -154,41 +131,89 @@ fault_case() {
 sv_on_exit "xp_svctl B fault '$XP_B_DEV' off 2>/dev/null"
 xp_case "v1 RC through injected rx drops" fault_case
 
-# --- rdma_cm with default_roce_mode RoCE v1 ----------------------------------
-cm_case() {
-	local cfg=/sys/kernel/config d s pid rc=0 rs=0 r0 r1
-	modprobe rdma_ucm 2>/dev/null
-	[ -d $cfg/rdma_cm ] || mount -t configfs none $cfg 2>/dev/null
-	[ -d $cfg/rdma_cm ] || { echo "  no rdma_cm configfs"; return 1; }
+# --- rdma_cm with default_roce_mode RoCE v1: rping, multicast ----------------
+cfg=/sys/kernel/config
+# roce_mode MODE: default_roce_mode of both devices' port 1 (rdma_cm configfs)
+roce_mode() {
+	local d s
 	for d in "$XP_A_DEV" "$XP_B_DEV"; do
-		mkdir -p "$cfg/rdma_cm/$d" || return 1
-		sv_on_exit "rmdir '$cfg/rdma_cm/$d' 2>/dev/null"
-		echo "IB/RoCE v1" >"$cfg/rdma_cm/$d/ports/1/default_roce_mode" || return 1
+		[ -d "$cfg/rdma_cm/$d" ] || {
+			mkdir "$cfg/rdma_cm/$d" || return 1
+			sv_on_exit "rmdir '$cfg/rdma_cm/$d' 2>/dev/null"
+		}
+		echo "$1" >"$cfg/rdma_cm/$d/ports/1/default_roce_mode" || return 1
 		read -r s <"$cfg/rdma_cm/$d/ports/1/default_roce_mode"
-		echo "  $d default_roce_mode: $s"
-		[ "$s" = "IB/RoCE v1" ] || return 1
+		[ "$s" = "$1" ] || return 1
 	done
+	echo "  default_roce_mode of $XP_A_DEV and $XP_B_DEV: $1"
+}
+
+rping_case() {
+	local pid rc=0 rs=0 r0 r1 l
 	r0=$(counter B rx_roce_v1_packets)
 	_xp_runt
-	xp_exec B timeout -k 5 "$_xp_t" rping -s -v -C 10 -S 1000 -a "$XP_B_IP4" -p 26799 >"$tmp/rping.srv" 2>&1 &
+	xp_exec B timeout -k 5 "$_xp_t" rping -s -v -V -C 10 -S 1000 -a "$XP_B_IP4" -p 26799 >"$tmp/rping.srv" 2>&1 &
 	pid=$!
 	sv_wait_for "xp_exec B rdma resource show cm_id 2>/dev/null | grep -q 'state LISTEN.*comm rping'" 30 || true
-	xp_exec A timeout -k 5 "$_xp_t" rping -c -v -C 10 -S 1000 -a "$XP_B_IP4" -p 26799 >"$tmp/rping.cli" 2>&1 || rc=$?
+	xp_exec A timeout -k 5 "$_xp_t" rping -c -v -V -C 10 -S 1000 -a "$XP_B_IP4" -p 26799 >"$tmp/rping.cli" 2>&1 || rc=$?
 	[ $rc -eq 0 ] || kill "$pid" 2>/dev/null
 	wait "$pid" || rs=$?
 	r1=$(counter B rx_roce_v1_packets)
 	echo "  rping server rc $rs, client rc $rc; B rx_roce_v1_packets $r0 -> $r1"
-	tail -n 2 "$tmp/rping.cli" | sed 's/^/  cli| /'
-	for d in "$XP_A_DEV" "$XP_B_DEV"; do
-		echo "RoCE v2" >"$cfg/rdma_cm/$d/ports/1/default_roce_mode"
-	done
+	tail -n 1 "$tmp/rping.cli" | cut -c1-60 | sed 's/^/  cli| /'
 	if [ $rs -ne 0 ] || [ $rc -ne 0 ]; then
-		sed 's/^/  srv| /' "$tmp/rping.srv" | tail -n 20
-		sed 's/^/  cli| /' "$tmp/rping.cli" | tail -n 20
+		cut -c1-100 "$tmp/rping.srv" | tail -n 20 | sed 's/^/  srv| /'
+		cut -c1-100 "$tmp/rping.cli" | tail -n 20 | sed 's/^/  cli| /'
 		return 1
 	fi
 	# ten pings of 1000 bytes: SENDs, READs, WRITEs, all over v1
 	[ $((r1 - r0)) -ge 30 ]
 }
-xp_case "rdma_cm (rping) with default_roce_mode RoCE v1" cm_case
+
+# mcast_case: mckey joins an IPv4 group on B through rdma_cm (a RoCE v1
+# group: MGID ff0e::ffff:<group>, MAC 33:33:<group>), 60-mcast-data.py
+# sends 10 UD datagrams to it from A; mckey must get all of them
+mcast_case() {
+	local ro=$tmp/mc.recv so=$tmp/mc.send rr=0 rs=0 pid spid w gofd t r0 r1
+	t=$(_xp_run_timeout)
+	r0=$(counter B rx_roce_v1_packets)
+	xp_exec B timeout -k 5 "$t" stdbuf -oL mckey -m 239.1.67.1 -b "$XP_B_IP4" -C 10 -S 256 >"$ro" 2>&1 &
+	pid=$!
+	coproc MC_SEND { xp_exec A timeout -k 5 "$t" $py "$here/60-mcast-data.py" \
+		--go "$XP_A_IP4" 239.1.67.1 10 256 >"$so" 2>&1; }
+	spid=$MC_SEND_PID w=${MC_SEND[1]}
+	exec {gofd}>&"$w" {w}>&-
+	sv_wait_for "sv_file_has '$ro' 'joined dgid'" 30 || rr=1
+	[ $rr -ne 0 ] || (trap '' PIPE; echo go >&"$gofd") 2>/dev/null || true
+	exec {gofd}>&-
+	wait "$spid" || rs=$?
+	[ $rr -eq 0 ] || kill "$pid" 2>/dev/null
+	wait "$pid" || rr=$?
+	r1=$(counter B rx_roce_v1_packets)
+	echo "  mckey rc $rr, sender rc $rs; B rx_roce_v1_packets $r0 -> $r1"
+	grep -E 'joined dgid' "$ro" | sed 's/^/  recv| /'
+	if [ $rr -ne 0 ] || [ $rs -ne 0 ] || ! grep -q 'data transfers complete' "$ro"; then
+		sed 's/^/  recv| /' "$ro" | tail -n 20
+		sed 's/^/  send| /' "$so" | tail -n 20
+		return 1
+	fi
+	grep -q 'joined dgid: ff0e::ffff:' "$ro" && [ $((r1 - r0)) -ge 10 ]
+}
+
+modprobe rdma_ucm 2>/dev/null || true
+[ -d $cfg/rdma_cm ] || mount -t configfs none $cfg 2>/dev/null || true
+if [ -d $cfg/rdma_cm ]; then
+	sv_on_exit "roce_mode 'RoCE v2' >/dev/null 2>&1"
+	xp_case "rdma_cm: default_roce_mode RoCE v1" roce_mode "IB/RoCE v1"
+	xp_case "rdma_cm (rping -v -V) over RoCE v1" rping_case
+	for s in A B; do
+		ifv=XP_${s}_IF
+		xp_exec "$s" ip -6 route add ff0e::/16 dev "${!ifv}" 2>/dev/null || true
+		xp_exec "$s" ip route add 224.0.0.0/4 dev "${!ifv}" 2>/dev/null || true
+	done
+	xp_case "rdma_cm UD multicast over RoCE v1 (mckey)" mcast_case
+	roce_mode "RoCE v2" >/dev/null
+else
+	xp_case "rdma_cm configfs (CONFIG_INFINIBAND_ADDR_TRANS_CONFIGFS)" false
+fi
 xp_summary
