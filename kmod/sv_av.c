@@ -5,11 +5,21 @@
  * created, and turned into a struct sv_path (sv_verbs.h), so the transport
  * never parses an rdma_ah_attr and never sees an unchecked one.
  *
- * RoCEv2 only.  The port lists only RoCEv2 GIDs (sv_port_immutable()), and
- * softverbs puts only RoCEv2 (IP/UDP) packets on the wire; should a RoCE v1
- * source GID (IB_GID_TYPE_ROCE) reach us anyway, the AV is refused with
- * -EOPNOTSUPP.  RoCE needs the GRH in every AV, since its GIDs are the
- * addresses (IBTA Annex A16/A17).
+ * RoCE v1 and RoCEv2.  The type of the source GID decides the framing, as
+ * on RoCE NICs: a RoCEv2 GID (IB_GID_TYPE_ROCE_UDP_ENCAP) gives a path of
+ * network type RDMA_NETWORK_IPV4 or _IPV6 (IP/UDP packets, Annex A17), a
+ * RoCE v1 GID (IB_GID_TYPE_ROCE) one of type RDMA_NETWORK_ROCE_V1 (GRH
+ * directly over Ethernet, ethertype 0x8915, Annex A16).  RoCE needs the GRH
+ * in every AV, since its GIDs are the addresses (IBTA Annex A16/A17).
+ *
+ * RoCE v1 is L2-only: no router forwards ethertype 0x8915.  A v1 GID is
+ * still an IP address of the netdev (ib_core derives the table from them),
+ * so a v1 destination is routed like a v2 one, and refused with
+ * -EHOSTUNREACH when the route goes through a gateway: the frame would
+ * reach the router's MAC and end there.  rdma_cm never asks for that (it
+ * switches such a connection to RoCEv2, cma_resolve_iboe_route()).  The
+ * hop limit is not judged: ib_core fills in the IP route's (64) for v1
+ * AVs too, and a v1 GRH's HopLmt is carried, never decremented.
  *
  * Resolution.  ib_core resolves the destination MAC of AVs that come from
  * user space (create_ah, and modify_qp of connected user QPs) through the
@@ -53,6 +63,7 @@
 #include <net/addrconf.h>
 #include <net/if_inet6.h>
 #include <net/ip.h>
+#include <net/ip6_fib.h>
 #include <net/ipv6_stubs.h>
 #include <net/neighbour.h>
 #include <net/route.h>
@@ -70,6 +81,23 @@ static const struct in6_addr *sv_gid_in6(const union ib_gid *gid)
 static bool sv_path_is_multicast(const struct sv_path *path)
 {
 	return rdma_is_multicast_addr((struct in6_addr *)path->dgid.raw);
+}
+
+static bool sv_path_is_v1(const struct sv_path *path)
+{
+	return path->network_type == RDMA_NETWORK_ROCE_V1;
+}
+
+/*
+ * The IP family a path's destination is routed and resolved in: its
+ * network type for RoCEv2; for RoCE v1, whose GIDs are IP addresses too,
+ * IPv4 for an IPv4-mapped destination GID.
+ */
+static bool sv_path_route_v4(const struct sv_path *path)
+{
+	if (sv_path_is_v1(path))
+		return ipv6_addr_v4mapped(sv_gid_in6(&path->dgid));
+	return sv_path_is_ipv4(path);
 }
 
 /*
@@ -97,7 +125,12 @@ static int sv_path_check_dgid(struct sv_dev *sv, const struct sv_path *path,
 {
 	const struct in6_addr *dst = sv_gid_in6(&path->dgid);
 
-	if (sv_path_is_ipv4(path)) {
+	if (sv_path_is_v1(path)) {
+		/* any GID but none and the loopback address */
+		if (ipv6_addr_any(dst) || ipv6_addr_loopback(dst))
+			return sv_path_refuse(sv, -EINVAL,
+				"destination GID %pI6 is no RoCE v1 peer", dst);
+	} else if (sv_path_is_ipv4(path)) {
 		__be32 addr = sv_path_daddr4(path);
 
 		if (!ipv6_addr_v4mapped(dst) || ipv4_is_zeronet(addr) ||
@@ -127,9 +160,13 @@ static struct dst_entry *sv_path_dst4(struct sv_dev *sv,
 		.flowi4_oif = path->ifindex,
 		.flowi4_proto = IPPROTO_UDP,
 		.daddr = sv_path_daddr4(path),
-		.saddr = sv_path_saddr4(path),
 	};
-	struct rtable *rt = ip_route_output_key(sv->net, &fl4);
+	struct rtable *rt;
+
+	/* a RoCE v1 source GID need not be of the same family */
+	if (ipv6_addr_v4mapped(sv_gid_in6(&path->sgid)))
+		fl4.saddr = sv_path_saddr4(path);
+	rt = ip_route_output_key(sv->net, &fl4);
 
 	return IS_ERR(rt) ? ERR_CAST(rt) : &rt->dst;
 }
@@ -141,9 +178,10 @@ static struct dst_entry *sv_path_dst6(struct sv_dev *sv,
 		.flowi6_oif = path->ifindex,
 		.flowi6_proto = IPPROTO_UDP,
 		.daddr = *sv_gid_in6(&path->dgid),
-		.saddr = *sv_gid_in6(&path->sgid),
 	};
 
+	if (!ipv6_addr_v4mapped(sv_gid_in6(&path->sgid)))
+		fl6.saddr = *sv_gid_in6(&path->sgid);
 	/* -EAFNOSUPPORT through the stub when IPv6 is disabled */
 	return ipv6_stub->ipv6_dst_lookup_flow(sv->net, NULL, &fl6, NULL);
 }
@@ -152,14 +190,14 @@ static struct dst_entry *sv_path_dst6(struct sv_dev *sv,
 static struct dst_entry *sv_path_dst(struct sv_dev *sv,
 				     const struct sv_path *path)
 {
-	return sv_path_is_ipv4(path) ? sv_path_dst4(sv, path) :
-				       sv_path_dst6(sv, path);
+	return sv_path_route_v4(path) ? sv_path_dst4(sv, path) :
+					sv_path_dst6(sv, path);
 }
 
 /* The MAC of @dst's next hop towards @path's destination, if known. */
 static int sv_path_neigh(struct dst_entry *dst, struct sv_path *path)
 {
-	const void *daddr = sv_path_is_ipv4(path) ?
+	const void *daddr = sv_path_route_v4(path) ?
 			    (const void *)&path->dgid.raw[12] :
 			    (const void *)path->dgid.raw;
 	struct neighbour *n;
@@ -177,6 +215,16 @@ static int sv_path_neigh(struct dst_entry *dst, struct sv_path *path)
 	}
 	neigh_release(n);
 	return err;
+}
+
+/* Does @dst reach its destination through a router? */
+static bool sv_path_via_gateway(const struct sv_path *path,
+				struct dst_entry *dst)
+{
+	if (sv_path_route_v4(path))
+		return container_of(dst, struct rtable, dst)->rt_uses_gateway;
+	return container_of(dst, struct rt6_info, dst)->rt6i_flags &
+	       RTF_GATEWAY;
 }
 
 static int sv_path_route(struct sv_dev *sv, struct sv_path *path)
@@ -199,6 +247,12 @@ static int sv_path_route(struct sv_dev *sv, struct sv_path *path)
 		err = sv_path_refuse(sv, -ENETUNREACH,
 			"destination GID %pI6 is routed out of %s, not the source GID's netdev",
 			sv_gid_in6(&path->dgid), dst->dev->name);
+	} else if (sv_path_is_v1(path) && !sv_path_is_multicast(path) &&
+		   sv_path_via_gateway(path, dst)) {
+		/* Annex A16: RoCE v1 frames are not routed (see the top) */
+		err = sv_path_refuse(sv, -EHOSTUNREACH,
+			"destination GID %pI6 is behind a router, and RoCE v1 (source GID index %u) is L2-only: use a RoCE v2 GID",
+			sv_gid_in6(&path->dgid), path->sgid_index);
 	} else if (!sv_path_is_multicast(path) &&
 		   is_zero_ether_addr(path->dmac)) {
 		err = sv_path_neigh(dst, path);
@@ -229,12 +283,8 @@ static int sv_path_init(struct sv_dev *sv, struct sv_path *path,
 				      "source GID of another device or port");
 	switch (sgid_attr->gid_type) {
 	case IB_GID_TYPE_ROCE_UDP_ENCAP:
+	case IB_GID_TYPE_ROCE:		/* RoCE v1: see the top */
 		break;
-	case IB_GID_TYPE_ROCE:
-		/* RoCE v1 frames are not implemented: see the top */
-		return sv_path_refuse(sv, -EOPNOTSUPP,
-			"source GID index %u is RoCE v1, which is not implemented",
-			sgid_attr->index);
 	default:
 		return sv_path_refuse(sv, -EINVAL,
 				      "source GID index %u of type %d",
@@ -273,8 +323,13 @@ static int sv_path_init(struct sv_dev *sv, struct sv_path *path,
 			sgid_attr->index);
 
 	if (sv_path_is_multicast(path)) {
-		/* the group's MAC, whatever the caller passed */
-		if (sv_path_is_ipv4(path))
+		/*
+		 * The group's MAC, whatever the caller passed: as ib_core
+		 * maps it (ib_resolve_eth_dmac()) and as sv_mcast.c joins
+		 * it, for RoCE v1 too (an MGID outside ::ffff:0:0/96 gives
+		 * 33:33 and its low 32 bits).
+		 */
+		if (sv_path_route_v4(path))
 			ip_eth_mc_map(sv_path_daddr4(path), (char *)path->dmac);
 		else
 			ipv6_eth_mc_map(sv_gid_in6(&path->dgid),
@@ -367,6 +422,9 @@ int sv_path_from_user_av(struct sv_dev *sv, const struct sv_av *uav,
 	grh.traffic_class = uav->grh.traffic_class;
 	/* no dmac: what user space wrote there is not trusted */
 	err = sv_path_init(sv, path, sgid_attr, &grh, NULL, SV_PATH_ROUTE);
+	/* librxe sets a v1 AV's type from its destination GID's family */
+	if (!err && sv_path_is_v1(path))
+		network_type = path->network_type;
 	if (!err && path->network_type != network_type)
 		err = sv_path_refuse(sv, -EINVAL,
 			"network type %u of a UD WQE's AV does not match source GID index %u",

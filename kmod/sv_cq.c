@@ -77,10 +77,11 @@ static void sv_cq_to_uwc(struct ib_uverbs_wc *uwc, const struct ib_wc *wc)
 	uwc->pkey_index = wc->pkey_index;
 	uwc->slid = ib_lid_cpu16(wc->slid);
 	uwc->sl = wc->sl;
-	/* a RoCEv2 datagram: its packet type in sl (uapi/softverbs-abi.h) */
+	/* a RoCE datagram: its packet type in sl (uapi/softverbs-abi.h) */
 	if ((wc->wc_flags & (IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE)) ==
 	    (IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE))
-		uwc->sl = SV_UWC_SL_ROCE_UDP |
+		uwc->sl = wc->network_hdr_type == RDMA_NETWORK_ROCE_V1 ?
+			  SV_UWC_SL_GRH : SV_UWC_SL_ROCE_UDP |
 			  (wc->network_hdr_type == RDMA_NETWORK_IPV4 ?
 			   SV_UWC_SL_IPV4 : SV_UWC_SL_IPV6);
 	uwc->dlid_path_bits = wc->dlid_path_bits;

@@ -134,3 +134,43 @@ u8 sv_aeth_credit_code(u32 credits)
 		code++;
 	return code;
 }
+
+/**
+ * sv_hdr_parse_grh - check the GRH of a received RoCE v1 packet
+ * @buf:	the GRH
+ * @len:	bytes from the GRH through the ICRC (link padding excluded
+ *		or not: PayLen says where the packet ends)
+ * @out:	its fields, on success
+ *
+ * A RoCE v1 GRH has IPVer 6 and NxtHdr 0x1B (IBTA 8.3.1, Annex A16.4),
+ * and its PayLen covers at least a BTH and an ICRC and fits in @len (an
+ * Ethernet frame may be padded behind it).  Any SGID and DGID, multicast
+ * included, are the caller's to judge.
+ *
+ * Return: 0; -ENODATA shorter than a GRH, -EPROTONOSUPPORT another
+ * version or next header, -EMSGSIZE a PayLen that does not fit.
+ */
+int sv_hdr_parse_grh(const void *buf, size_t len, struct sv_grh_info *out)
+{
+	const u8 *grh = buf;
+	u32 vtf;
+	u16 paylen;
+
+	if (len < SV_GRH_BYTES)
+		return -ENODATA;
+	vtf = sv_get_be32(grh);
+	if (vtf >> 28 != SV_GRH_IPVER || grh[SV_GRH_NXTHDR] != SV_GRH_NXTHDR_BTH)
+		return -EPROTONOSUPPORT;
+	paylen = sv_get_be16(grh + SV_GRH_PAYLEN);
+	if (paylen < SV_BTH_BYTES + SV_ICRC_BYTES ||
+	    paylen > len - SV_GRH_BYTES)
+		return -EMSGSIZE;
+
+	memcpy(out->sgid, grh + SV_GRH_SGID, sizeof(out->sgid));
+	memcpy(out->dgid, grh + SV_GRH_DGID, sizeof(out->dgid));
+	out->flow_label = vtf & 0xfffff;
+	out->paylen = paylen;
+	out->traffic_class = (vtf >> 20) & 0xff;
+	out->hop_limit = grh[SV_GRH_HOPLMT];
+	return 0;
+}

@@ -586,6 +586,67 @@ static inline void sv_hdr_build_cnp(void *hdr)
 	memset(sv_hdr_ext_mut(hdr, SV_EXT_CNP), 0, SV_CNP_BYTES);
 }
 
+/*
+ * Global Route Header (IBTA 8.3.1), 40 bytes; RoCE v1 (IBTA Annex A16)
+ * puts it directly after the Ethernet header (ethertype 0x8915):
+ *
+ *   0  IPVer(31:28) TClass(27:20) FlowLabel(19:0)
+ *   4  PayLen (16): bytes after the GRH, BTH through ICRC
+ *   6  NxtHdr (8): 0x1B, an IBA transport header follows
+ *   7  HopLmt (8)
+ *   8  SGID (128)
+ *  24  DGID (128)
+ *
+ * The layout of an IPv6 header (RFC 8200) with another next header.
+ */
+#define SV_GRH_BYTES		40
+#define SV_GRH_IPVER		6
+#define SV_GRH_NXTHDR_BTH	0x1b
+#define SV_GRH_PAYLEN		4
+#define SV_GRH_NXTHDR		6
+#define SV_GRH_HOPLMT		7
+#define SV_GRH_SGID		8
+#define SV_GRH_DGID		24
+
+/**
+ * struct sv_grh_info - a GRH, as sv_hdr_parse_grh() found it
+ * @sgid:	source GID
+ * @dgid:	destination GID
+ * @flow_label:	20-bit flow label
+ * @paylen:	PayLen: bytes after the GRH
+ * @traffic_class: TClass
+ * @hop_limit:	HopLmt
+ */
+struct sv_grh_info {
+	u8	sgid[16];
+	u8	dgid[16];
+	u32	flow_label;
+	u16	paylen;
+	u8	traffic_class;
+	u8	hop_limit;
+};
+
+/*
+ * Build a GRH at @grh for @paylen bytes of BTH through ICRC; the flow
+ * label is cut to its 20 bits.
+ */
+static inline void sv_hdr_build_grh(void *grh, u8 tclass, u32 flow_label,
+				    u16 paylen, u8 hop_limit,
+				    const u8 *sgid, const u8 *dgid)
+{
+	u8 *p = grh;
+
+	sv_put_be32(p, (u32)SV_GRH_IPVER << 28 | (u32)tclass << 20 |
+		       (flow_label & 0xfffff));
+	sv_put_be16(p + SV_GRH_PAYLEN, paylen);
+	p[SV_GRH_NXTHDR] = SV_GRH_NXTHDR_BTH;
+	p[SV_GRH_HOPLMT] = hop_limit;
+	memcpy(p + SV_GRH_SGID, sgid, 16);
+	memcpy(p + SV_GRH_DGID, dgid, 16);
+}
+
+int sv_hdr_parse_grh(const void *buf, size_t len, struct sv_grh_info *out);
+
 /* Largest payload of one packet: the largest IB path MTU (IBTA 9.7.7) */
 #define SV_HDR_MAX_PAYLOAD	4096
 

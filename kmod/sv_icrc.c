@@ -16,6 +16,19 @@
  * Soft-RoCE's rxe_icrc.c implements; tests/kunit/icrc_kunit.c checks them
  * against packets Soft-RoCE put on a wire.
  *
+ * RoCE v1 (IBTA Annex A16) has the IB GRH where RoCEv2 has IP and UDP, and
+ * its ICRC is the one of IBTA 7.8.1 for a packet whose LRH is absent: the
+ * same 8 bytes of 0xff for the LRH, then
+ *
+ *   the GRH                 TClass, FlowLabel and HopLmt set to all ones
+ *                           (IPVer, PayLen, NxtHdr, SGID, DGID as sent)
+ *   the BTH                 resv8a (byte 4) set to all ones
+ *   the rest of the packet
+ *
+ * RoCEv2's IPv6 masking is this one with UDP in between (Annex A17.3.3
+ * derives it from A16); the sv_icrc_v1_*() functions take the packet from
+ * its GRH.
+ *
  * Except for RDMA FLUSH (IBTA 1.5): Soft-RoCE's opcode table gives FLUSH
  * no payload offset, so its payload is taken to start at the BTH, and its
  * ICRC covers, after the above, the raw BTH and extension headers a second
@@ -31,6 +44,7 @@
 #include <linux/skbuff.h>
 #include <linux/udp.h>
 
+#include "sv_hdr.h"
 #include "sv_icrc.h"
 #include "sv_opcode.h"
 
@@ -95,12 +109,27 @@ static unsigned int sv_icrc_l3_len(const u8 *l3, size_t avail, int *err)
 	}
 }
 
-/* the length of IP + UDP + BTH in @hdrs, or a negative errno */
-static int sv_icrc_hdrs_len(const u8 *hdrs, size_t avail, size_t len)
+/*
+ * The length of IP + UDP + BTH in @hdrs, or of GRH + BTH for RoCE v1
+ * (@v1), or a negative errno.
+ */
+static int sv_icrc_hdrs_len(const u8 *hdrs, size_t avail, size_t len,
+			    bool v1)
 {
 	unsigned int l3_len;
 	int err = 0;
 
+	if (v1) {
+		if (avail < SV_GRH_BYTES)
+			return -EMSGSIZE;
+		/* IPVer 6, NxtHdr: the BTH (IBTA 8.3.1) */
+		if (hdrs[0] >> 4 != SV_GRH_IPVER ||
+		    hdrs[SV_GRH_NXTHDR] != SV_GRH_NXTHDR_BTH)
+			return -EPROTONOSUPPORT;
+		if (len < SV_GRH_BYTES + SV_BTH_BYTES + SV_ICRC_BYTES)
+			return -EMSGSIZE;
+		return SV_GRH_BYTES + SV_BTH_BYTES;
+	}
 	l3_len = sv_icrc_l3_len(hdrs, avail, &err);
 	if (!l3_len)
 		return err;
@@ -110,15 +139,33 @@ static int sv_icrc_hdrs_len(const u8 *hdrs, size_t avail, size_t len)
 	return l3_len + sizeof(struct udphdr) + SV_BTH_BYTES;
 }
 
+/* GRH or IPv6 header: traffic class, flow label, hop limit to ones */
+static void sv_icrc_mask_ip6(u8 *hdr)
+{
+	struct ipv6hdr *ip6 = (struct ipv6hdr *)hdr;
+
+	/* keep the version, set traffic class and flow label */
+	ip6->priority = 0xf;
+	memset(ip6->flow_lbl, 0xff, sizeof(ip6->flow_lbl));
+	ip6->hop_limit = 0xff;
+}
+
 /*
- * Set the variant fields of the copied headers (IP, UDP, BTH; @hdrs_len
- * bytes from sv_icrc_hdrs_len()) to ones and start the CRC over them.
+ * Set the variant fields of the copied headers (IP, UDP, BTH, or GRH,
+ * BTH for @v1; @hdrs_len bytes from sv_icrc_hdrs_len()) to ones and start
+ * the CRC over them.
  */
-static u32 sv_icrc_crc_hdrs(u8 *hdrs, unsigned int hdrs_len)
+static u32 sv_icrc_crc_hdrs(u8 *hdrs, unsigned int hdrs_len, bool v1)
 {
 	unsigned int l3_len = hdrs_len - sizeof(struct udphdr) - SV_BTH_BYTES;
 	struct udphdr *udp = (struct udphdr *)(hdrs + l3_len);
 
+	if (v1) {
+		/* the GRH is laid out as an IPv6 header (sv_hdr.h) */
+		sv_icrc_mask_ip6(hdrs);
+		hdrs[SV_GRH_BYTES + SV_ICRC_BTH_RESV8A] = 0xff;
+		return crc32_le(SV_ICRC_SEED, hdrs, hdrs_len);
+	}
 	if (hdrs[0] >> 4 == 4) {
 		struct iphdr *ip4 = (struct iphdr *)hdrs;
 
@@ -126,12 +173,7 @@ static u32 sv_icrc_crc_hdrs(u8 *hdrs, unsigned int hdrs_len)
 		ip4->ttl = 0xff;
 		ip4->check = (__force __sum16)0xffff;
 	} else {
-		struct ipv6hdr *ip6 = (struct ipv6hdr *)hdrs;
-
-		/* keep the version, set traffic class and flow label */
-		ip6->priority = 0xf;
-		memset(ip6->flow_lbl, 0xff, sizeof(ip6->flow_lbl));
-		ip6->hop_limit = 0xff;
+		sv_icrc_mask_ip6(hdrs);
 	}
 	udp->check = (__force __sum16)0xffff;
 	hdrs[l3_len + sizeof(*udp) + SV_ICRC_BTH_RESV8A] = 0xff;
@@ -139,15 +181,12 @@ static u32 sv_icrc_crc_hdrs(u8 *hdrs, unsigned int hdrs_len)
 	return crc32_le(SV_ICRC_SEED, hdrs, hdrs_len);
 }
 
-/**
- * sv_icrc_calc - ICRC of a packet in a flat buffer
- * @l3:		the IP header
- * @len:	bytes from the IP header through the ICRC
- * @icrc:	the CRC (the value of the 4 wire bytes read little-endian)
- *
- * Return: 0 or a negative errno (sv_icrc.h).
+/*
+ * ICRC of a packet in a flat buffer: @len bytes from the IP header (the
+ * GRH for @v1) through the ICRC; @icrc the CRC (the value of the 4 wire
+ * bytes read little-endian).  0 or a negative errno (sv_icrc.h).
  */
-int sv_icrc_calc(const void *l3, size_t len, u32 *icrc)
+static int sv_icrc_calc_flat(const void *l3, size_t len, u32 *icrc, bool v1)
 {
 	u8 hdrs[SV_ICRC_MAX_HDRS];
 	int hdrs_len;
@@ -155,15 +194,34 @@ int sv_icrc_calc(const void *l3, size_t len, u32 *icrc)
 
 	if (!len)
 		return -EMSGSIZE;
-	hdrs_len = sv_icrc_hdrs_len(l3, len, len);
+	hdrs_len = sv_icrc_hdrs_len(l3, len, len, v1);
 	if (hdrs_len < 0)
 		return hdrs_len;
 	memcpy(hdrs, l3, hdrs_len);
-	crc = sv_icrc_crc_hdrs(hdrs, hdrs_len);
+	crc = sv_icrc_crc_hdrs(hdrs, hdrs_len, v1);
 	crc = crc32_le(crc, (const u8 *)l3 + hdrs_len,
 		       len - hdrs_len - SV_ICRC_BYTES);
 	*icrc = ~crc;
 	return 0;
+}
+
+int sv_icrc_calc(const void *l3, size_t len, u32 *icrc)
+{
+	return sv_icrc_calc_flat(l3, len, icrc, false);
+}
+
+/**
+ * sv_icrc_v1_calc - ICRC of a RoCE v1 packet in a flat buffer
+ * @grh:	the GRH
+ * @len:	bytes from the GRH through the ICRC
+ * @icrc:	the CRC (the value of the 4 wire bytes read little-endian)
+ *
+ * Return: 0 or a negative errno (sv_icrc.h; -EPROTONOSUPPORT: IPVer not
+ * 6 or NxtHdr not 0x1B).
+ */
+int sv_icrc_v1_calc(const void *grh, size_t len, u32 *icrc)
+{
+	return sv_icrc_calc_flat(grh, len, icrc, true);
 }
 
 /* Does the packet carry the right ICRC?  False too if it is malformed. */
@@ -263,7 +321,8 @@ static int sv_icrc_skb_crc(struct sk_buff *skb, int off, unsigned int n,
  * FLUSH, Soft-RoCE's form (see the top); no effect on other opcodes.
  */
 static int sv_icrc_calc_skb_form(struct sk_buff *skb, int l3_off,
-				 unsigned int len, u32 *icrc, bool rxe_flush)
+				 unsigned int len, u32 *icrc, bool rxe_flush,
+				 bool v1)
 {
 	u8 hdrs[SV_ICRC_MAX_HDRS];
 	unsigned int avail;
@@ -284,13 +343,14 @@ static int sv_icrc_calc_skb_form(struct sk_buff *skb, int l3_off,
 	if (err)
 		return err;
 	hdrs_len = sv_icrc_hdrs_len(hdrs, min_t(unsigned int, avail,
-						sizeof(struct ipv6hdr)), len);
+						sizeof(struct ipv6hdr)), len,
+				    v1);
 	if (hdrs_len < 0)
 		return hdrs_len;
 	err = sv_icrc_skb_copy(skb, l3_off, hdrs, hdrs_len);
 	if (err)
 		return err;
-	crc = sv_icrc_crc_hdrs(hdrs, hdrs_len);
+	crc = sv_icrc_crc_hdrs(hdrs, hdrs_len, v1);
 	err = sv_icrc_skb_crc(skb, l3_off + hdrs_len,
 			      len - hdrs_len - SV_ICRC_BYTES, &crc);
 	if (err)
@@ -311,7 +371,33 @@ static int sv_icrc_calc_skb_form(struct sk_buff *skb, int l3_off,
 int sv_icrc_calc_skb(struct sk_buff *skb, int l3_off, unsigned int len,
 		     u32 *icrc)
 {
-	return sv_icrc_calc_skb_form(skb, l3_off, len, icrc, false);
+	return sv_icrc_calc_skb_form(skb, l3_off, len, icrc, false, false);
+}
+
+/* the wire ICRC of the packet [@l3_off, @l3_off + @len) of @skb */
+static int sv_icrc_skb_wire(struct sk_buff *skb, int l3_off, unsigned int len,
+			    u32 *wire_icrc)
+{
+	u8 wire[SV_ICRC_BYTES];
+	int err;
+
+	err = sv_icrc_skb_copy(skb, l3_off + len - SV_ICRC_BYTES, wire,
+			       sizeof(wire));
+	if (!err)
+		*wire_icrc = sv_icrc_get_wire(wire);
+	return err;
+}
+
+/* RoCE v1: the packet starts with its GRH, @grh_off from skb->data */
+bool sv_icrc_v1_verify_skb(struct sk_buff *skb, int grh_off, unsigned int len)
+{
+	u32 icrc, wire;
+
+	if (sv_icrc_calc_skb_form(skb, grh_off, len, &icrc, false, true))
+		return false;
+	if (sv_icrc_skb_wire(skb, grh_off, len, &wire))
+		return false;
+	return wire == icrc;
 }
 
 bool sv_icrc_verify_skb(struct sk_buff *skb, int l3_off, unsigned int len)
@@ -327,7 +413,8 @@ bool sv_icrc_verify_skb(struct sk_buff *skb, int l3_off, unsigned int len)
 	if (sv_icrc_get_wire(wire) == icrc)
 		return true;
 	/* a FLUSH from Soft-RoCE (see the top); other opcodes: same value */
-	if (sv_icrc_calc_skb_form(skb, l3_off, len, &rxe, true) || rxe == icrc)
+	if (sv_icrc_calc_skb_form(skb, l3_off, len, &rxe, true, false) ||
+	    rxe == icrc)
 		return false;
 	return sv_icrc_get_wire(wire) == rxe;
 }
@@ -336,8 +423,9 @@ bool sv_icrc_verify_skb(struct sk_buff *skb, int l3_off, unsigned int len)
  * Write the ICRC into the packet's last 4 bytes (must be writable);
  * @form SV_ICRC_RXE: Soft-RoCE's for a FLUSH.
  */
-int sv_icrc_set_skb(struct sk_buff *skb, int l3_off, unsigned int len,
-		    enum sv_icrc_form form)
+static int sv_icrc_set_skb_form(struct sk_buff *skb, int l3_off,
+				unsigned int len, enum sv_icrc_form form,
+				bool v1)
 {
 	int off = l3_off + len - SV_ICRC_BYTES;
 	u8 wire[SV_ICRC_BYTES];
@@ -345,7 +433,7 @@ int sv_icrc_set_skb(struct sk_buff *skb, int l3_off, unsigned int len,
 	int err;
 
 	err = sv_icrc_calc_skb_form(skb, l3_off, len, &icrc,
-				    form == SV_ICRC_RXE);
+				    form == SV_ICRC_RXE, v1);
 	if (err)
 		return err;
 	sv_icrc_put_wire(wire, icrc);
@@ -359,4 +447,16 @@ int sv_icrc_set_skb(struct sk_buff *skb, int l3_off, unsigned int len,
 		return skb_store_bits(skb, 0, wire + head, sizeof(wire) - head);
 	}
 	return skb_store_bits(skb, off, wire, sizeof(wire));
+}
+
+int sv_icrc_set_skb(struct sk_buff *skb, int l3_off, unsigned int len,
+		    enum sv_icrc_form form)
+{
+	return sv_icrc_set_skb_form(skb, l3_off, len, form, false);
+}
+
+/* RoCE v1: the packet starts with its GRH (no Soft-RoCE form: no v1 there) */
+int sv_icrc_v1_set_skb(struct sk_buff *skb, int grh_off, unsigned int len)
+{
+	return sv_icrc_set_skb_form(skb, grh_off, len, SV_ICRC_SPEC, true);
 }

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * RoCEv2 invariant CRC (IBTA Annex A17.3.3): the CRC-32 that ends every
- * RoCEv2 packet, over the fields that no router may change.
+ * RoCE invariant CRC (IBTA 7.8.1; Annex A16 for RoCE v1, A17.3.3 for
+ * RoCEv2): the CRC-32 that ends every RoCE packet, over the fields that
+ * no router may change.  The sv_icrc_v1_*() functions take a RoCE v1
+ * packet from its GRH instead of an IP header (-EPROTONOSUPPORT there:
+ * the GRH's IPVer is not 6 or its NxtHdr not 0x1B).
  *
  * Packets are given from the start of their IP header (IPv4 without or
  * with options, or IPv6 directly followed by UDP) through the 4 ICRC
@@ -49,5 +52,10 @@ enum sv_icrc_form {
 
 int sv_icrc_set_skb(struct sk_buff *skb, int l3_off, unsigned int len,
 		    enum sv_icrc_form form);
+
+/* RoCE v1: @grh_off, @len as @l3_off, @len above, from the GRH */
+int sv_icrc_v1_calc(const void *grh, size_t len, u32 *icrc);
+bool sv_icrc_v1_verify_skb(struct sk_buff *skb, int grh_off, unsigned int len);
+int sv_icrc_v1_set_skb(struct sk_buff *skb, int grh_off, unsigned int len);
 
 #endif /* SV_ICRC_H */

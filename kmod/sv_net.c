@@ -1,7 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The wire: building RoCEv2 packets into IPv4/IPv6 UDP datagrams and
- * receiving them (sv_recv.c takes over from the encap hook).
+ * The wire: building RoCEv2 packets into IPv4/IPv6 UDP datagrams and RoCE
+ * v1 packets into Ethernet frames, and receiving both (sv_recv.c takes
+ * over from the encap hook and the ethertype handler).
+ *
+ * RoCE v1 (IBTA Annex A16): the GRH and the BTH directly over Ethernet,
+ * ethertype 0x8915 (ETH_P_IBOE), for paths whose source GID is a RoCE v1
+ * one (sv_av.c).  The frame goes to the path's destination MAC, which
+ * ib_core or sv_av.c resolved, through dev_queue_xmit() on the source
+ * GID's netdev (the device's, or a VLAN on it); one packet handler for
+ * the ethertype, on every netdev, receives them and keeps those that
+ * arrive on a netdev with a softverbs device (or a VLAN on one).  Local
+ * destinations take the loopback below like RoCEv2 packets: a v1 GID is
+ * an address of its netdev (ib_core builds the table from the netdev's
+ * addresses), so the same address lookup finds them.
  *
  * RoCEv2 UDP sockets, one pair (IPv4, IPv6) per network namespace that has
  * softverbs devices, shared by those devices.  A device uses the sockets of
@@ -39,6 +51,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/etherdevice.h>
 #include <linux/if_vlan.h>
 #include <linux/inetdevice.h>
 #include <linux/interrupt.h>
@@ -53,6 +66,7 @@
 #include <net/netns/generic.h>
 #include <net/route.h>
 #include <net/udp_tunnel.h>
+#include <rdma/ib_addr.h>
 
 #include "sv.h"
 #include "sv_icrc.h"
@@ -94,7 +108,10 @@ static struct sv_net *sv_net(struct net *net)
 
 /* --- transmit ------------------------------------------------------------- */
 
-/* room for the link header (a VLAN tag too), IPv6 (the larger) and UDP */
+/*
+ * room for the link header (a VLAN tag too), IPv6 (the larger) and UDP,
+ * or for RoCE v1 the GRH (as long as IPv6)
+ */
 static unsigned int sv_net_headroom(const struct sv_dev *sv)
 {
 	return LL_RESERVED_SPACE(sv->ndev) + VLAN_HLEN +
@@ -112,8 +129,11 @@ struct sk_buff *sv_net_alloc_skb(struct sv_dev *sv, const struct sv_path *path,
 		return NULL;
 	skb_reserve(skb, headroom);
 	skb_put(skb, ib_len);
-	skb->protocol = sv_path_is_ipv4(path) ? htons(ETH_P_IP) :
-						htons(ETH_P_IPV6);
+	if (path->network_type == RDMA_NETWORK_ROCE_V1)
+		skb->protocol = htons(ETH_P_IBOE);
+	else
+		skb->protocol = sv_path_is_ipv4(path) ? htons(ETH_P_IP) :
+							htons(ETH_P_IPV6);
 	return skb;
 }
 
@@ -165,6 +185,7 @@ static DEFINE_PER_CPU(struct sv_net_loop, sv_net_loop);
 /* skb->cb of a queued local packet: how the receiver takes it */
 struct sv_net_loop_cb {
 	bool	wire;	/* ICRC set: receive as from the wire (sv_recv()) */
+	bool	v1;	/* RoCE v1: skb->data at the GRH (sv_recv_v1()) */
 };
 
 static struct sv_net_loop_cb *sv_net_loop_cb(struct sk_buff *skb)
@@ -211,6 +232,10 @@ static void sv_net_loop_run(struct tasklet_struct *t)
 		sv = sv_net_ndev_dev_rcu(ndev);
 		if (!sv)
 			kfree_skb(skb);
+		else if (sv_net_loop_cb(skb)->v1 && sv_net_loop_cb(skb)->wire)
+			sv_recv_v1(sv, skb);
+		else if (sv_net_loop_cb(skb)->v1)
+			sv_recv_v1_local(sv, skb);
 		else if (sv_net_loop_cb(skb)->wire)
 			sv_recv(sv, skb);
 		else
@@ -243,9 +268,22 @@ static struct net_device *sv_net_loop_find(struct net *net, __be32 v4,
 	return ndev;
 }
 
+/* the local netdev of a RoCE v1 destination GID (an IP address, or none) */
+static struct net_device *sv_net_loop_find_gid(struct net *net,
+					       const u8 *gid)
+{
+	const struct in6_addr *a = (const struct in6_addr *)gid;
+
+	if (ipv6_addr_v4mapped(a))
+		return sv_net_loop_find(net, a->s6_addr32[3], NULL);
+	return sv_net_loop_find(net, 0, a);
+}
+
 static struct net_device *sv_net_loop_dest(struct sv_dev *sv,
 					   const struct sv_path *path)
 {
+	if (path->network_type == RDMA_NETWORK_ROCE_V1)
+		return sv_net_loop_find_gid(sv->net, path->dgid.raw);
 	if (sv_path_is_ipv4(path))
 		return sv_net_loop_find(sv->net, sv_path_daddr4(path), NULL);
 	return sv_net_loop_find(sv->net, 0,
@@ -253,9 +291,10 @@ static struct net_device *sv_net_loop_dest(struct sv_dev *sv,
 }
 
 /*
- * Queue @skb (UDP header at skb->data) for delivery to the device of
- * @ndev, whose reference it takes over; @wire: it carries an ICRC and is
- * received as from the wire.  Consumes @skb.
+ * Queue @skb (UDP header at skb->data; the GRH for RoCE v1, skb->protocol
+ * ETH_P_IBOE) for delivery to the device of @ndev, whose reference it
+ * takes over; @wire: it carries an ICRC and is received as from the wire.
+ * Consumes @skb.
  */
 static int sv_net_loop_queue(struct sk_buff *skb, struct net_device *ndev,
 			     bool wire)
@@ -266,6 +305,7 @@ static int sv_net_loop_queue(struct sk_buff *skb, struct net_device *ndev,
 	skb->dev = ndev;
 	skb->pkt_type = PACKET_HOST;
 	sv_net_loop_cb(skb)->wire = wire;
+	sv_net_loop_cb(skb)->v1 = skb->protocol == htons(ETH_P_IBOE);
 
 	loop = get_cpu_ptr(&sv_net_loop);
 	if (likely(skb_queue_len_lockless(&loop->queue) < SV_NET_LOOP_QLEN)) {
@@ -284,15 +324,18 @@ static int sv_net_loop_queue(struct sk_buff *skb, struct net_device *ndev,
 
 /*
  * How fault injection sends a local packet it let through or held (IP
- * header at skb->data, ICRC set): the destination is looked up again, as
- * the stack would route a held packet when it finally goes.
+ * header or GRH at skb->data, ICRC set): the destination is looked up
+ * again, as the stack would route a held packet when it finally goes.
  */
 static int sv_net_loop_out(struct sv_dev *sv, struct sk_buff *skb)
 {
 	struct net_device *ndev;
+	bool v1 = skb->protocol == htons(ETH_P_IBOE);
 
 	rcu_read_lock();
-	if (skb->protocol == htons(ETH_P_IP))
+	if (v1)
+		ndev = sv_net_loop_find_gid(sv->net, skb->data + SV_GRH_DGID);
+	else if (skb->protocol == htons(ETH_P_IP))
 		ndev = sv_net_loop_find(sv->net, ip_hdr(skb)->daddr, NULL);
 	else
 		ndev = sv_net_loop_find(sv->net, 0, &ipv6_hdr(skb)->daddr);
@@ -301,13 +344,22 @@ static int sv_net_loop_out(struct sv_dev *sv, struct sk_buff *skb)
 		kfree_skb(skb);
 		return -ENETUNREACH;
 	}
-	__skb_pull(skb, skb_transport_offset(skb));
+	if (!v1)
+		__skb_pull(skb, skb_transport_offset(skb));
 	return sv_net_loop_queue(skb, ndev, true);
 }
 
+/* Write the ICRC of @skb (IP header or, for RoCE v1, GRH at skb->data). */
+static int sv_net_icrc_set(struct sk_buff *skb)
+{
+	if (skb->protocol == htons(ETH_P_IBOE))
+		return sv_icrc_v1_set_skb(skb, 0, skb->len);
+	return sv_icrc_set_skb(skb, 0, skb->len, sv_net_icrc_form());
+}
+
 /*
- * Send @skb (IP header at skb->data, no ICRC yet) to @ndev's device of
- * this host, whose reference it takes over.  Consumes @skb.
+ * Send @skb (IP header or GRH at skb->data, no ICRC yet) to @ndev's device
+ * of this host, whose reference it takes over.  Consumes @skb.
  */
 static int sv_net_loop_xmit(struct sv_dev *sv, struct sk_buff *skb,
 			    struct net_device *ndev)
@@ -327,13 +379,14 @@ static int sv_net_loop_xmit(struct sv_dev *sv, struct sk_buff *skb,
 		memset(skb_tail_pointer(skb) - SV_ICRC_BYTES, 0,
 		       SV_ICRC_BYTES);
 		/* received from the UDP header on, like the encap hook */
-		__skb_pull(skb, skb_transport_offset(skb));
+		if (skb->protocol != htons(ETH_P_IBOE))
+			__skb_pull(skb, skb_transport_offset(skb));
 		return sv_net_loop_queue(skb, ndev, false);
 	}
 
 	/* as for the wire; sv_net_loop_out() finds the device again */
 	dev_put(ndev);
-	err = sv_icrc_set_skb(skb, 0, skb->len, sv_net_icrc_form());
+	err = sv_net_icrc_set(skb);
 	if (unlikely(err)) {
 		kfree_skb(skb);
 		return err;
@@ -519,13 +572,124 @@ static int sv_net_xmit6(struct sv_dev *sv, const struct sv_path *path,
 	return net_xmit_eval(err) ? -ENOBUFS : 0;
 }
 
+/* --- RoCE v1 (IBTA Annex A16) --- */
+
+/* skb->cb of a RoCE v1 frame on its way out: the netdev to send it on */
+struct sv_net_v1_cb {
+	int	ifindex;
+};
+
+static struct sv_net_v1_cb *sv_net_v1_cb(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct sv_net_v1_cb) > sizeof(skb->cb));
+	return (struct sv_net_v1_cb *)skb->cb;
+}
+
+/*
+ * Queue a v1 frame (Ethernet header built) on its netdev.  Also how fault
+ * injection sends one it let through or held: the netdev is looked up
+ * again by index, as a held packet may outlive a VLAN netdev.
+ */
+static int sv_net_out_v1(struct sv_dev *sv, struct sk_buff *skb)
+{
+	struct net_device *ndev;
+	int err;
+
+	rcu_read_lock();
+	ndev = dev_get_by_index_rcu(sv->net, sv_net_v1_cb(skb)->ifindex);
+	if (unlikely(!ndev)) {
+		rcu_read_unlock();
+		kfree_skb(skb);
+		return -ENETDOWN;
+	}
+	skb->dev = ndev;
+	err = dev_queue_xmit(skb);
+	rcu_read_unlock();
+	return err;
+}
+
+/*
+ * A v1 frame to a group also reaches the groups of the sending device, as
+ * IP multicast loops RoCEv2 packets back to it.  @skb: GRH at skb->data,
+ * ICRC set.
+ */
+static void sv_net_v1_mcast_loop(struct sv_dev *sv, struct sk_buff *skb)
+{
+	struct sk_buff *copy = skb_copy(skb, GFP_ATOMIC);
+
+	if (!copy)
+		return;
+	dev_hold(sv->ndev);
+	sv_net_loop_queue(copy, sv->ndev, true);
+}
+
+static int sv_net_xmit_v1(struct sv_dev *sv, const struct sv_path *path,
+			  struct sk_buff *skb)
+{
+	struct net_device *ndev, *local;
+	u8 *grh;
+	int err;
+
+	grh = skb_push(skb, SV_GRH_BYTES);
+	skb_reset_network_header(skb);
+	sv_hdr_build_grh(grh, path->traffic_class, path->flow_label,
+			 skb->len - SV_GRH_BYTES, path->hop_limit,
+			 path->sgid.raw, path->dgid.raw);
+
+	rcu_read_lock();
+	local = sv_net_loop_dest(sv, path);
+	rcu_read_unlock();
+	if (local)
+		return sv_net_loop_xmit(sv, skb, local);
+
+	err = sv_icrc_v1_set_skb(skb, 0, skb->len);
+	if (unlikely(err))
+		goto err_free;
+	if (rdma_is_multicast_addr((struct in6_addr *)path->dgid.raw))
+		sv_net_v1_mcast_loop(sv, skb);
+
+	rcu_read_lock();
+	ndev = dev_get_by_index_rcu(sv->net, path->ifindex);
+	if (unlikely(!ndev || !(ndev->flags & IFF_UP))) {
+		rcu_read_unlock();
+		err = -ENETDOWN;
+		goto err_free;
+	}
+	/* the tag of a VLAN netdev is its business (vlan_dev_hard_header) */
+	if (unlikely(dev_hard_header(skb, ndev, ETH_P_IBOE, path->dmac,
+				     ndev->dev_addr, skb->len) < 0)) {
+		rcu_read_unlock();
+		err = -EINVAL;
+		goto err_free;
+	}
+	skb_reset_mac_header(skb);
+	skb->dev = ndev;
+	sv_net_v1_cb(skb)->ifindex = ndev->ifindex;
+	/* --- fault injection (sv_fault.c) --- */
+	if (sv_fault_active(sv, SV_FAULT_TX))
+		err = sv_fault_tx(sv, skb, sv_net_out_v1);
+	else
+	/* --- end fault injection --- */
+		err = sv_net_out_v1(sv, skb);
+	rcu_read_unlock();
+	if (err < 0)
+		return err;
+	return net_xmit_eval(err) ? -ENOBUFS : 0;
+
+err_free:
+	kfree_skb(skb);
+	return err;
+}
+
 int sv_net_xmit(struct sv_dev *sv, const struct sv_path *path, u16 sport,
 		struct sk_buff *skb)
 {
 	unsigned int ib_len = skb->len;
 	int err;
 
-	if (sv_path_is_ipv4(path))
+	if (path->network_type == RDMA_NETWORK_ROCE_V1)
+		err = sv_net_xmit_v1(sv, path, skb);
+	else if (sv_path_is_ipv4(path))
 		err = sv_net_xmit4(sv, path, sport, skb);
 	else
 		err = sv_net_xmit6(sv, path, sport, skb);
@@ -534,6 +698,8 @@ int sv_net_xmit(struct sv_dev *sv, const struct sv_path *path, u16 sport,
 		return err;
 	}
 	sv_stat_inc(sv, SV_STAT_TX_PKTS);
+	if (path->network_type == RDMA_NETWORK_ROCE_V1)
+		sv_stat_inc(sv, SV_STAT_TX_V1_PKTS);
 	sv_stat_add(sv, SV_STAT_TX_BYTES, ib_len);
 	return 0;
 }
@@ -589,6 +755,42 @@ static int sv_net_encap_recv(struct sock *sk, struct sk_buff *skb)
 	rcu_read_unlock();
 	return 0;
 }
+
+/*
+ * Every RoCE v1 frame of every namespace arrives here (ethertype 0x8915,
+ * softirq, under RCU, skb->data at the GRH).  Only what is for this host
+ * and comes in on a netdev with a softverbs device, or a VLAN on one in
+ * the device's namespace, goes on; over lo nothing does (no device there).
+ */
+static int sv_net_v1_rcv(struct sk_buff *skb, struct net_device *ndev,
+			 struct packet_type *pt, struct net_device *orig_dev)
+{
+	struct sv_dev *sv;
+
+	if (skb->pkt_type != PACKET_HOST && skb->pkt_type != PACKET_MULTICAST)
+		goto drop;
+	skb = skb_share_check(skb, GFP_ATOMIC);
+	if (!skb)
+		return NET_RX_DROP;
+	skb_reset_network_header(skb);
+
+	rcu_read_lock();
+	sv = sv_net_ndev_dev_rcu(ndev);
+	if (sv && net_eq(dev_net(ndev), sv->net)) {
+		sv_recv_v1(sv, skb);
+		rcu_read_unlock();
+		return NET_RX_SUCCESS;
+	}
+	rcu_read_unlock();
+drop:
+	kfree_skb(skb);
+	return NET_RX_DROP;
+}
+
+static struct packet_type sv_net_v1_ptype __read_mostly = {
+	.type	= cpu_to_be16(ETH_P_IBOE),
+	.func	= sv_net_v1_rcv,
+};
 
 static struct socket *sv_net_sock_open(struct net *net, bool ipv6)
 {
@@ -710,12 +912,20 @@ static struct pernet_operations sv_net_ops = {
 
 int sv_net_init(void)
 {
+	int err;
+
 	sv_net_loop_init();
-	return register_pernet_subsys(&sv_net_ops);
+	err = register_pernet_subsys(&sv_net_ops);
+	if (err)
+		return err;
+	dev_add_pack(&sv_net_v1_ptype);
+	return 0;
 }
 
 void sv_net_exit(void)
 {
+	/* waits for running handlers (synchronize_net()) */
+	dev_remove_pack(&sv_net_v1_ptype);
 	unregister_pernet_subsys(&sv_net_ops);
 	/* no encap_recv call may still be running when the module goes */
 	synchronize_net();

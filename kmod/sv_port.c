@@ -135,13 +135,14 @@ int sv_port_immutable(struct ib_device *ibdev, u32 port_num,
 		      struct ib_port_immutable *immutable)
 {
 	/*
-	 * RoCEv2 only, so ib_core lists only RoCEv2 GIDs: every GID in the
-	 * table carries traffic, and a consumer that takes GID index 0 (the
-	 * rdma-core tests, perftest's default, libfabric's dgram endpoint)
-	 * gets a working one.  RoCE v1 framing (Annex A16) is not
-	 * implemented; listing its GIDs would advertise what fails.
+	 * RoCE v1 (Annex A16) and RoCEv2 (Annex A17), as RoCE NICs: ib_core
+	 * lists a GID of each type for every address of the netdev, the v1
+	 * one first (GID index 0 is the v1 link-local GID), and every GID in
+	 * the table carries traffic (the source GID's type picks the
+	 * framing, sv_av.c).
 	 */
-	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE |
+				    RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
 	immutable->gid_tbl_len = SV_PORT_GID_TBL_LEN;
 	immutable->pkey_tbl_len = SV_PORT_PKEY_TBL_LEN;
 	immutable->max_mad_size = IB_MGMT_MAD_SIZE;

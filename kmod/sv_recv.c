@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Receive dispatch: every RoCEv2 packet of a device, from the UDP encap
- * hook (sv_net.c), is checked here before any QP sees it, in this order:
+ * Receive dispatch: every RoCE packet of a device, RoCEv2 from the UDP
+ * encap hook and RoCE v1 from the ethertype 0x8915 handler (sv_net.c), is
+ * checked here before any QP sees it, in this order:
  *
- *   1. a UDP header, no longer than the longest RoCE packet (checked
- *      before the data is made linear)           else RX_DROP_INVALID
- *   2. the ICRC (IBTA Annex A17.3.3)              else RX_DROP_ICRC
+ *   1. RoCEv2: a UDP header, no longer than the longest RoCE packet
+ *      (checked before the data is made linear); RoCE v1: a GRH with
+ *      IPVer 6, NxtHdr 0x1B and a PayLen that fits (sv_hdr_parse_grh(),
+ *      link padding behind it is cut off)       else RX_DROP_INVALID
+ *   2. the ICRC (IBTA Annex A17.3.3; A16 for v1)  else RX_DROP_ICRC
  *      (not for softverbs' own local packets, sv_recv_local(): they
  *      never crossed a wire, see sv_net.c)
  *   3. sv_hdr_parse(): BTH and extension headers  else RX_DROP_INVALID
@@ -14,7 +17,8 @@
  *      destination GID: every attached QP), and that the opcode belongs
  *      to its transport                           else RX_DROP_NO_QP
  *   6. for RC and UC: the packet's source and destination addresses are
- *      the QP's path's destination and source GID  else RX_DROP_NOT_PEER
+ *      the QP's path's destination and source GID, and it came in the
+ *      path's framing (v1 or v2)                  else RX_DROP_NOT_PEER
  *
  * then requests go to the responder (sv_resp_rcv) and responses to the
  * completer (sv_comp_rcv), which check the rest.  The skb is freed here
@@ -32,13 +36,29 @@
 #include "sv_icrc.h"
 #include "sv_xport.h"
 
+/* how a packet reached sv_recv_skb() */
+enum sv_recv_how {
+	SV_RECV_ICRC	= BIT(0),	/* check its ICRC: it crossed a wire */
+	SV_RECV_V1	= BIT(1),	/* RoCE v1: skb->data at the GRH */
+};
 
-/* Fill the addresses of @pkt from the IP header of its skb. */
-static void sv_recv_addrs(struct sv_rx_pkt *pkt)
+/* Fill the addresses of @pkt from the IP header or GRH (@v1) of its skb. */
+static void sv_recv_addrs(struct sv_rx_pkt *pkt, bool v1)
 {
 	struct sk_buff *skb = pkt->skb;
 
-	if (skb->protocol == htons(ETH_P_IP)) {
+	if (v1) {
+		const u8 *grh = skb_network_header(skb);
+		u32 vtf = sv_get_be32(grh);
+
+		/* what ib_core calls a RoCE v1 packet's network header */
+		pkt->network_type = RDMA_NETWORK_ROCE_V1;
+		memcpy(pkt->sgid.raw, grh + SV_GRH_SGID, sizeof(pkt->sgid.raw));
+		memcpy(pkt->dgid.raw, grh + SV_GRH_DGID, sizeof(pkt->dgid.raw));
+		pkt->traffic_class = (vtf >> 20) & 0xff;
+		pkt->hop_limit = grh[SV_GRH_HOPLMT];
+		pkt->flow_label = vtf & 0xfffff;
+	} else if (skb->protocol == htons(ETH_P_IP)) {
 		const struct iphdr *iph = ip_hdr(skb);
 
 		pkt->network_type = RDMA_NETWORK_IPV4;
@@ -83,7 +103,10 @@ static bool sv_recv_from_peer(struct sv_qp *qp, const struct sv_rx_pkt *pkt)
 	if (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC)
 		return true;
 	path = rcu_dereference(qp->path);
-	return path && !memcmp(pkt->sgid.raw, path->dgid.raw,
+	/* a v1 path's peer sends v1 frames, a v2 path's UDP (Annex A16/17) */
+	return path && (path->network_type == RDMA_NETWORK_ROCE_V1) ==
+		       (pkt->network_type == RDMA_NETWORK_ROCE_V1) &&
+	       !memcmp(pkt->sgid.raw, path->dgid.raw,
 			       sizeof(path->dgid.raw)) &&
 	       !memcmp(pkt->dgid.raw, path->sgid.raw, sizeof(path->sgid.raw));
 }
@@ -119,27 +142,59 @@ static bool sv_recv_mcast(struct sv_dev *sv, struct sv_rx_pkt *pkt)
 	return any;
 }
 
-static void sv_recv_skb(struct sv_dev *sv, struct sk_buff *skb, bool icrc)
+/*
+ * RoCE v1, skb->data at the GRH: check it (step 1), cut off what follows
+ * the packet (an Ethernet frame is at least 60 bytes) and leave skb->data
+ * at the BTH, the network header at the GRH.
+ */
+static bool sv_recv_v1_grh(struct sk_buff *skb)
 {
+	struct sv_grh_info grh;
+
+	/* as long as the longest RoCEv2 datagram, a GRH for IP and UDP */
+	if (unlikely(skb->len > SV_GRH_BYTES + SV_ROCE_MAX_UDP_LEN -
+				SV_UDP_HDR_LEN || skb_linearize(skb)))
+		return false;
+	if (sv_hdr_parse_grh(skb->data, skb->len, &grh))
+		return false;
+	if (pskb_trim(skb, SV_GRH_BYTES + grh.paylen))
+		return false;
+	skb_reset_network_header(skb);
+	__skb_pull(skb, SV_GRH_BYTES);
+	return true;
+}
+
+static void sv_recv_skb(struct sv_dev *sv, struct sk_buff *skb,
+			unsigned int how)
+{
+	bool v1 = how & SV_RECV_V1;
 	struct sv_rx_pkt pkt;
 	struct sv_qp *qp;
 	int l3_off;
 	bool ok;
 
-	/*
-	 * Longer than any RoCE packet can be: refused before it is made
-	 * linear or CRCed (a fragmented 64 KiB datagram would cost an
-	 * order-4 atomic allocation, a copy and a CRC each).
-	 */
-	if (unlikely(skb->len > SV_ROCE_MAX_UDP_LEN ||
-		     skb->len < sizeof(struct udphdr) || skb_linearize(skb)))
-		goto drop_invalid;
-	__skb_pull(skb, sizeof(struct udphdr));
+	if (v1) {
+		if (unlikely(!sv_recv_v1_grh(skb)))
+			goto drop_invalid;
+	} else {
+		/*
+		 * Longer than any RoCE packet can be: refused before it is
+		 * made linear or CRCed (a fragmented 64 KiB datagram would
+		 * cost an order-4 atomic allocation, a copy and a CRC each).
+		 */
+		if (unlikely(skb->len > SV_ROCE_MAX_UDP_LEN ||
+			     skb->len < sizeof(struct udphdr) ||
+			     skb_linearize(skb)))
+			goto drop_invalid;
+		__skb_pull(skb, sizeof(struct udphdr));
+	}
 
-	/* from the IP header, which lies in front of skb->data */
+	/* from the IP header or GRH, which lies in front of skb->data */
 	l3_off = skb_network_offset(skb);
-	if (icrc && unlikely(!sv_icrc_verify_skb(skb, l3_off,
-						 skb->len - l3_off))) {
+	if ((how & SV_RECV_ICRC) &&
+	    unlikely(v1 ? !sv_icrc_v1_verify_skb(skb, l3_off,
+						  skb->len - l3_off) :
+			  !sv_icrc_verify_skb(skb, l3_off, skb->len - l3_off))) {
 		sv_stat_inc(sv, SV_STAT_RX_DROP_ICRC);
 		goto drop;
 	}
@@ -153,7 +208,7 @@ static void sv_recv_skb(struct sv_dev *sv, struct sk_buff *skb, bool icrc)
 
 	pkt.skb = skb;
 	pkt.sv = sv;
-	sv_recv_addrs(&pkt);
+	sv_recv_addrs(&pkt, v1);
 
 	rcu_read_lock();
 	if (pkt.p.qpn == SV_QPN_MULTICAST &&
@@ -177,6 +232,8 @@ static void sv_recv_skb(struct sv_dev *sv, struct sk_buff *skb, bool icrc)
 		goto drop;
 	}
 	sv_stat_inc(sv, SV_STAT_RX_PKTS);
+	if (v1)
+		sv_stat_inc(sv, SV_STAT_RX_V1_PKTS);
 	sv_stat_add(sv, SV_STAT_RX_BYTES, pkt.p.len);
 consume:
 	consume_skb(skb);
@@ -194,10 +251,25 @@ void sv_recv(struct sv_dev *sv, struct sk_buff *skb)
 	if (sv_fault_active(sv, SV_FAULT_RX) && sv_fault_rx(sv, skb, sv_recv))
 		return;
 	/* --- end fault injection --- */
-	sv_recv_skb(sv, skb, true);
+	sv_recv_skb(sv, skb, SV_RECV_ICRC);
 }
 
 void sv_recv_local(struct sv_dev *sv, struct sk_buff *skb)
 {
-	sv_recv_skb(sv, skb, false);
+	sv_recv_skb(sv, skb, 0);
+}
+
+void sv_recv_v1(struct sv_dev *sv, struct sk_buff *skb)
+{
+	/* --- fault injection (sv_fault.c): it may take the packet --- */
+	if (sv_fault_active(sv, SV_FAULT_RX) &&
+	    sv_fault_rx(sv, skb, sv_recv_v1))
+		return;
+	/* --- end fault injection --- */
+	sv_recv_skb(sv, skb, SV_RECV_ICRC | SV_RECV_V1);
+}
+
+void sv_recv_v1_local(struct sv_dev *sv, struct sk_buff *skb)
+{
+	sv_recv_skb(sv, skb, SV_RECV_V1);
 }

@@ -31,9 +31,6 @@
 #include "sv_rnr.h"
 #include "sv_xport.h"
 
-/* the 40-byte GRH area at the start of a UD receive buffer (IBTA 11.4.1.2) */
-#define SV_GRH_BYTES		40
-
 static size_t sv_resp_wqe_size(void)
 {
 	return sv_srq_wqe_size(max_t(u32, SV_MAX_QP_SGE, SV_MAX_SRQ_SGE));

@@ -16,12 +16,14 @@
 #include <linux/types.h>
 
 enum sv_stat {
-	/* every RoCEv2 packet handed to / taken from the network */
+	/* every RoCE packet handed to / taken from the network */
 	SV_STAT_TX_PKTS,
 	SV_STAT_TX_BYTES,		/* BTH through ICRC */
 	SV_STAT_RX_PKTS,		/* accepted: valid, for a live QP */
 	SV_STAT_RX_BYTES,
 	SV_STAT_TX_DROPS,		/* no route/neighbour, xmit failure */
+	SV_STAT_TX_V1_PKTS,		/* of tx_packets: RoCE v1 (Annex A16) */
+	SV_STAT_RX_V1_PKTS,		/* of rx_packets: RoCE v1 */
 
 	/* RC acknowledgements (IBTA 9.7.5) */
 	SV_STAT_TX_ACKS,		/* positive ACKs sent by the responder */

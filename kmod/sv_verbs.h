@@ -373,20 +373,22 @@ static inline void sv_qp_put(struct sv_qp *qp)
 /* sv_av.c: the paths of address vectors, and address handles */
 
 /*
- * A resolved RoCEv2 path: what the transport needs to address a packet,
+ * A resolved RoCE path: what the transport needs to address a packet,
  * derived from an address vector (rdma_ah_attr) and checked.  Immutable
  * once published.  Its owner (an AH, or a connected QP's primary path in
  * qp->path) frees it with kfree_rcu(), so the transport reads it under
  * rcu_read_lock() without taking a reference.
  *
- * softverbs speaks RoCEv2 only: the source GID is always a RoCEv2
- * (IB_GID_TYPE_ROCE_UDP_ENCAP) entry, and the GIDs are the IP addresses
- * (IPv4-mapped for IPv4).
+ * The source GID's type decides the framing: a RoCEv2
+ * (IB_GID_TYPE_ROCE_UDP_ENCAP) entry gives network type RDMA_NETWORK_IPV4
+ * or _IPV6, and the GIDs are the IP addresses (IPv4-mapped for IPv4); a
+ * RoCE v1 (IB_GID_TYPE_ROCE) one RDMA_NETWORK_ROCE_V1, the GIDs going
+ * into a GRH over Ethernet (sv_av.c, sv_net.c).
  */
 struct sv_path {
 	struct rcu_head		rcu;
 	const struct ib_pd	*pd;		/* AH paths: the AH's PD */
-	u8			network_type;	/* RDMA_NETWORK_IPV4 or _IPV6 */
+	u8			network_type;	/* RDMA_NETWORK_IPV4/_IPV6/_ROCE_V1 */
 	u8			hop_limit;	/* IPv4 TTL / IPv6 hop limit */
 	u8			traffic_class;	/* IPv4 TOS / IPv6 traffic class */
 	u8			sgid_index;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The RoCEv2 transport engine: how its roles meet.
+ * The RoCE transport engine: how its roles meet.
  *
- *   sv_net.c   the wire: building and sending skbs (IP/UDP/ICRC), the UDP
- *              encap receive hook
+ *   sv_net.c   the wire: building and sending skbs (IP/UDP/ICRC for
+ *              RoCEv2, Ethernet/GRH/ICRC for RoCE v1), the UDP encap
+ *              receive hook and the ethertype 0x8915 packet handler
  *   sv_recv.c  receive dispatch: validation (ICRC, sv_hdr_parse), QP lookup
  *              (unicast and multicast), hand-off to responder or completer
  *   sv_req.c   requester: turns send WQEs into request packets; segments,
@@ -37,17 +38,19 @@
 struct sv_recv_wqe;
 
 /**
- * struct sv_rx_pkt - one received, validated RoCEv2 packet
+ * struct sv_rx_pkt - one received, validated RoCE packet
  * @p:		the transport headers as sv_hdr_parse() found them; p.hdr
  *		points into the (linear) skb data, at the BTH
- * @skb:	the packet; its network header is the IPv4/IPv6 header
+ * @skb:	the packet; its network header is the IPv4/IPv6 header, or
+ *		for RoCE v1 the GRH (laid out as an IPv6 header)
  * @sv:		the device it arrived on
- * @network_type: RDMA_NETWORK_IPV4 or RDMA_NETWORK_IPV6
- * @sgid:	source IP address as a GID (IPv4-mapped for IPv4)
- * @dgid:	destination IP address as a GID
- * @traffic_class: IPv4 TOS / IPv6 traffic class
- * @hop_limit:	IPv4 TTL / IPv6 hop limit
- * @flow_label:	IPv6 flow label (0 for IPv4)
+ * @network_type: RDMA_NETWORK_IPV4, RDMA_NETWORK_IPV6 or (RoCE v1, IBTA
+ *		Annex A16) RDMA_NETWORK_ROCE_V1
+ * @sgid:	source IP address as a GID (IPv4-mapped for IPv4); v1: SGID
+ * @dgid:	destination IP address as a GID; v1: DGID
+ * @traffic_class: IPv4 TOS / IPv6 traffic class / GRH TClass
+ * @hop_limit:	IPv4 TTL / IPv6 hop limit / GRH HopLmt
+ * @flow_label:	IPv6 or GRH flow label (0 for IPv4)
  * @smac:	source MAC, for init_ah_from_wc (zero if unknown)
  *
  * When a handler runs, the dispatcher has checked the ICRC, the headers
@@ -73,7 +76,7 @@ struct sv_rx_pkt {
 
 /*
  * Allocate an skb for one packet of @ib_len bytes (BTH through ICRC) on
- * @path: headroom for the link, IP and UDP headers is reserved, @ib_len
+ * @path: headroom for the link, IP and UDP headers (or the GRH) is reserved, @ib_len
  * bytes are put, and skb->data points at the BTH for the caller to fill.
  * Any context (@gfp).  NULL on allocation failure.
  */
@@ -83,7 +86,9 @@ struct sk_buff *sv_net_alloc_skb(struct sv_dev *sv, const struct sv_path *path,
 /*
  * Send a packet built in an skb from sv_net_alloc_skb(): push UDP (source
  * port @sport, destination 4791) and IP from @path, compute the ICRC and
- * hand it to the IP stack in the device's namespace.  Always consumes
+ * hand it to the IP stack in the device's namespace; for a RoCE v1 path
+ * (RDMA_NETWORK_ROCE_V1) push the GRH, compute the ICRC, add the Ethernet
+ * header and queue it on the source GID's netdev (@sport unused).  Always consumes
  * @skb.  Returns 0, or a negative errno when the packet was dropped (no
  * route, netdev down): for RC the retransmission timer covers that like
  * any loss.  Any context; call under rcu_read_lock() if @path is RCU
@@ -101,6 +106,12 @@ int sv_net_xmit(struct sv_dev *sv, const struct sv_path *path, u16 sport,
  */
 void sv_recv(struct sv_dev *sv, struct sk_buff *skb);
 void sv_recv_local(struct sv_dev *sv, struct sk_buff *skb);
+/*
+ * The same for RoCE v1 frames (the ethertype 0x8915 handler, the
+ * loopback), skb->data at the GRH, the Ethernet header pulled.
+ */
+void sv_recv_v1(struct sv_dev *sv, struct sk_buff *skb);
+void sv_recv_v1_local(struct sv_dev *sv, struct sk_buff *skb);
 
 /*
  * sv_req.c / sv_comp.c / sv_resp.c: per-QP life cycle hooks, called by

@@ -61,9 +61,10 @@
  * into struct ibv_wc verbatim, so this is what makes an unmodified
  * rdma-core report IBV_WC_WITH_INV correctly on softverbs.  (Soft-RoCE
  * writes the kernel values; libsoftverbs translates for it.)  Only those
- * four bits are ever set.  Their sl, for a datagram received over RoCEv2
+ * four bits are ever set.  Their sl, for a datagram received over RoCE
  * (wc_flags GRH), is the packet type as RoCE NICs report it there
- * (SV_UWC_SL_*: UDP-encapsulated, IPv4 or IPv6 header in the GRH area):
+ * (SV_UWC_SL_*: RoCE v1 GRH, or UDP-encapsulated with an IPv4 or IPv6
+ * header in the GRH area):
  * a RoCE packet carries no service level, the CQE has no other field for
  * the network header type, and UCX's UD transport reads it to find the
  * destination address in the GRH area.  Their opcode is libibverbs' enum ibv_wc_opcode,
@@ -104,8 +105,9 @@ enum {
 	SV_NETWORK_TYPE_IPV6 = 2,
 };
 
-/* sl of a user CQE for a datagram received over RoCEv2 (see the top) */
+/* sl of a user CQE for a datagram received over RoCE (see the top) */
 enum {
+	SV_UWC_SL_GRH		= 0x0,	/* RoCE v1: the GRH in the GRH area */
 	SV_UWC_SL_IPV6		= 0x1,	/* IPv6 header in the GRH area */
 	SV_UWC_SL_IPV4		= 0x2,	/* IPv4 header in its last 20 bytes */
 	SV_UWC_SL_ROCE_UDP	= 0x8,	/* UDP encapsulated: RoCEv2 */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests for kmod/sv_hdr.[ch]: BTH and extension header accessors,
- * the builders, and sv_hdr_parse() on good and malformed packets.
+ * the builders, and sv_hdr_parse() on good and malformed packets; the
+ * RoCE v1 GRH (sv_hdr_build_grh(), sv_hdr_parse_grh()).
  *
  * Every packet handed to sv_hdr_parse() lives in a kmalloc() buffer of
  * exactly its length, so on the KASAN debug kernel any read past the end
@@ -570,6 +571,67 @@ static void hdr_pad_and_len(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, sv_hdr_pkt_len(info, 4096), 4120, "UD, 4096");
 }
 
+/* The GRH from the byte layout of IBTA 8.3.1, written out by hand. */
+static void hdr_grh_wire_layout(struct kunit *test)
+{
+	static const u8 sgid[16] = { 0xfe, 0x80, [15] = 0x01 };
+	static const u8 dgid[16] = { 0xff, 0x0e, [14] = 0x12, [15] = 0x34 };
+	u8 want[SV_GRH_BYTES] = {
+		0x6a, 0xb1, 0x23, 0x45,	/* IPVer 6, TClass 0xab, Flow 0x12345 */
+		0x01, 0x00,		/* PayLen 256 */
+		0x1b, 0x40,		/* NxtHdr BTH, HopLmt 64 */
+	};
+	struct sv_grh_info g;
+	u8 grh[SV_GRH_BYTES + 256];
+
+	memcpy(want + 8, sgid, 16);
+	memcpy(want + 24, dgid, 16);
+	/* the flow label is cut to its 20 bits */
+	sv_hdr_build_grh(grh, 0xab, 0xfff12345, 256, 64, sgid, dgid);
+	KUNIT_EXPECT_EQ(test, memcmp(grh, want, sizeof(want)), 0);
+
+	KUNIT_ASSERT_EQ(test, sv_hdr_parse_grh(grh, sizeof(grh), &g), 0);
+	KUNIT_EXPECT_EQ(test, g.traffic_class, 0xab);
+	KUNIT_EXPECT_EQ(test, g.flow_label, 0x12345);
+	KUNIT_EXPECT_EQ(test, g.paylen, 256);
+	KUNIT_EXPECT_EQ(test, g.hop_limit, 64);
+	KUNIT_EXPECT_EQ(test, memcmp(g.sgid, sgid, 16), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(g.dgid, dgid, 16), 0);
+}
+
+/* What sv_hdr_parse_grh() refuses, in buffers of exactly their length. */
+static void hdr_grh_malformed(struct kunit *test)
+{
+	static const u8 gid[16] = { 0xfe, 0x80, [15] = 0x02 };
+	struct sv_grh_info g;
+	u8 good[SV_GRH_BYTES + 16];
+	unsigned int len;
+	u8 *p;
+
+	sv_hdr_build_grh(good, 0, 0, 16, 1, gid, gid);
+	memset(good + SV_GRH_BYTES, 0, 16);
+	for (len = 0; len < SV_GRH_BYTES; len++)
+		KUNIT_EXPECT_EQ_MSG(test, sv_hdr_parse_grh(exact_copy(test,
+				    good, len), len, &g), -ENODATA, "len %u", len);
+	/* PayLen beyond the buffer, or shorter than BTH + ICRC */
+	KUNIT_EXPECT_EQ(test, sv_hdr_parse_grh(exact_copy(test, good,
+			sizeof(good) - 1), sizeof(good) - 1, &g), -EMSGSIZE);
+	p = exact_copy(test, good, sizeof(good));
+	sv_put_be16(p + SV_GRH_PAYLEN, 15);
+	KUNIT_EXPECT_EQ(test, sv_hdr_parse_grh(p, sizeof(good), &g), -EMSGSIZE);
+	/* link padding behind the packet is fine: PayLen says where it ends */
+	sv_put_be16(p + SV_GRH_PAYLEN, 16);
+	KUNIT_EXPECT_EQ(test, sv_hdr_parse_grh(p, sizeof(good), &g), 0);
+	/* another IP version, or UDP (a RoCEv2 IPv6 header) as next header */
+	p[0] = 0x40;
+	KUNIT_EXPECT_EQ(test, sv_hdr_parse_grh(p, sizeof(good), &g),
+			-EPROTONOSUPPORT);
+	p[0] = 0x60;
+	p[SV_GRH_NXTHDR] = 17;
+	KUNIT_EXPECT_EQ(test, sv_hdr_parse_grh(p, sizeof(good), &g),
+			-EPROTONOSUPPORT);
+}
+
 static struct kunit_case hdr_cases[] = {
 	KUNIT_CASE(hdr_bth_wire_layout),
 	KUNIT_CASE(hdr_bth_getters_setters),
@@ -586,6 +648,8 @@ static struct kunit_case hdr_cases[] = {
 	KUNIT_CASE(hdr_aeth_credits),
 	KUNIT_CASE(hdr_feth),
 	KUNIT_CASE(hdr_pad_and_len),
+	KUNIT_CASE(hdr_grh_wire_layout),
+	KUNIT_CASE(hdr_grh_malformed),
 	{}
 };
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests for kmod/sv_icrc.c: the RoCEv2 ICRC (IBTA Annex A17.3.3).
+ * KUnit tests for kmod/sv_icrc.c: the RoCEv2 ICRC (IBTA Annex A17.3.3)
+ * and the RoCE v1 one (Annex A16, IBTA 7.8.1).
  *
  * The vectors in icrc_vectors.h are real packets Soft-RoCE sent over a veth
  * (captured by tests/tools/icrc-capture.sh, IPv4 and IPv6, requests and
@@ -30,6 +31,22 @@ struct icrc_vector {
 #define VEC(n, v, op, crc)	{ #n, n, sizeof(n), v, op, crc }
 
 #include "icrc_vectors.h"
+
+/*
+ * RoCE v1 packets, GRH .. ICRC, whose ICRC tests/user/lib/roce1.py (an
+ * implementation from the spec, not from kmod/) computed.
+ */
+struct icrc_v1_vector {
+	const char	*name;
+	const u8	*pkt;
+	size_t		len;
+	u8		opcode;
+	u32		icrc;
+};
+
+#define V1VEC(n, op, crc)	{ #n, n, sizeof(n), op, crc }
+
+#include "icrc_v1_vectors.h"
 
 static unsigned int l3_len(const struct icrc_vector *v)
 {
@@ -499,6 +516,137 @@ static void icrc_flush_forms(struct kunit *test)
 	kfree_skb(skb);
 }
 
+
+/* --- RoCE v1 ---------------------------------------------------------- */
+
+/* every v1 vector: the flat calc and verify agree with the Python's ICRC */
+static void icrc_v1_vectors_match(struct kunit *test)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(icrc_v1_vectors); i++) {
+		const struct icrc_v1_vector *v = &icrc_v1_vectors[i];
+		struct sv_pkt_info p;
+		u32 icrc;
+
+		KUNIT_ASSERT_EQ_MSG(test, sv_icrc_v1_calc(v->pkt, v->len, &icrc),
+				    0, "%s", v->name);
+		KUNIT_EXPECT_EQ_MSG(test, icrc, v->icrc, "%s", v->name);
+		KUNIT_EXPECT_EQ_MSG(test, le32_at(v->pkt + v->len - 4), v->icrc,
+				    "%s: wire bytes", v->name);
+		/* the transport headers behind the GRH parse */
+		KUNIT_EXPECT_EQ_MSG(test, sv_hdr_parse(v->pkt + SV_GRH_BYTES,
+						       v->len - SV_GRH_BYTES,
+						       &p), 0, "%s", v->name);
+		KUNIT_EXPECT_EQ_MSG(test, p.opcode, v->opcode, "%s", v->name);
+		/* a v1 packet read as RoCEv2 is no packet */
+		KUNIT_EXPECT_EQ_MSG(test, sv_icrc_calc(v->pkt, v->len, &icrc),
+				    -EPROTONOSUPPORT, "%s", v->name);
+	}
+}
+
+/* TClass, FlowLabel, HopLmt and resv8a are masked; every other bit counts */
+static void icrc_v1_masks(struct kunit *test)
+{
+	unsigned int i, off, bit;
+
+	for (i = 0; i < ARRAY_SIZE(icrc_v1_vectors); i++) {
+		const struct icrc_v1_vector *v = &icrc_v1_vectors[i];
+		u8 *pkt = exact_copy(test, v->pkt, v->len);
+
+		for (off = 0; off < v->len - 4; off++) {
+			for (bit = 0; bit < 8; bit++) {
+				u8 m = 1 << bit;
+				bool masked, proto;
+				u32 icrc;
+				int err;
+
+				/* byte 0's low nibble and bytes 1-3, 7; BTH byte 4 */
+				masked = (off == 0 && bit < 4) ||
+					 (off >= 1 && off <= 3) || off == 7 ||
+					 off == SV_GRH_BYTES + 4;
+				/* IPVer and NxtHdr decide whether it is v1 */
+				proto = (off == 0 && bit >= 4) || off == 6;
+				pkt[off] ^= m;
+				err = sv_icrc_v1_calc(pkt, v->len, &icrc);
+				pkt[off] ^= m;
+				if (proto) {
+					KUNIT_EXPECT_EQ_MSG(test, err,
+						-EPROTONOSUPPORT, "%s byte %u bit %u",
+						v->name, off, bit);
+					continue;
+				}
+				KUNIT_ASSERT_EQ(test, err, 0);
+				if (masked)
+					KUNIT_EXPECT_EQ_MSG(test, icrc, v->icrc,
+						"%s: masked byte %u bit %u counts",
+						v->name, off, bit);
+				else
+					KUNIT_EXPECT_NE_MSG(test, icrc, v->icrc,
+						"%s: byte %u bit %u ignored",
+						v->name, off, bit);
+			}
+		}
+	}
+}
+
+/* the skb functions: linear, paged, GRH pulled, and set */
+static void icrc_v1_skb(struct kunit *test)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(icrc_v1_vectors); i++) {
+		const struct icrc_v1_vector *v = &icrc_v1_vectors[i];
+		struct icrc_vector as = {
+			.name = v->name, .pkt = v->pkt, .len = v->len,
+		};
+		struct sk_buff *skb;
+		u8 wire[4];
+
+		skb = vector_skb(&as, 64, 52, 9);
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		KUNIT_EXPECT_TRUE_MSG(test, sv_icrc_v1_verify_skb(skb, 0, v->len),
+				      "%s paged", v->name);
+		kfree_skb(skb);
+
+		skb = vector_skb(&as, 64, v->len, v->len);
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		/* as sv_recv.c has it: skb->data at the BTH */
+		__skb_pull(skb, SV_GRH_BYTES);
+		KUNIT_EXPECT_TRUE_MSG(test,
+			sv_icrc_v1_verify_skb(skb, -SV_GRH_BYTES, v->len),
+			"%s pulled", v->name);
+		__skb_push(skb, SV_GRH_BYTES);
+		/* a flipped payload bit fails, then set repairs it */
+		skb->data[v->len - 5] ^= 0x10;
+		KUNIT_EXPECT_FALSE(test, sv_icrc_v1_verify_skb(skb, 0, v->len));
+		skb->data[v->len - 5] ^= 0x10;
+		memset(skb->data + v->len - 4, 0, 4);
+		KUNIT_ASSERT_EQ(test, sv_icrc_v1_set_skb(skb, 0, v->len), 0);
+		KUNIT_ASSERT_EQ(test, skb_copy_bits(skb, v->len - 4, wire, 4), 0);
+		KUNIT_EXPECT_EQ_MSG(test, le32_at(wire), v->icrc, "%s set",
+				    v->name);
+		kfree_skb(skb);
+	}
+}
+
+/* too short, or no GRH of a v1 packet */
+static void icrc_v1_malformed(struct kunit *test)
+{
+	const struct icrc_v1_vector *v = &icrc_v1_vectors[0];
+	u8 *pkt = exact_copy(test, v->pkt, v->len);
+	u32 icrc;
+
+	KUNIT_EXPECT_EQ(test, sv_icrc_v1_calc(pkt, 0, &icrc), -EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, sv_icrc_v1_calc(pkt, SV_GRH_BYTES - 1, &icrc),
+			-EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, sv_icrc_v1_calc(pkt, SV_GRH_BYTES + 15, &icrc),
+			-EMSGSIZE);
+	pkt[6] = IPPROTO_UDP;		/* a RoCEv2 IPv6 header */
+	KUNIT_EXPECT_EQ(test, sv_icrc_v1_calc(pkt, v->len, &icrc),
+			-EPROTONOSUPPORT);
+}
+
 static struct kunit_case icrc_cases[] = {
 	KUNIT_CASE(icrc_seed),
 	KUNIT_CASE(icrc_vectors_present),
@@ -513,6 +661,10 @@ static struct kunit_case icrc_cases[] = {
 	KUNIT_CASE(icrc_skb_set),
 	KUNIT_CASE(icrc_malformed),
 	KUNIT_CASE(icrc_flush_forms),
+	KUNIT_CASE(icrc_v1_vectors_match),
+	KUNIT_CASE(icrc_v1_masks),
+	KUNIT_CASE(icrc_v1_skb),
+	KUNIT_CASE(icrc_v1_malformed),
 	{}
 };
 

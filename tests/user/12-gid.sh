@@ -4,10 +4,11 @@
 #
 #   init_net:  sv_g0 (softverbs) on vA, vA ===== veth ===== vB
 #
-# Adding an IPv4 or IPv6 address to vA adds a RoCE v2 GID for it (IPv4 as
-# an IPv4-mapped GID); removing the address removes it.  No RoCE v1 GID is
-# listed (softverbs does not carry RoCE v1 frames), so GID index 0, what
-# rdma-core's tests, perftest and libfabric take by default, is RoCE v2.
+# Adding an IPv4 or IPv6 address to vA adds a RoCE v1 and a RoCE v2 GID
+# for it (IPv4 as an IPv4-mapped GID); removing the address removes both.
+# As on RoCE NICs, GID index 0 (what rdma-core's tests, perftest and
+# libfabric take by default) is the RoCE v1 link-local GID, index 1 its
+# RoCE v2 twin: softverbs carries both framings (67-roce-v1).
 . "$(dirname "$0")/lib.sh"
 
 sv_need ip rdma
@@ -48,25 +49,36 @@ v4=0000:0000:0000:0000:0000:ffff:0a0c:0001	# ::ffff:10.12.0.1
 v6=fd00:0000:0000:0000:0000:0000:0000:0012
 
 ip addr add 10.12.0.1/24 dev vA
-expect_types $v4 'RoCE v2,'
+expect_types $v4 'IB/RoCE v1,RoCE v2,'
 ip -6 addr add fd00::12/64 dev vA nodad
-expect_types $v6 'RoCE v2,'
+expect_types $v6 'IB/RoCE v1,RoCE v2,'
 
 ip addr del 10.12.0.1/24 dev vA
 expect_types $v4 ''
-expect_types $v6 'RoCE v2,'
+expect_types $v6 'IB/RoCE v1,RoCE v2,'
 ip -6 addr del fd00::12/64 dev vA
 expect_types $v6 ''
 
-# every listed entry is RoCE v2, index 0 included (the link-local GID)
+# every listed GID is there as RoCE v1 and as RoCE v2, and index 0 is the
+# v1 link-local GID, index 1 the same GID as RoCE v2
+declare -A seen
 for ((i = 0; i < 16; i++)); do
-	t=
+	t= g=
 	read -r t 2>/dev/null <"$port/gid_attrs/types/$i" || [ -n "$t" ] || continue
-	[ "$t" = "RoCE v2" ] || sv_fail "GID index $i has type '$t'"
+	read -r g 2>/dev/null <"$port/gids/$i" || true
+	case $t in
+	"IB/RoCE v1"|"RoCE v2") seen[$g]+="$t," ;;
+	*) sv_fail "GID index $i has type '$t'" ;;
+	esac
 done
-t=
+for g in "${!seen[@]}"; do
+	[ "${seen[$g]}" = "IB/RoCE v1,RoCE v2," ] ||
+		sv_fail "GID $g listed as '${seen[$g]}', not once per RoCE version"
+done
 read -r t 2>/dev/null <"$port/gid_attrs/types/0" || true
-[ "$t" = "RoCE v2" ] || sv_fail "GID index 0: type '$t', not RoCE v2"
+[ "$t" = "IB/RoCE v1" ] || sv_fail "GID index 0: type '$t', not IB/RoCE v1"
+read -r t 2>/dev/null <"$port/gid_attrs/types/1" || true
+[ "$t" = "RoCE v2" ] || sv_fail "GID index 1: type '$t', not RoCE v2"
 
 # the GID table also answers through the verbs API (rdma-core)
 ip addr add 10.12.0.9/24 dev vA

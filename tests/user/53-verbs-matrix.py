@@ -9,7 +9,8 @@ One process opens both devices (ib devices are visible in every namespace)
 and connects a fresh pair of QPs for each case, the requester on one side
 and the responder on the other, in both directions (A->B, then B->A).
 DEV_A may equal DEV_B (a device talking to itself).  GID_x is the index of
-the RoCE v2 GID each side uses.  Cases (REGEX selects by name):
+the RoCE GID each side uses: RoCE v2, or RoCE v1 (67-roce-v1: the GRH of a
+UD receive is then the wire GRH, NxtHdr 0x1B, whatever the GIDs).  Cases (REGEX selects by name):
 
   RC  send, send_imm, send_inv (type 2 window invalidated by the peer's
       SEND_WITH_INV), send_zero, send_inline, send_big (several MTUs),
@@ -111,6 +112,9 @@ class Side:
         self.mr = MR(self.pd, MR_SIZE, ACC)
         self.gid_idx = gid_idx
         self.gid = str(self.ctx.query_gid(1, gid_idx))
+        with open(f'/sys/class/infiniband/{dev}/ports/1/gid_attrs/types/'
+                  f'{gid_idx}') as f:
+            self.v1 = f.read().strip() == 'IB/RoCE v1'
         self.mtu = self.ctx.query_port(1).active_mtu
         d = self.ctx.query_device()
         self.rd_atom = min(16, d.max_qp_rd_atom)
@@ -335,7 +339,7 @@ def send_case(p, size, opcode=e.IBV_WR_SEND, imm=0, flags=0, sges=None,
         check_wc(r, "recv wc", imm_data=imm)
     if ud:
         check_wc(r, "recv wc", src_qp=p.qa.qp_num)
-        check_grh(p.resp.read(RECV_OFF, GRH), p.req.gid)
+        check_grh(p.resp.read(RECV_OFF, GRH), p.req.gid, p.req.v1, p.resp.gid)
     # gather what arrived from the receive SGEs, in order
     got = b''
     skip = GRH if ud else 0
@@ -344,9 +348,15 @@ def send_case(p, size, opcode=e.IBV_WR_SEND, imm=0, flags=0, sges=None,
     same(got[skip:skip + size], data, "received data")
 
 
-def check_grh(grh, sgid):
+def check_grh(grh, sgid, v1=False, dgid=None):
     ip = ipaddress.ip_address(sgid)
-    if ip.ipv4_mapped:
+    if v1:
+        # RoCE v1 (IBTA Annex A16): the wire GRH, IPVer 6, NxtHdr 0x1B
+        want = ip.packed + ipaddress.ip_address(dgid).packed
+        if grh[0] >> 4 != 6 or grh[6] != 0x1b or bytes(grh[8:40]) != want:
+            raise AssertionError(f"not the RoCE v1 GRH {sgid} -> {dgid}: "
+                                 f"{bytes(grh).hex()}")
+    elif ip.ipv4_mapped:
         # RoCEv2 over IPv4: the IPv4 header sits in the GRH's last 20 bytes
         if grh[20] >> 4 != 4 or bytes(grh[32:36]) != ip.ipv4_mapped.packed:
             raise AssertionError(f"GRH does not carry IPv4 source "
