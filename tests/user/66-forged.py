@@ -40,6 +40,7 @@ import zlib
 ROCE_PORT = 4791
 SPORT = 50066
 RC_RDMA_WRITE_ONLY = 0x0a
+RC_RDMA_READ_REQUEST = 0x0c
 
 
 def icrc(ip6, udp, payload):
@@ -53,20 +54,52 @@ def icrc(ip6, udp, payload):
     return struct.pack('<I', zlib.crc32(b'\xff' * 8 + bytes(b)))
 
 
-def send(src, dst, dqpn, psn, rkey, va, data):
-    bth = struct.pack('>BBHII', RC_RDMA_WRITE_ONLY, 0, 0xffff,
-                      dqpn & 0xffffff, (1 << 31) | (psn & 0xffffff))
-    reth = struct.pack('>QII', va, rkey, len(data))
-    body = bth + reth + data
+def datagram(src, dst, body):
+    """body (BTH onwards) with its ICRC, for a UDP socket bound to src"""
     ulen = 8 + len(body) + 4
     udp = struct.pack('>HHHH', SPORT, ROCE_PORT, ulen, 0)
     ip6 = (struct.pack('>IHBB', 6 << 28, ulen, socket.IPPROTO_UDP, 64) +
            socket.inet_pton(socket.AF_INET6, src) +
            socket.inet_pton(socket.AF_INET6, dst))
-    pkt = body + icrc(ip6, udp, body)
+    return body + icrc(ip6, udp, body)
+
+
+def send(src, dst, dqpn, psn, rkey, va, data):
+    bth = struct.pack('>BBHII', RC_RDMA_WRITE_ONLY, 0, 0xffff,
+                      dqpn & 0xffffff, (1 << 31) | (psn & 0xffffff))
+    reth = struct.pack('>QII', va, rkey, len(data))
+    pkt = datagram(src, dst, bth + reth + data)
     s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
     s.bind((src, SPORT))
     s.sendto(pkt, (dst, ROCE_PORT))
+    s.close()
+
+
+def reads(src, dst, dqpn, psn, rkey, va, n, first_len, mtu, wait):
+    """n RDMA READs from PSN psn on (the first of first_len bytes, which
+    takes one PSN per mtu, the others of 8), then, once all are answered, a
+    duplicate of the first and at once one more READ: the duplicate moves
+    the responder's serving point back to the oldest resource and keeps it
+    busy re-sending, so the last READ finds every resource taken"""
+    s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+    s.bind((src, SPORT))
+
+    def read(p, length):
+        bth = struct.pack('>BBHII', RC_RDMA_READ_REQUEST, 0, 0xffff,
+                          dqpn & 0xffffff, p & 0xffffff)
+        reth = struct.pack('>QII', va, rkey, length)
+        s.sendto(datagram(src, dst, bth + reth), (dst, ROCE_PORT))
+
+    read(psn, first_len)
+    nxt = psn + (first_len + mtu - 1) // mtu
+    for i in range(1, n):
+        read(nxt, 8)
+        nxt += 1
+        if i % 16 == 15:
+            time.sleep(0.05)    # the responder answers as they come
+    time.sleep(wait)
+    read(psn, first_len)
+    read(nxt, 8)
     s.close()
 
 
@@ -173,7 +206,28 @@ def run(dev_a, gid_a, dev_b, gid_b, ns_b, peer6, other6, ns_a):
     after = dropped('rx_drop_loopback', before, "from a local socket")
     print(f"ok: from a local socket bound to the local peer's address "
           f"{my6}: dropped (rx_drop_loopback {before} -> {after})")
-    for qp in (qa, qb, qc, qd):
+
+    # max_dest_rd_atomic 128 (the most), every resource used by READs that
+    # were answered (the first of 1 MiB), then a duplicate of the oldest,
+    # whose responses keep its resource busy, and at once one READ more:
+    # the peer's invalid request, NAKed, never a WARN (issue 15 #7: a
+    # remote WARN is a remote crash where panic_on_warn is set)
+    a.rd_atom = 128
+    qe, qf = m.make_qp(a, e.IBV_QPT_RC), m.make_qp(b, e.IBV_QPT_RC)
+    m.connect(qe, e.IBV_QPT_RC, a, b, qf.qp_num)
+    m.connect(qf, e.IBV_QPT_RC, b, a, qe.qp_num)
+    naks = counter(dev_a, 'tx_nak_inv_req')
+    mtu = 128 << min(a.mtu, b.mtu)      # IBV_MTU_* -> bytes
+    subprocess.run(['ip', 'netns', 'exec', ns_b, sys.executable,
+                    os.path.abspath(__file__), 'reads', peer6, my6,
+                    str(qe.qp_num), str(psn), str(a.mr.rkey),
+                    str(a.addr(0)), '128', str(1 << 20), str(mtu),
+                    str(3 * int(os.environ.get('SV_TIME_SCALE', '1')))],
+                   check=True)
+    after = dropped('tx_nak_inv_req', naks, "a READ past 128 outstanding")
+    print(f"ok: 128 READs, a duplicate of the first, one more: NAKed as an "
+          f"invalid request (tx_nak_inv_req {naks} -> {after})")
+    for qp in (qa, qb, qc, qd, qe, qf):
         qp.close()
 
 
@@ -182,6 +236,10 @@ def main():
         src, dst = sys.argv[2], sys.argv[3]
         dqpn, psn, rkey, va = (int(x) for x in sys.argv[4:8])
         send(src, dst, dqpn, psn, rkey, va, bytes.fromhex(sys.argv[8]))
+        return 0
+    if len(sys.argv) == 12 and sys.argv[1] == 'reads':
+        src, dst = sys.argv[2], sys.argv[3]
+        reads(src, dst, *(int(x) for x in sys.argv[4:12]))
         return 0
     if len(sys.argv) == 4 and sys.argv[1] == 'big':
         big(sys.argv[2], sys.argv[3])

@@ -14,7 +14,11 @@
 # two RC QPs of sv66a connected to each other: a write from a plain socket
 # in sv-66a bound to sv66a's own address (the local peer's) comes in over lo
 # and is dropped, counted as rx_drop_loopback (sv_net.c: softverbs' own
-# local packets never take lo).
+# local packets never take lo).  And a QP with max_dest_rd_atomic 128
+# gets 128 READs from its peer's address (the first of 1 MiB), a duplicate
+# of the first and at once one READ more: every resource is taken, so that
+# READ is NAKed as an invalid request (tx_nak_inv_req), never a WARN (a
+# remote WARN is a remote crash where panic_on_warn is set).
 . "$(dirname "$0")/lib.sh"
 
 sv_need ip rdma
