@@ -19,7 +19,7 @@
 # drops, the victims are destroyed and the kernel log
 # has no report (KASAN, lockdep, UBSAN, WARN; kmemleak at the end of the
 # VM).  SV_FUZZ_SEED repeats a run (the seed is printed); SV_FUZZ_COUNT
-# sets the number of packets (3000; 1500 under SV_QUICK).
+# sets the number of packets (3000; 1000 under SV_QUICK).
 . "$(dirname "$0")/lib.sh"
 
 sv_need ip rdma
@@ -31,7 +31,7 @@ $py -c 'import importlib.util as u, sys; sys.exit(not u.find_spec("pyverbs.qp"))
 
 log_start=$(dmesg | wc -l)
 sv_xport_setup 68 softverbs softverbs
-count=${SV_FUZZ_COUNT:-$([ -n "$SV_QUICK" ] && echo 1500 || echo 3000)}
+count=${SV_FUZZ_COUNT:-$([ -n "$SV_QUICK" ] && echo 1000 || echo 3000)}
 dmac=$(ip -n "$XP_A_NS" -br link show "$XP_A_IF" | awk '{print $3}')
 [ -n "$dmac" ] || sv_fail "no MAC address for $XP_A_IF"
 timeout -k 5 "$(sv_t 600)" $py "$helper" run "$XP_A_DEV" "$XP_A_GID6" \

@@ -13,7 +13,7 @@
 # judged: afterwards ib_core counts as many QPs, CQs, SRQs and MRs on the
 # device as before, the device goes away, and the kernel log has no report
 # (KASAN, lockdep, UBSAN, WARN, a hung task; kmemleak at the end of the VM).
-# SV_FUZZ_SEED repeats a run; 12 rounds of up to 3 s (6 under SV_QUICK).
+# SV_FUZZ_SEED repeats a run; 12 rounds of up to 3 s (4 under SV_QUICK).
 . "$(dirname "$0")/lib.sh"
 
 sv_need ip rdma
@@ -33,7 +33,7 @@ base=$(objects "$XP_A_DEV")
 [ -n "$base" ] || sv_fail "no resource counts for $XP_A_DEV"
 echo "objects at start: $base"
 
-rounds=$([ -n "$SV_QUICK" ] && echo 6 || echo 12)
+rounds=$([ -n "$SV_QUICK" ] && echo 4 || echo 12)
 timeout -k 5 "$(sv_t 900)" $py "$helper" run "$XP_A_DEV" "$XP_A_GID4" \
 	"$rounds" 3 || sv_fail "69-ringfuzz.py failed"
 
