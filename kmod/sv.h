@@ -46,6 +46,18 @@
  * One softverbs device: an ib_device with one RoCE port on top of an
  * Ethernet netdev, created by "rdma link add NAME type softverbs netdev DEV".
  */
+/*
+ * The ib_device's sysfs parent (sv_parent.c): a root device whose net/
+ * directory links the netdev.  Set up before registration, torn down in
+ * dealloc_driver; ifname and the link change under RTNL.
+ */
+struct sv_parent {
+	struct device		*dev;	/* NULL: none */
+	struct kobject		*net;
+	char			ifname[IFNAMSIZ];
+	int			id;
+};
+
 struct sv_dev {
 	struct ib_device	ibdev;	/* first: ib_alloc_device() needs it */
 
@@ -60,6 +72,9 @@ struct sv_dev {
 
 	/* Unregisters the device when its netdev goes away. */
 	struct work_struct	unreg_work;
+
+	/* /sys/devices/softverbsN, the ib_device's parent */
+	struct sv_parent	parent;
 
 	/*
 	 * Port state and active MTU follow the netdev.  Written only under
@@ -149,6 +164,11 @@ static inline struct sv_dev *to_sv_dev(struct ib_device *ibdev)
 #define sv_err_dev(sv, fmt, ...) \
 	ibdev_err_ratelimited(&(sv)->ibdev, "%s: " fmt, __func__, \
 			      ##__VA_ARGS__)
+
+/* sv_parent.c */
+int sv_parent_create(struct sv_dev *sv);
+void sv_parent_netdev_renamed(struct sv_dev *sv);
+void sv_parent_destroy(struct sv_dev *sv);
 
 /* sv_main.c */
 extern struct workqueue_struct *sv_wq;

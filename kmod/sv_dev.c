@@ -63,6 +63,7 @@ static void sv_dev_dealloc_driver(struct ib_device *ibdev)
 	sv_fault_dev_cleanup(sv);
 	free_percpu(sv->stats);
 	sv_net_sock_put(sv->net);
+	sv_parent_destroy(sv);
 	netdev_put(sv->ndev, &sv->ndev_tracker);
 }
 
@@ -293,13 +294,19 @@ int sv_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 	/* librxe rings the SQ doorbell with a POST_SEND of no work requests */
 	sv->ibdev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
 
+	/* where tools look for the netdev: sysfs device/net/ (sv_parent.c) */
+	err = sv_parent_create(sv);
+	if (err)
+		goto err_put_sock;
+	sv->ibdev.dev.parent = sv->parent.dev;
+
 	/*
 	 * No DMA device: ib_core then uses virtual DMA ops, and our "DMA
 	 * addresses" are kernel virtual addresses.
 	 */
 	err = ib_register_device(&sv->ibdev, ibdev_name, NULL);
 	if (err)
-		goto err_put_sock;
+		goto err_destroy_parent;
 
 	/*
 	 * Publish.  Under RTNL the netdev notifier cannot run, so the
@@ -320,6 +327,8 @@ int sv_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 	}
 	list_add_tail_rcu(&sv->list, &sv_devices);
 	mutex_unlock(&sv_devices_mutex);
+	/* a rename before the notifier could see us */
+	sv_parent_netdev_renamed(sv);
 	if (ndev->reg_state != NETREG_REGISTERED)
 		sv_dev_queue_unregister(sv);
 	else
@@ -329,6 +338,8 @@ int sv_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 	sv_dbg_dev(sv, "created on %s\n", ndev->name);
 	return 0;
 
+err_destroy_parent:
+	sv_parent_destroy(sv);
 err_put_sock:
 	sv_net_sock_put(sv->net);
 err_free_stats:
@@ -415,6 +426,9 @@ static int sv_dev_netdev_event(struct notifier_block *nb, unsigned long event,
 	case NETDEV_CHANGE:
 	case NETDEV_CHANGEMTU:
 		sv_port_update(sv);
+		break;
+	case NETDEV_CHANGENAME:
+		sv_parent_netdev_renamed(sv);
 		break;
 	default:
 		break;

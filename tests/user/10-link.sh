@@ -9,7 +9,9 @@
 #   +---------------------------------------------+
 #
 # A device appears in "rdma link"/"rdma dev" with its netdev, link type
-# Ethernet, its port ACTIVE; it goes away with "rdma link delete".  Unknown
+# Ethernet, its port ACTIVE, a sysfs parent whose net/ links the netdev
+# (renamed with it) and that rdma-core's udev rename rule leaves alone; it
+# goes away with "rdma link delete".  Unknown
 # netdev, duplicate name, non-Ethernet netdevs and a second link on the
 # same netdev each fail with a clear error and leave nothing behind.
 . "$(dirname "$0")/lib.sh"
@@ -35,6 +37,31 @@ sv_assert_eq vA "$(cat /sys/class/infiniband/sv_l0/parent)" "parent attribute"
 sv_assert_eq Ethernet "$(cat /sys/class/infiniband/sv_l0/ports/1/link_layer)" "link layer"
 [ -e /dev/infiniband/uverbs0 ] || ls /dev/infiniband/uverbs* >/dev/null ||
 	sv_fail "no uverbs char device"
+
+# the sysfs parent: device/net/ names the netdev (where rdma-core's tests
+# and other tools look), and follows a rename of it
+dir=/sys/class/infiniband/sv_l0/device
+[ -L $dir/net/vA ] || sv_fail "no $dir/net/vA: $(ls -l $dir/ $dir/net/ 2>&1)"
+read -r mac <$dir/net/vA/address || sv_fail "$dir/net/vA does not lead to vA"
+sv_assert_eq "$(cat /sys/class/net/vA/address)" "$mac" "MAC through device/net/vA"
+ip link set vA down
+ip link set vA name vAx
+ip link set vAx up
+[ -L $dir/net/vAx ] && [ ! -e $dir/net/vA ] ||
+	sv_fail "device/net/ after renaming vA to vAx: $(ls $dir/net/)"
+ip link set vAx down
+ip link set vAx name vA
+ip link set vA up
+[ -L $dir/net/vA ] || sv_fail "device/net/ after renaming back: $(ls $dir/net/)"
+# rdma-core's udev rule (NAME_FALLBACK) renames devices with a PCI or
+# firmware-indexed parent; the name the user gave must stay
+if [ -x /lib/udev/rdma_rename ]; then
+	/lib/udev/rdma_rename sv_l0 NAME_FALLBACK || true
+	[ -e /sys/class/infiniband/sv_l0 ] ||
+		sv_fail "rdma_rename NAME_FALLBACK renamed sv_l0: $(ls /sys/class/infiniband/)"
+fi
+sv_wait_for '[[ "$(rdma link show sv_l0/1)" == *"state ACTIVE"* ]]' 10 ||
+	sv_fail "port not ACTIVE after the renames"
 
 # bad input: each must fail and must not create anything
 before=$(rdma dev show | wc -l)
