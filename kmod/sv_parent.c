@@ -67,7 +67,11 @@ err_free_id:
 	return err;
 }
 
-/* The netdev was renamed: so is its link.  Under RTNL. */
+/*
+ * The netdev was renamed: so is its link.  Under RTNL.  Removed and made
+ * again, not sysfs_rename_link(): that looks the old name up with the
+ * netdev's namespace tag, which our net/ directory does not carry.
+ */
 void sv_parent_netdev_renamed(struct sv_dev *sv)
 {
 	struct sv_parent *p = &sv->parent;
@@ -75,11 +79,10 @@ void sv_parent_netdev_renamed(struct sv_dev *sv)
 	ASSERT_RTNL();
 	if (!p->dev || !strcmp(p->ifname, sv->ndev->name))
 		return;
-	if (sysfs_rename_link(p->net, &sv->ndev->dev.kobj, p->ifname,
-			      sv->ndev->name))
-		sv_err_dev(sv, "cannot rename the link to %s\n",
-			   sv->ndev->name);
+	sysfs_remove_link(p->net, p->ifname);
 	strscpy(p->ifname, sv->ndev->name, sizeof(p->ifname));
+	if (sysfs_create_link(p->net, &sv->ndev->dev.kobj, p->ifname))
+		sv_err_dev(sv, "no link to %s in sysfs\n", p->ifname);
 }
 
 void sv_parent_destroy(struct sv_dev *sv)

@@ -44,6 +44,7 @@ dir=/sys/class/infiniband/sv_l0/device
 [ -L $dir/net/vA ] || sv_fail "no $dir/net/vA: $(ls -l $dir/ $dir/net/ 2>&1)"
 read -r mac <$dir/net/vA/address || sv_fail "$dir/net/vA does not lead to vA"
 sv_assert_eq "$(cat /sys/class/net/vA/address)" "$mac" "MAC through device/net/vA"
+sv_on_exit 'ip link del vAx 2>/dev/null'
 ip link set vA down
 ip link set vA name vAx
 ip link set vAx up
