@@ -792,6 +792,20 @@ static struct packet_type sv_net_v1_ptype __read_mostly = {
 	.func	= sv_net_v1_rcv,
 };
 
+/*
+ * IP_MULTICAST_LOOP (IPV6_MULTICAST_LOOP) on, through setsockopt: the
+ * option is the same on every kernel, the socket fields behind it moved.
+ */
+static int sv_net_sock_mc_loop(struct socket *sock, bool ipv6)
+{
+	int one = 1;
+
+	return sock->ops->setsockopt(sock, ipv6 ? SOL_IPV6 : SOL_IP,
+				     ipv6 ? IPV6_MULTICAST_LOOP :
+					    IP_MULTICAST_LOOP,
+				     KERNEL_SOCKPTR(&one), sizeof(one));
+}
+
 static struct socket *sv_net_sock_open(struct net *net, bool ipv6)
 {
 	struct udp_tunnel_sock_cfg tcfg = {
@@ -817,6 +831,21 @@ static struct socket *sv_net_sock_open(struct net *net, bool ipv6)
 	if (err)
 		return ERR_PTR(err);
 	setup_udp_tunnel_sock(net, sock, &tcfg);
+	/*
+	 * Multicast loopback back on: setup_udp_tunnel_sock() turns it off
+	 * (a tunnel wants none of its own packets), but a UD send to a
+	 * group must also reach the QPs of this host attached to it, on the
+	 * sending device too, as with Soft-RoCE and RoCE NICs:
+	 * ip_mc_output() then gives the stack a copy on the sending netdev,
+	 * which comes back through sv_net_encap_recv() to its device's
+	 * attached QPs.  The copy is made only where the netdev has joined
+	 * the group, which the first attached QP does (sv_mcast.c).
+	 */
+	err = sv_net_sock_mc_loop(sock, ipv6);
+	if (err) {
+		udp_tunnel_sock_release(sock);
+		return ERR_PTR(err);
+	}
 	return sock;
 }
 
