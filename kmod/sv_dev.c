@@ -299,6 +299,8 @@ int sv_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 	if (err)
 		goto err_put_sock;
 	sv->ibdev.dev.parent = sv->parent.dev;
+	/* the user named it; newer rdma-core's udev renamer then keeps it */
+	sv_mark_name_assigned_by_user(&sv->ibdev);
 
 	/*
 	 * No DMA device: ib_core then uses virtual DMA ops, and our "DMA

@@ -107,4 +107,20 @@ static inline void sv_vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
 }
 #endif
 
+/*
+ * The device's name was given by the user (rdma link add): 6.11 on tell
+ * ib_core, which tells rdma-core's udev renamer to keep it; before, no
+ * kernel records it.
+ */
+#ifdef SV_HAVE_IB_MARK_NAME_ASSIGNED_BY_USER
+static inline void sv_mark_name_assigned_by_user(struct ib_device *ibdev)
+{
+	ib_mark_name_assigned_by_user(ibdev);
+}
+#else
+static inline void sv_mark_name_assigned_by_user(struct ib_device *ibdev)
+{
+}
+#endif
+
 #endif /* SV_COMPAT_H */
