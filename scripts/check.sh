@@ -80,7 +80,10 @@ cd "$root"
 #   needs=    what it needs besides softverbs and the RDMA core that not
 #             every kernel has (it skips, exit 4, where that is missing): rxe
 #             (rdma_rxe), nvmet, nfsd, srp (LIO and ib_srpt), dkms (the module
-#             installed through DKMS for the kernel: check.sh does it as root)
+#             installed through DKMS for the kernel: check.sh does it as root),
+#             nic (a virtio-net NIC, a PCI function: check.sh boots every VM
+#             that runs such a test with run.sh --nic; without one the test
+#             says so and does without)
 #   quick     it has an SV_QUICK subset (lib.sh turns SV_QUICK on under KASAN,
 #             so the debug kernel runs the subset); the full list runs on
 #             "first" or "stock"
@@ -628,26 +631,43 @@ demo_job() {
 # 3 of the 9 boots tried with it hung early, see run.sh's watchdog.)
 dk_append='kmemleak=on pci=noacpi'
 [ -n "$dk_kver" ] || dk_shard_list=()
+# nic_arg FILTER: --nic when FILTER (empty: every test) selects a test with
+# needs=nic
+nic_arg() {
+	local t
+	for t in "${t_names[@]}"; do
+		[[ " ${t_needs[$t]} " == *" nic "* ]] || continue
+		if [ -z "$1" ] || [[ $t =~ $1 ]]; then
+			echo --nic
+			return
+		fi
+	done
+}
 # launch_debug FIRST LAST: the debug VMs for shards FIRST..LAST (1-based)
 launch_debug() {
 	local n
 	for ((n = $1; n <= $2 && n <= ${#dk_shard_list[@]}; n++)); do
+		# shellcheck disable=SC2046 # nic_arg: one word or none
 		launch "$results/$dk_kver-$n" vm_job "debug $dk_kver #$n" "$dk_kver" "$results/$dk_kver-$n" \
 			$((vm_timeout * 2)) "${dk_shard_list[n - 1]}" \
 			--kernel "$dk_kernel" ${dk_modules:+--modules "$dk_modules"} \
-			--mem 2048 --append "$dk_append"
+			--mem 2048 --append "$dk_append" $(nic_arg "${dk_shard_list[n - 1]}")
 	done
 }
 launch_debug 1 2
 for kver in "${stock[@]:1}"; do
-	launch "$results/$kver" vm_job "$kver" "$kver" "$results/$kver" "$vm_timeout" "$stock_filter" --kver "$kver"
+	# shellcheck disable=SC2046 # nic_arg: one word or none
+	launch "$results/$kver" vm_job "$kver" "$kver" "$results/$kver" "$vm_timeout" "$stock_filter" --kver "$kver" \
+		$(nic_arg "$stock_filter")
 done
 launch_debug 3 "${#dk_shard_list[@]}"
 if [ ${#stock[@]} -gt 0 ]; then
 	kver=${stock[0]}
 	# no debug kernel after all (its build failed): this one runs everything
 	[ -n "$dk_kver" ] || first_filter=${SV_TESTS:-}
-	launch "$results/$kver" vm_job "$kver" "$kver" "$results/$kver" "$vm_timeout" "$first_filter" --kver "$kver"
+	# shellcheck disable=SC2046 # nic_arg: one word or none
+	launch "$results/$kver" vm_job "$kver" "$kver" "$results/$kver" "$vm_timeout" "$first_filter" --kver "$kver" \
+		$(nic_arg "$first_filter")
 fi
 # last, in the lane that frees first: about two minutes
 if [ $demo_wanted = 1 ]; then

@@ -1,23 +1,26 @@
 #!/bin/bash
-# sv-test: kernels=all needs=rxe cost=L
+# sv-test: kernels=all needs=rxe,nic cost=L
 # rdma-core's own test suite (python3-pyverbs' tests, run_tests.py) on
 # softverbs, as upstream runs it: --dev only, no --gid, so every test takes
 # the first valid GID (index 0), as users' programs do.  Then, in the same
 # VM, the same suite on Soft-RoCE, the baseline.
 #
-#   init_net:  sv_rc0 (softverbs) on vA 10.63.0.1/24, fd63::1/64
-#              vA ===== veth ===== vB
-#   then:      rxe_rc0 (Soft-RoCE) on the same vA (softverbs unloaded
+#   init_net:  sv_rc0 (softverbs) on NIC 10.63.0.1/24, fd63::1/64
+#              NIC: the VM's virtio-net NIC (a PCI function, as a cloud
+#              VM's eth0; run.sh --nic) if it has one, else vA of a veth
+#              pair vA ===== vB
+#   then:      rxe_rc0 (Soft-RoCE) on the same NIC (softverbs unloaded
 #              first: both bind UDP 4791 in init_net)
 #
-# Passes when softverbs has no failure and no error, and every test that
-# passes on Soft-RoCE passes on softverbs.  Prints the counts of both as
-# "SV_SUMMARY: ..." lines (make check shows them in its summary).  On a
-# KASAN kernel (the debug kernel) Soft-RoCE's run is left out: it takes
-# minutes there and tells nothing about softverbs' memory safety; the stock
-# kernels compare.  The rdma_cm tests of the suite skip here: they need a
-# device whose parent has a netdev (/sys/class/infiniband/DEV/device/net),
-# which a veth has not.
+# Passes when softverbs has no failure and no error, its rdma_cm tests all
+# run and pass (they find the device's netdev under
+# /sys/class/infiniband/DEV/device/net/, which softverbs' sysfs parent
+# provides on any netdev), and every test that passes on Soft-RoCE passes
+# on softverbs.  Prints the counts of both as "SV_SUMMARY: ..." lines (make
+# check shows them in its summary).  On a KASAN kernel (the debug kernel)
+# Soft-RoCE's run is left out: it takes minutes there and tells nothing
+# about softverbs' memory safety; the stock kernels compare.  Soft-RoCE's
+# rdma_cm tests skip: its device has no parent, so no device/net/.
 . "$(dirname "$0")/lib.sh"
 
 sv_need ip rdma
@@ -34,9 +37,27 @@ cp -r $suite_src "$tmp/tests"
 gunzip -f "$tmp"/tests/*.gz
 
 sv_load_module_init_net
-sv_veth_pair vA vB
-ip addr add 10.63.0.1/24 dev vA
-ip -6 addr add fd63::1/64 dev vA nodad
+# the VM's NIC: a netdev driven by virtio_net (no udev in the VM: load it)
+modprobe -q virtio_net 2>/dev/null || true
+nic=
+for d in /sys/class/net/*; do
+	[[ "$(readlink "$d/device/driver" 2>/dev/null)" == */virtio_net ]] || continue
+	nic=${d##*/}
+	break
+done
+if [ -n "$nic" ]; then
+	# its netdev's parent is the virtio device, whose parent is a PCI function
+	echo "NIC: $nic on $(basename "$(readlink -f "/sys/class/net/$nic/device/..")")"
+	ip addr flush dev "$nic"
+	ip link set "$nic" up
+	sv_on_exit "ip addr flush dev '$nic'; ip link set '$nic' down"
+else
+	echo "note: no NIC in this VM (run.sh --nic): the suite runs on a veth"
+	nic=vA
+	sv_veth_pair vA vB
+fi
+ip addr add 10.63.0.1/24 dev "$nic"
+ip -6 addr add fd63::1/64 dev "$nic" nodad
 
 # suite DEV NAME: the suite on DEV, outcomes in $tmp/NAME.out, its log in
 # $tmp/NAME.log; prints the counts
@@ -49,11 +70,14 @@ suite() {
 		sv_fail "$dev has no GID for 10.63.0.1"
 	$py "$helper" run "$tmp/tests" "$dev" "$tmp/$name.out" >"$tmp/$name.log" 2>&1 || rc=$?
 	[ $rc -eq 0 ] || { cat "$tmp/$name.log"; sv_fail "the suite did not run on $dev"; }
-	echo "SV_SUMMARY: rdma-core suite on $name: $($py "$helper" counts "$tmp/$name.out") ($((SECONDS - t0)) s)"
+	echo "SV_SUMMARY: rdma-core suite on $name: $($py "$helper" counts "$tmp/$name.out") ($((SECONDS - t0)) s, on $nic)"
 }
 
-rdma link add sv_rc0 type softverbs netdev vA
+rdma link add sv_rc0 type softverbs netdev "$nic"
 sv_on_exit 'rdma link delete sv_rc0 2>/dev/null'
+# where the suite looks for the netdev (and skips its rdma_cm tests without)
+[ -L "/sys/class/infiniband/sv_rc0/device/net/$nic" ] ||
+	sv_fail "no /sys/class/infiniband/sv_rc0/device/net/$nic: $(ls -l /sys/class/infiniband/sv_rc0/device/ 2>&1)"
 echo "GID 0 of sv_rc0: $(cat /sys/class/infiniband/sv_rc0/ports/1/gids/0) ($(cat /sys/class/infiniband/sv_rc0/ports/1/gid_attrs/types/0 2>/dev/null))"
 suite sv_rc0 softverbs
 bad=$(grep -E '^(fail|error|xpass) ' "$tmp/softverbs.out" || true)
@@ -63,8 +87,14 @@ if [ -n "$bad" ]; then
 	echo "$bad"
 	sv_fail "rdma-core's tests fail on softverbs"
 fi
+cm_all=$(grep -c ' tests\.test_rdmacm\.' "$tmp/softverbs.out" || true)
+cm_ok=$(grep -c '^ok tests\.test_rdmacm\.' "$tmp/softverbs.out" || true)
+if [ "$cm_all" -eq 0 ] || [ "$cm_ok" -ne "$cm_all" ]; then
+	sv_fail "rdma_cm tests on softverbs: $cm_ok of $cm_all passed: $(grep ' tests\.test_rdmacm\.' "$tmp/softverbs.out")"
+fi
+echo "rdma_cm tests on softverbs: $cm_ok of $cm_all passed (on $nic)"
 
-sv_baseline_rxe sv_rc0 rxe_rc0 vA || exit 0
+sv_baseline_rxe sv_rc0 rxe_rc0 "$nic" || exit 0
 suite rxe_rc0 Soft-RoCE
 $py "$helper" compare "$tmp/softverbs.out" "$tmp/Soft-RoCE.out" ||
 	sv_fail "tests that pass on Soft-RoCE do not pass on softverbs"

@@ -2,7 +2,7 @@
 # run.sh: boot a throwaway qemu VM and run one command in it.
 #
 #   run.sh [--kver KVER | --kernel IMAGE [--modules DIR]] [--log FILE] [--results FILE]
-#          [--timeout SEC] [--mem MB] [--smp N] [--append 'CMDLINE'] -- COMMAND [ARG...]
+#          [--timeout SEC] [--mem MB] [--smp N] [--append 'CMDLINE'] [--nic] -- COMMAND [ARG...]
 #
 #   --kver KVER     a stock kernel: /boot/vmlinuz-KVER + /lib/modules/KVER (default: uname -r)
 #   --kernel IMAGE  a custom kernel (bzImage or ELF vmlinux) with virtio-pci, 9p and
@@ -14,6 +14,11 @@
 #   --timeout SEC   kill the VM after SEC seconds (default 600)
 #   --mem MB        guest memory (default 1024); --smp N: vCPUs (default 2)
 #   --append STR    extra kernel command line (e.g. kmemleak=on)
+#   --nic           a virtio-net NIC (a PCI function, as a cloud VM's NIC) on
+#                   qemu's user network, restricted: nothing leaves the VM.
+#                   The guest loads virtio_net itself (no udev there); its
+#                   netdev is eth0.  For tests of a device on a NIC with a
+#                   parent (63-rdma-core); the others build veth pairs.
 # Env: SV_CACHE (default /var/tmp/softverbs-cache) holds the extracted vmlinux and
 # the initramfs; SV_VM_BZIMAGE=1 boots the compressed image instead.
 #
@@ -42,7 +47,7 @@ cache=${SV_CACHE:-/var/tmp/softverbs-cache}
 
 usage() { sed -n '2,/^set -euo/{/^set/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2; }
 
-kver= kernel= modules= log= results= timeout=600 mem=1024 smp=2 append=
+kver= kernel= modules= log= results= timeout=600 mem=1024 smp=2 append= nic=(-nic none)
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kver) kver=$2; shift 2 ;;
@@ -54,6 +59,12 @@ while [ $# -gt 0 ]; do
 	--mem) mem=$2; shift 2 ;;
 	--smp) smp=$2; shift 2 ;;
 	--append) append=$2; shift 2 ;;
+	--nic)
+		# romfile=: no iPXE option ROM, the kernel is booted directly
+		# shellcheck disable=SC2054 # qemu's commas
+		nic=(-netdev user,id=n0,restrict=on -device virtio-net-pci,netdev=n0,romfile=)
+		shift
+		;;
 	--) shift; break ;;
 	-h | --help) usage ;;
 	*) echo "run.sh: unknown option $1" >&2; usage ;;
@@ -147,9 +158,10 @@ fi
 
 # -nodefaults drops the VGA card, floppy, CD-ROM and NIC that a test VM never
 # uses but the kernel would spend boot time probing; the tests build their
-# networks from veth pairs. One 9p share only: each virtio device costs boot time.
+# networks from veth pairs (a NIC only with --nic). One 9p share only: each
+# virtio device costs boot time.
 qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m "$mem" -smp "$smp"
-	-nographic -nodefaults -no-reboot -nic none -monitor none
+	-nographic -nodefaults -no-reboot "${nic[@]}" -monitor none
 	-kernel "$image" -initrd "$initrd" -append "$cmdline"
 	-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap
 	-serial "file:$log" -serial "file:$results")
