@@ -334,6 +334,33 @@ static void sv_resp_dgram_fail(struct sv_qp *qp, struct sv_resp_out *out,
 /* --- SEND and RDMA WRITE (RC and UC) ------------------------------------ */
 
 /*
+ * The checks every RDMA WRITE and READ request passes first: the QP's own
+ * access flags gate the operation (IBTA 10.2), the length is at most a
+ * message's, and the R_Key grants @access over [@va, @va + @len), except
+ * for a zero-length transfer, whose R_Key IBTA does not check (9.4.4,
+ * 9.4.5).
+ */
+enum sv_resp_err sv_resp_rdma_check(struct sv_qp *qp, int access, u64 va,
+				    u32 rkey, u32 len)
+{
+	struct sv_mr *mr;
+	u64 iova = va;
+
+	if (!(READ_ONCE(qp->attr.qp_access_flags) & access))
+		return SV_RESP_INV_REQ;
+	if (len > SV_PORT_MAX_MSG_SZ)
+		return SV_RESP_INV_REQ;
+	if (!len)
+		return SV_RESP_OK;
+	mr = sv_mr_lookup(sv_resp_dev(qp), rkey, qp->ibqp.pd, qp->ibqp.qp_num,
+			  access, &iova, len);
+	if (IS_ERR(mr))
+		return SV_RESP_REM_ACCESS;
+	sv_mr_put(mr);
+	return SV_RESP_OK;
+}
+
+/*
  * Packet lengths (IBTA 9.7.7; 9.8 for UC): First and Middle packets carry
  * exactly the path MTU, Last packets 1..MTU bytes, Only packets 0..MTU.
  */
@@ -450,24 +477,10 @@ static enum sv_resp_err sv_resp_write(struct sv_qp *qp,
 		u32 rkey = sv_reth_rkey(p->hdr);
 		u32 len = sv_reth_len(p->hdr);
 
-		/* the QP's own access flags gate the operation (IBTA 10.2) */
-		if (!(READ_ONCE(qp->attr.qp_access_flags) &
-		      IB_ACCESS_REMOTE_WRITE))
-			return SV_RESP_INV_REQ;
-		if (len > SV_PORT_MAX_MSG_SZ)
-			return SV_RESP_INV_REQ;
-		/* IBTA 9.4.4: a zero-length write checks no R_Key */
-		if (len) {
-			struct sv_mr *mr;
-			u64 iova = va;
-
-			mr = sv_mr_lookup(sv_resp_dev(qp), rkey, qp->ibqp.pd,
-					  qp->ibqp.qp_num,
-					  IB_ACCESS_REMOTE_WRITE, &iova, len);
-			if (IS_ERR(mr))
-				return SV_RESP_REM_ACCESS;
-			sv_mr_put(mr);
-		}
+		err = sv_resp_rdma_check(qp, IB_ACCESS_REMOTE_WRITE, va, rkey,
+					 len);
+		if (err)
+			return err;
 		/* a packet cannot carry more than the message announces */
 		if (p->paylen > len)
 			return SV_RESP_INV_REQ;

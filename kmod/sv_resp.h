@@ -134,6 +134,8 @@ void sv_resp_nak(struct sv_qp *qp, struct sv_resp_out *out,
 bool sv_resp_xmit(struct sv_qp *qp, struct sv_resp_out *out, bool retry);
 /* with no responder lock held */
 void sv_resp_finish(struct sv_qp *qp, struct sv_resp_out *out);
+enum sv_resp_err sv_resp_rdma_check(struct sv_qp *qp, int access, u64 va,
+				    u32 rkey, u32 len);
 
 /* --- sv_resp_res.c ------------------------------------------------------- */
 

@@ -366,24 +366,12 @@ enum sv_resp_err sv_resp_read(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 	u32 len = sv_reth_len(p->hdr);
 	struct sv_resp_res *res;
 	u32 mtu = sv_qp_mtu(qp);
+	enum sv_resp_err err;
 	u32 npkts;
 
-	if (!(READ_ONCE(qp->attr.qp_access_flags) & IB_ACCESS_REMOTE_READ))
-		return SV_RESP_INV_REQ;
-	if (len > SV_PORT_MAX_MSG_SZ)
-		return SV_RESP_INV_REQ;
-	/* IBTA 9.4.5: a zero-length read checks no R_Key */
-	if (len) {
-		struct sv_mr *mr;
-		u64 iova = va;
-
-		mr = sv_mr_lookup(sv_resp_dev(qp), rkey, qp->ibqp.pd,
-				  qp->ibqp.qp_num, IB_ACCESS_REMOTE_READ,
-				  &iova, len);
-		if (IS_ERR(mr))
-			return SV_RESP_REM_ACCESS;
-		sv_mr_put(mr);
-	}
+	err = sv_resp_rdma_check(qp, IB_ACCESS_REMOTE_READ, va, rkey, len);
+	if (err)
+		return err;
 	res = sv_resp_res_new(qp);
 	if (!res)
 		return SV_RESP_INV_REQ;

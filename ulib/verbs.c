@@ -83,20 +83,20 @@ static int fail_int(int err)
 /* ------------------------------------------------------------------ */
 /* ibv_context_ops slots the inline data-path wrappers call directly    */
 
-static int stub_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
+static int unsupported_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 {
 	(void)cq, (void)n, (void)wc;
 	errno = EOPNOTSUPP;
 	return -1;	/* ibv_poll_cq reports failure as a negative count */
 }
 
-static int stub_req_notify_cq(struct ibv_cq *cq, int solicited_only)
+static int unsupported_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 {
 	(void)cq, (void)solicited_only;
 	return EOPNOTSUPP;
 }
 
-static int stub_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+static int unsupported_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 			  struct ibv_send_wr **bad_wr)
 {
 	(void)qp;
@@ -104,7 +104,7 @@ static int stub_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 	return EOPNOTSUPP;
 }
 
-static int stub_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+static int unsupported_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 			  struct ibv_recv_wr **bad_wr)
 {
 	(void)qp;
@@ -112,7 +112,7 @@ static int stub_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 	return EOPNOTSUPP;
 }
 
-static int stub_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+static int unsupported_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 			      struct ibv_recv_wr **bad_wr)
 {
 	(void)srq;
@@ -120,21 +120,21 @@ static int stub_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 	return EOPNOTSUPP;
 }
 
-static int stub_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+static int unsupported_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
 			struct ibv_mw_bind *bind)
 {
 	(void)qp, (void)mw, (void)bind;
 	return EOPNOTSUPP;
 }
 
-static int stub_dealloc_mw(struct ibv_mw *mw)
+static int unsupported_dealloc_mw(struct ibv_mw *mw)
 {
 	(void)mw;
 	return EOPNOTSUPP;
 }
 
 /* An ops table may leave a data-path verb NULL; the slot must not be. */
-#define SLOT(ops_fn, stub) ((ops_fn) ? (ops_fn) : (stub))
+#define SLOT(ops_fn, unsupported) ((ops_fn) ? (ops_fn) : (unsupported))
 
 void sv_context_init_ops(struct sv_context *ctx)
 {
@@ -145,13 +145,13 @@ void sv_context_init_ops(struct sv_context *ctx)
 	cops->_compat_query_device = ibv_query_device;
 	cops->_compat_query_port = ibv_query_port;
 
-	cops->poll_cq = SLOT(ctx->ops->poll_cq, stub_poll_cq);
-	cops->req_notify_cq = SLOT(ctx->ops->req_notify_cq, stub_req_notify_cq);
-	cops->post_send = SLOT(ctx->ops->post_send, stub_post_send);
-	cops->post_recv = SLOT(ctx->ops->post_recv, stub_post_recv);
-	cops->post_srq_recv = SLOT(ctx->ops->post_srq_recv, stub_post_srq_recv);
-	cops->bind_mw = SLOT(ctx->ops->bind_mw, stub_bind_mw);
-	cops->dealloc_mw = SLOT(ctx->ops->dealloc_mw, stub_dealloc_mw);
+	cops->poll_cq = SLOT(ctx->ops->poll_cq, unsupported_poll_cq);
+	cops->req_notify_cq = SLOT(ctx->ops->req_notify_cq, unsupported_req_notify_cq);
+	cops->post_send = SLOT(ctx->ops->post_send, unsupported_post_send);
+	cops->post_recv = SLOT(ctx->ops->post_recv, unsupported_post_recv);
+	cops->post_srq_recv = SLOT(ctx->ops->post_srq_recv, unsupported_post_srq_recv);
+	cops->bind_mw = SLOT(ctx->ops->bind_mw, unsupported_bind_mw);
+	cops->dealloc_mw = SLOT(ctx->ops->dealloc_mw, unsupported_dealloc_mw);
 	cops->alloc_mw = ctx->ops->alloc_mw;	/* ibv_alloc_mw checks NULL */
 
 	vctx->query_port = ctx->ops->query_port;
