@@ -169,6 +169,7 @@ static inline struct sv_dev *to_sv_dev(struct ib_device *ibdev)
 int sv_parent_create(struct sv_dev *sv);
 void sv_parent_netdev_renamed(struct sv_dev *sv);
 void sv_parent_destroy(struct sv_dev *sv);
+void sv_parent_wait_children(struct sv_parent *p);	/* for destroy, KUnit */
 
 /* sv_main.c */
 extern struct workqueue_struct *sv_wq;

@@ -18,7 +18,17 @@
  * takes a reference on its parent) and unregistered after it
  * (dealloc_driver); the struct device itself goes with the last reference.
  * The link is renamed with the netdev, under RTNL (sv_dev.c's notifier).
+ *
+ * Our children are the ib_device and its compat devices, the device's view
+ * in each other net namespace (ib_core, shared mode).  ib_core removes a
+ * compat device from that namespace's exit (rdma_dev_exit_net()) holding
+ * nothing we can wait on, and can still be at it when our ib_device is
+ * unregistered and dealloc_driver runs: removing our directory then takes
+ * its attribute groups from under it and its removal warns
+ * (sysfs_remove_group: "group not found").  Each child holds a reference to
+ * us until its device_del() ends, so we wait for those first.
  */
+#include <linux/delay.h>
 #include <linux/device.h>
 #include <linux/idr.h>
 #include <linux/netdevice.h>
@@ -85,12 +95,33 @@ void sv_parent_netdev_renamed(struct sv_dev *sv)
 		sv_err_dev(sv, "no link to %s in sysfs\n", p->ifname);
 }
 
+/*
+ * References to our device other than ours and net/'s are children being
+ * removed (above).  Each is a few sysfs removals away from dropping it;
+ * the bound only keeps a leaked reference from hanging the unregister.
+ */
+void sv_parent_wait_children(struct sv_parent *p)
+{
+	unsigned int waited_ms = 0;
+
+	might_sleep();
+	while (kref_read(&p->dev->kobj.kref) > 2) {
+		if (waited_ms >= 10000) {
+			dev_warn(p->dev, "a child device is still being removed, removing ours\n");
+			return;
+		}
+		msleep(20);
+		waited_ms += 20;
+	}
+}
+
 void sv_parent_destroy(struct sv_dev *sv)
 {
 	struct sv_parent *p = &sv->parent;
 
 	if (!p->dev)
 		return;
+	sv_parent_wait_children(p);
 	rtnl_lock();
 	sysfs_remove_link(p->net, p->ifname);
 	rtnl_unlock();
