@@ -226,8 +226,8 @@ void sv_net_exit(void);
 struct sv_net_sock *sv_net_sock_get(struct net *net);
 void sv_net_sock_put(struct net *net);
 
+#include "sv_mkey.h"	/* first: the QP embeds struct sv_mw_binds */
 #include "sv_verbs.h"
-#include "sv_mkey.h"
 #include "sv_loc.h"
 
 #endif /* SV_H */

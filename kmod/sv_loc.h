@@ -98,10 +98,10 @@ int sv_mr_map_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 int sv_mw_alloc(struct ib_mw *ibmw, struct ib_udata *udata);
 int sv_mw_dealloc(struct ib_mw *ibmw);
 /*
- * QP @qpn is being destroyed: every type 2 window bound to it goes back to
- * Free (nothing else could use it, and its MR can be deregistered again).
- * Process context; walks all keys.
+ * The QP of @binds is being destroyed, its requester stopped: every type 2
+ * window bound to it goes back to Free (nothing else could use it, and its
+ * MR can be deregistered again).  Work bounded by those windows.
  */
-void sv_mw_invalidate_qp(struct sv_dev *sv, u32 qpn);
+void sv_mw_invalidate_qp(struct sv_mw_binds *binds);
 
 #endif /* SV_LOC_H */

@@ -144,6 +144,28 @@ void sv_mr_mw_detach(struct sv_mr *mr);
 
 /* sv_mw.c: memory windows */
 
+/*
+ * The type 2 windows bound to one QP (IBTA 10.6.7.2.2: a type 2 window
+ * answers to the QP that bound it), so that the QP's destroy releases them
+ * without walking every key of the device.  Embedded in the QP; qpn is set
+ * with the QP's number.  lock (BH off) protects list; a leaf, taken inside
+ * a window's lock (Documentation/design.md, "Locking").  A window is on
+ * the list exactly while its binds pointer names it, both changed under
+ * the window's lock and this one.
+ */
+struct sv_mw_binds {
+	u32			qpn;
+	spinlock_t		lock;
+	struct list_head	list;
+};
+
+static inline void sv_mw_binds_init(struct sv_mw_binds *binds, u32 qpn)
+{
+	binds->qpn = qpn;
+	spin_lock_init(&binds->lock);
+	INIT_LIST_HEAD(&binds->list);
+}
+
 /* IBTA 10.6.7.1 window states */
 enum sv_mw_state {
 	SV_MW_INVALID,		/* being deallocated */
@@ -177,6 +199,9 @@ struct sv_mw {
 	u64			length;
 	int			access;	/* remote rights | IB_ZERO_BASED */
 	u32			qpn;	/* type 2: the QP it is bound to */
+	/* type 2, bound: that QP's list, and our place on it */
+	struct sv_mw_binds	*binds;
+	struct list_head	bind_entry;
 };
 
 struct sv_mw_obj {

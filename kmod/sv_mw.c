@@ -37,6 +37,12 @@ static struct sv_mr *sv_mw_unbind_locked(struct sv_mw *mw)
 	struct sv_mr *mr = mw->mr;
 
 	lockdep_assert_held(&mw->lock);
+	if (mw->binds) {
+		spin_lock(&mw->binds->lock);
+		list_del_init(&mw->bind_entry);
+		spin_unlock(&mw->binds->lock);
+		mw->binds = NULL;
+	}
 	mw->mr = NULL;
 	mw->addr = 0;
 	mw->length = 0;
@@ -69,6 +75,7 @@ int sv_mw_alloc(struct ib_mw *ibmw, struct ib_udata *udata)
 	}
 	sv_mkey_init(&mw->mkey, SV_MKEY_MW);
 	spin_lock_init(&mw->lock);
+	INIT_LIST_HEAD(&mw->bind_entry);
 	mw->sv = sv;
 	mw->type = ibmw->type;
 	mw->pd = ibmw->pd;
@@ -115,7 +122,7 @@ int sv_mw_dealloc(struct ib_mw *ibmw)
 	return 0;
 }
 
-int sv_mw_bind(struct sv_dev *sv, struct ib_pd *pd, u32 qpn,
+int sv_mw_bind(struct sv_dev *sv, struct ib_pd *pd, struct sv_mw_binds *binds,
 	       const struct sv_mw_bind_args *args)
 {
 	struct sv_mkey *mw_mk, *mr_mk = NULL;
@@ -198,8 +205,13 @@ int sv_mw_bind(struct sv_dev *sv, struct ib_pd *pd, u32 qpn,
 		mw->addr = args->addr;
 		mw->length = args->length;
 		mw->access = args->access & (SV_MW_ACCESS_REMOTE | IB_ZERO_BASED);
-		if (mw->type == IB_MW_TYPE_2)
-			mw->qpn = qpn;
+		if (mw->type == IB_MW_TYPE_2) {
+			mw->qpn = binds->qpn;
+			mw->binds = binds;
+			spin_lock(&binds->lock);
+			list_add_tail(&mw->bind_entry, &binds->list);
+			spin_unlock(&binds->lock);
+		}
 		mw->state = SV_MW_VALID;
 	} else {
 		mw->state = SV_MW_FREE;		/* type 1, length 0: unbind */
@@ -273,31 +285,38 @@ struct sv_mr *sv_mw_resolve(struct sv_mw *mw, u32 rkey, struct ib_pd *pd,
 	return err ? ERR_PTR(err) : mr;
 }
 
-void sv_mw_invalidate_qp(struct sv_dev *sv, u32 qpn)
+void sv_mw_invalidate_qp(struct sv_mw_binds *binds)
 {
-	unsigned long idx;
-	struct sv_mkey *mk;
-	struct sv_mw *mw;
 	struct sv_mr *mr;
+	struct sv_mw *mw;
 
-	/* type 2 windows answer to one QP only: without it they are useless */
-	rcu_read_lock();
-	xa_for_each(&sv->mr_xa, idx, mk) {
-		if (xa_is_value(mk) || mk->type != SV_MKEY_MW ||
-		    !refcount_inc_not_zero(&mk->ref))
-			continue;
-		mw = container_of(mk, struct sv_mw, mkey);
+	/*
+	 * Nothing adds to the list any more (the requester is stopped); a
+	 * concurrent dealloc may take windows off it.  A window read from
+	 * the list is not freed before a grace period (dealloc unbinds it,
+	 * then kfree_rcu), so under RCU its lock can be taken; under that
+	 * lock it is still ours or already off the list: each pass removes
+	 * one window.
+	 */
+	for (;;) {
+		rcu_read_lock();
+		spin_lock_bh(&binds->lock);
+		mw = list_first_entry_or_null(&binds->list, struct sv_mw,
+					      bind_entry);
+		spin_unlock_bh(&binds->lock);
+		if (!mw) {
+			rcu_read_unlock();
+			return;
+		}
 		mr = NULL;
 		spin_lock_bh(&mw->lock);
-		if (mw->type == IB_MW_TYPE_2 && mw->state == SV_MW_VALID &&
-		    mw->qpn == qpn) {
+		if (mw->binds == binds) {
 			mr = sv_mw_unbind_locked(mw);
 			mw->state = SV_MW_FREE;
 		}
 		spin_unlock_bh(&mw->lock);
+		rcu_read_unlock();
 		if (mr)
 			sv_mr_mw_detach(mr);
-		sv_mkey_put(mk);
 	}
-	rcu_read_unlock();
 }

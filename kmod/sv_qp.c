@@ -438,6 +438,7 @@ static int sv_qp_publish(struct sv_dev *sv, struct sv_qp *qp)
 	if (err < 0)
 		return err;
 	qp->ibqp.qp_num = qpn;
+	sv_mw_binds_init(&qp->mw_binds, qpn);
 	return 0;
 }
 
@@ -902,7 +903,7 @@ int sv_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 	 */
 	sv_req_cleanup(qp);
 	if (ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_UC)
-		sv_mw_invalidate_qp(sv, ibqp->qp_num);
+		sv_mw_invalidate_qp(&qp->mw_binds);
 	xa_erase_bh(&sv->qp_xa, ibqp->qp_num);
 
 	sv_resp_cleanup(qp);

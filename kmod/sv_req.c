@@ -223,7 +223,7 @@ static enum ib_wc_status sv_req_local_op(struct sv_qp *qp,
 			.access = wqe->wr.wr.mw.access,
 		};
 
-		if (sv_mw_bind(sv, pd, qpn, &args))
+		if (sv_mw_bind(sv, pd, &qp->mw_binds, &args))
 			return IB_WC_MW_BIND_ERR;
 		return IB_WC_SUCCESS;
 	}

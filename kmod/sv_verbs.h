@@ -172,6 +172,8 @@ struct sv_qp {
 	bool			sq_sig_all;	/* IB_SIGNAL_ALL_WR */
 	struct sv_wq		sq;
 	struct sv_wq		rq;
+	/* RC/UC: the type 2 windows this QP bound (qpn set with ibqp.qp_num) */
+	struct sv_mw_binds	mw_binds;
 
 	/* serialises modify_qp and destroy_qp, which may sleep */
 	struct mutex		modify_mutex;

@@ -388,7 +388,8 @@ struct sv_mw_bind_args {
 };
 
 /*
- * sv_mw_bind: execute a BIND_MW work request posted on QP @qpn of @pd, for
+ * sv_mw_bind: execute a BIND_MW work request posted on the QP of @pd whose
+ * type 2 windows @binds lists (its number is binds->qpn), for
  * a type 1 (ibv_bind_mw) or type 2 window, with the checks of IBTA
  * 10.6.7.2: the window named by its index, the MR by its exact L_Key; QP,
  * window and MR in one PD; the MR valid with IB_ACCESS_MW_BIND; a writable
@@ -399,7 +400,7 @@ struct sv_mw_bind_args {
  * with IB_WC_MW_BIND_ERR.
 
  */
-int sv_mw_bind(struct sv_dev *sv, struct ib_pd *pd, u32 qpn,
+int sv_mw_bind(struct sv_dev *sv, struct ib_pd *pd, struct sv_mw_binds *binds,
 	       const struct sv_mw_bind_args *args);
 
 #endif /* SV_XPORT_H */

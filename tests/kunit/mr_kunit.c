@@ -384,6 +384,18 @@ static struct ib_mw *alloc_mw(struct kunit *test, struct mr_env *env,
 	return &obj->ibmw;
 }
 
+/* the type 2 window lists of QPs 5 and 9, as their QPs would have them */
+static struct sv_mw_binds *qp_binds(u32 qpn)
+{
+	static struct sv_mw_binds binds[2];
+
+	if (!binds[0].qpn) {
+		sv_mw_binds_init(&binds[0], 5);
+		sv_mw_binds_init(&binds[1], 9);
+	}
+	return &binds[qpn == 9];
+}
+
 static int bind(struct sv_dev *sv, struct ib_pd *pd, u32 qpn, u32 mw_rkey,
 		u32 new_rkey, u32 mr_lkey, u64 addr, u64 length, int access)
 {
@@ -392,7 +404,7 @@ static int bind(struct sv_dev *sv, struct ib_pd *pd, u32 qpn, u32 mw_rkey,
 		.addr = addr, .length = length, .access = access,
 	};
 
-	return sv_mw_bind(sv, pd, qpn, &args);
+	return sv_mw_bind(sv, pd, qp_binds(qpn), &args);
 }
 
 static void windows(struct kunit *test)
@@ -509,7 +521,9 @@ static void windows(struct kunit *test)
 				   next_variant(r2), lkey, base, PAGE_SIZE,
 				   rw), 0);
 	KUNIT_EXPECT_EQ(test, sv_mr_dereg(ibmr, NULL), -EBUSY);
-	sv_mw_invalidate_qp(sv, 5);
+	KUNIT_EXPECT_FALSE(test, list_empty(&qp_binds(5)->list));
+	sv_mw_invalidate_qp(qp_binds(5));
+	KUNIT_EXPECT_TRUE(test, list_empty(&qp_binds(5)->list));
 	expect_lookup_err(test, sv, next_variant(r2), env->pd, 5,
 			  IB_ACCESS_REMOTE_WRITE, base, 8, -EINVAL);
 
@@ -517,6 +531,7 @@ static void windows(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, bind(sv, env->pd, 5, mw2->rkey, r2, lkey,
 				   base, PAGE_SIZE, rw), 0);
 	KUNIT_EXPECT_EQ(test, sv_mw_dealloc(mw2), 0);
+	KUNIT_EXPECT_TRUE(test, list_empty(&qp_binds(5)->list));
 	KUNIT_EXPECT_EQ(test, sv_mw_dealloc(mw1), 0);
 	KUNIT_EXPECT_EQ(test, sv_mr_dereg(ibmr, NULL), 0);
 	KUNIT_EXPECT_EQ(test, sv_mr_dereg(nobind, NULL), 0);

@@ -221,7 +221,38 @@ def test_bind(dev):
         mr.close()
         print("ok: dereg after the bound type 2 window was deallocated")
         mw1.close()
+
+        # type 2 windows bound by a QP go back to Free when it is
+        # destroyed: their MR can be deregistered, they bind again on
+        # another QP
+        mr = MR(pd, 4 * PAGE, LW | MW_BIND)
+        mws = [MW(pd, e.IBV_MW_TYPE_2) for _ in range(3)]
+        for i, mw in enumerate(mws):
+            wr = SendWR(opcode=e.IBV_WR_BIND_MW,
+                        send_flags=e.IBV_SEND_SIGNALED)
+            wr.set_bind_wr(mw, MWBindInfo(mr, mr.buf + i * PAGE, PAGE, RW))
+            qp.post_send(wr)
+            if poll_one(cq, f"type 2 bind {i}") is None:
+                raise AssertionError(f"type 2 bind {i} never completed")
+        # one of them invalidated first: the QP's list loses it
+        inv = SendWR(opcode=e.IBV_WR_LOCAL_INV, send_flags=e.IBV_SEND_SIGNALED)
+        inv.imm_data = wr.rkey
+        qp.post_send(inv)
+        if poll_one(cq, "local invalidate of the last window") is None:
+            raise AssertionError("LOCAL_INV never completed")
+        expect_errno(errno.EBUSY, mr.close, "dereg with type 2 windows bound")
         qp.close()
+        qp = self_connected_qp(ctx, pd, cq, dev)
+        wr = SendWR(opcode=e.IBV_WR_BIND_MW, send_flags=e.IBV_SEND_SIGNALED)
+        wr.set_bind_wr(mws[0], MWBindInfo(mr, mr.buf, PAGE, RW))
+        qp.post_send(wr)
+        if poll_one(cq, "type 2 bind on a new QP") is None:
+            raise AssertionError("type 2 bind on a new QP never completed")
+        qp.close()
+        mr.close()
+        print("ok: type 2 windows freed with their QP, bound again on another")
+        for mw in mws:
+            mw.close()
 
 
 def test_hold(dev, n):
