@@ -41,6 +41,8 @@ struct sv_resp_res {
 	u32		start_psn;
 	u32		cur_psn;
 	u32		cur_off;
+	/* read: where this serving ends, length or less for a duplicate */
+	u32		end_off;
 	u64		swap_add;
 	u64		compare;
 	u64		orig;		/* atomic: original value returned */

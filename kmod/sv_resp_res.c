@@ -89,7 +89,7 @@ static struct sv_resp_res *sv_resp_res_new(struct sv_qp *qp)
 static bool sv_resp_read_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 			     struct sv_resp_res *res)
 {
-	u32 left = res->length - res->cur_off;
+	u32 left = res->end_off - res->cur_off;
 	u32 n = min(left, res->mtu);
 	bool first = res->cur_psn == res->start_psn;
 	bool last = n == left;
@@ -312,7 +312,7 @@ static u32 sv_resp_pending_pkts(struct sv_qp *qp, u32 limit)
 		if (!res->pending)
 			continue;
 		if (res->type == SV_RES_READ)
-			n += sv_mtu_npkts(res->length - res->cur_off, res->mtu);
+			n += sv_mtu_npkts(res->end_off - res->cur_off, res->mtu);
 		else
 			n++;
 	}
@@ -384,6 +384,7 @@ enum sv_resp_err sv_resp_read(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 	res->va = va;
 	res->rkey = rkey;
 	res->length = len;
+	res->end_off = len;
 	res->mtu = mtu;
 	/* a read request takes as many PSNs as it has responses (9.7.1) */
 	return sv_resp_res_accept(qp, out, res, sv_psn_add(p->psn, npkts));
@@ -533,10 +534,13 @@ static int sv_resp_res_type(u32 flags)
  * A duplicate RC request (IBTA 9.7.4, the responder's rules for
  * duplicates): SENDs and WRITEs are not executed again, only
  * acknowledged; an RDMA READ is served again from the PSN asked for, with
- * its original parameters; an atomic returns its saved original value and
- * is never executed twice, nor is an ATOMIC WRITE; a FLUSH is answered
- * again (its barrier repeated).  Responses after it are forgotten: the
- * requester retries them, and their duplicates put them back in order.
+ * its original parameters, but only as far as the duplicate's DMA length
+ * reaches: a requester resuming a READ asks for the rest of it (9.7.4.1.4),
+ * and a duplicate, forged or not, gets no more than it asks for.  An
+ * atomic returns its saved original value and is never executed twice,
+ * nor is an ATOMIC WRITE; a FLUSH is answered again (its barrier
+ * repeated).  Responses after it are forgotten: the requester retries
+ * them, and their duplicates put them back in order.
  */
 void sv_resp_duplicate(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 		       struct sv_resp_out *out)
@@ -566,10 +570,14 @@ void sv_resp_duplicate(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 		if (res->type != sv_resp_res_type(flags))
 			return;		/* not what that PSN was: ignore */
 		if (res->type == SV_RES_READ) {
+			u32 off = sv_psn_dist(res->first_psn, p->psn) *
+				  res->mtu;
+
 			res->cur_psn = p->psn;
 			res->start_psn = p->psn;
-			res->cur_off = sv_psn_dist(res->first_psn, p->psn) *
-				       res->mtu;
+			res->cur_off = off;
+			res->end_off = off + min(sv_reth_len(p->hdr),
+						 res->length - off);
 		}
 		res->pending = true;
 		for (s = seq + 1; s != qp->resp.res_head; s++)

@@ -63,6 +63,7 @@ static int res_env_init(struct kunit *test)
 	res->cur_psn = 104;
 	res->length = 4000;
 	res->cur_off = 4000;
+	res->end_off = 4000;
 	res->mtu = RES_MTU;
 	res->msn = 1;
 
@@ -83,6 +84,7 @@ static int res_env_init(struct kunit *test)
 	res->cur_psn = 106;
 	res->length = 10;
 	res->cur_off = 10;
+	res->end_off = 10;
 	res->mtu = RES_MTU;
 	res->msn = 3;
 
@@ -102,23 +104,41 @@ static void res_env_exit(struct kunit *test)
 	free_percpu(env->sv->stats);
 }
 
-/* A duplicate of @opcode at @psn, as sv_resp_rcv() would pass it on. */
-static void dup(struct res_env *env, struct sv_resp_out *out, u8 opcode,
-		u32 psn, u8 bth_flags)
+/*
+ * A duplicate of @opcode at @psn, as sv_resp_rcv() would pass it on; a
+ * READ's RETH asks for @len bytes.
+ */
+static void dup_len(struct res_env *env, struct sv_resp_out *out, u8 opcode,
+		    u32 psn, u8 bth_flags, u32 len)
 {
+	u8 hdr[64] = {};
 	struct sv_rx_pkt pkt = {
 		.p = {
 			.info = &sv_opcode_table[opcode],
+			.hdr = hdr,
 			.opcode = opcode,
 			.psn = psn,
 			.bth_flags = bth_flags,
 		},
 	};
 
+	sv_hdr_build_bth(hdr, opcode, 0, 0, 0, psn, 0);
+	if (sv_opcode_has(pkt.p.info, SV_EXT_RETH))
+		sv_hdr_build_reth(hdr, 0, 0, len);
+
 	sv_resp_out_init(out);
 	spin_lock_bh(&env->qp->resp.lock);
 	sv_resp_duplicate(env->qp, &pkt, out);
 	spin_unlock_bh(&env->qp->resp.lock);
+}
+
+/* a duplicate READ asks for the rest of the original, as a requester does */
+static void dup(struct res_env *env, struct sv_resp_out *out, u8 opcode,
+		u32 psn, u8 bth_flags)
+{
+	u32 off = psn >= 100 && psn <= 103 ? (psn - 100) * RES_MTU : 0;
+
+	dup_len(env, out, opcode, psn, bth_flags, 4000 - off);
 }
 
 static bool pending(struct res_env *env, u32 seq)
@@ -138,6 +158,7 @@ static void resp_res_dup_read_from_psn(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, res->start_psn, 102U);
 	KUNIT_EXPECT_EQ(test, res->cur_psn, 102U);
 	KUNIT_EXPECT_EQ(test, res->cur_off, 2U * RES_MTU);
+	KUNIT_EXPECT_EQ(test, res->end_off, 4000U);
 	/* its original parameters, and the MSN it completed under */
 	KUNIT_EXPECT_EQ(test, res->length, 4000U);
 	KUNIT_EXPECT_EQ(test, res->msn, 1U);
@@ -150,6 +171,29 @@ static void resp_res_dup_read_from_psn(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&out.txq));
 	KUNIT_EXPECT_FALSE(test, out.kick);
 	KUNIT_EXPECT_EQ(test, env->qp->resp.psn, (u32)RES_NEXT_PSN);
+}
+
+/*
+ * A duplicate READ gets what it asks for and no more: never past the
+ * original's end, however much it asks; only its own length if shorter.
+ */
+static void resp_res_dup_read_bounded(struct kunit *test)
+{
+	struct res_env *env = test->priv;
+	struct sv_resp_res *res = &env->qp->resp.res[0];
+	struct sv_resp_out out;
+
+	dup_len(env, &out, IB_OPCODE_RC_RDMA_READ_REQUEST, 101, 0, 100);
+	KUNIT_EXPECT_TRUE(test, pending(env, 0));
+	KUNIT_EXPECT_EQ(test, res->cur_off, 1U * RES_MTU);
+	KUNIT_EXPECT_EQ(test, res->end_off, RES_MTU + 100U);
+	dup_len(env, &out, IB_OPCODE_RC_RDMA_READ_REQUEST, 103, 0, 1U << 31);
+	KUNIT_EXPECT_EQ(test, res->cur_off, 3U * RES_MTU);
+	KUNIT_EXPECT_EQ(test, res->end_off, 4000U);
+	dup_len(env, &out, IB_OPCODE_RC_RDMA_READ_REQUEST, 100, 0, 0);
+	KUNIT_EXPECT_EQ(test, res->cur_off, 0U);
+	KUNIT_EXPECT_EQ(test, res->end_off, 0U);
+	KUNIT_EXPECT_EQ(test, env->qp->resp.dup_reqs, 3U);
 }
 
 /* A duplicate atomic returns the saved value; it never runs twice. */
@@ -279,6 +323,7 @@ static void resp_res_rewind(struct kunit *test)
 
 static struct kunit_case resp_res_cases[] = {
 	KUNIT_CASE(resp_res_dup_read_from_psn),
+	KUNIT_CASE(resp_res_dup_read_bounded),
 	KUNIT_CASE(resp_res_dup_atomic_not_again),
 	KUNIT_CASE(resp_res_dup_mismatch_ignored),
 	KUNIT_CASE(resp_res_dup_serve_only_back),
