@@ -774,9 +774,7 @@ void sv_resp_finish(struct sv_qp *qp, struct sv_resp_out *out)
 	lockdep_assert_not_held(&qp->resp.lock);
 	if (out->kick) {
 		sv_qp_get(qp);		/* the work item's, dropped by it */
-		if (!queue_work_on(raw_smp_processor_id(), system_highpri_wq,
-				   &qp->resp.work))
-			sv_qp_put(qp);
+		sv_resp_work_queue(qp);
 	}
 	if (out->comm_est)
 		sv_qp_event(qp, IB_EVENT_COMM_EST);

@@ -160,5 +160,6 @@ void sv_resp_rewind(struct sv_qp *qp, struct sv_resp_out *out,
 		    const struct sv_resp_cb *failed);
 /* qp->resp.work; process context, holds a QP reference while queued */
 void sv_resp_work(struct work_struct *work);
+void sv_resp_work_queue(struct sv_qp *qp);
 
 #endif /* SV_RESP_H */

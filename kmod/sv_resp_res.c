@@ -639,6 +639,21 @@ void sv_resp_rewind(struct sv_qp *qp, struct sv_resp_out *out,
 #define SV_RESP_XMIT_TRIES	1000
 
 /*
+ * Queue the work item, handing it a QP reference the caller holds for it.
+ * If it cannot be queued, the reference is dropped here: the work is
+ * queued already (that instance holds its own queuer's reference), or it
+ * is running and being cancelled by sv_resp_reset(), which puts only the
+ * reference of an instance it took off the queue, so destroy_qp would
+ * wait for this one for ever.
+ */
+void sv_resp_work_queue(struct sv_qp *qp)
+{
+	if (!queue_work_on(raw_smp_processor_id(), system_highpri_wq,
+			   &qp->resp.work))
+		sv_qp_put(qp);
+}
+
+/*
  * The work item: sends queued responses in batches (see the top), on the
  * CPU it was queued on; it requeues itself there after a while rather
  * than occupy the CPU's worker pool with a long read.
@@ -655,17 +670,8 @@ void sv_resp_work(struct work_struct *work)
 		bool sent = true;
 
 		if (!batches--) {
-			/*
-			 * Our reference goes with the requeued work, unless
-			 * it cannot be queued: queued already (that instance
-			 * holds its queuer's reference) or being cancelled
-			 * by sv_resp_reset(), which only puts the reference
-			 * of a pending instance.  Then it is dropped here,
-			 * or destroy_qp would wait for it for ever.
-			 */
-			if (!queue_work_on(raw_smp_processor_id(),
-					   system_highpri_wq, &qp->resp.work))
-				sv_qp_put(qp);
+			/* our reference goes with the requeued work */
+			sv_resp_work_queue(qp);
 			return;
 		}
 		sv_resp_out_init(&out);

@@ -15,6 +15,7 @@
  * nothing: no path, no MR is needed.
  */
 #include <kunit/test.h>
+#include <linux/workqueue.h>
 
 #include "sv_resp.h"
 
@@ -321,6 +322,61 @@ static void resp_res_rewind(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, pending(env, 2));
 }
 
+/*
+ * The work item's reference when it cannot be queued again (issue 15 #5):
+ * sv_resp_reset()'s cancel_work_sync() holds the work's pending bit while
+ * the running instance tries to requeue itself, and puts only the
+ * reference of an instance it took off the queue.  The requeue must drop
+ * its own, or destroy_qp waits for ever.  Here the work is held pending by
+ * a queue that cannot run it yet, as the cancel holds it.
+ */
+static DECLARE_COMPLETION(res_wq_gate);
+
+static void res_wq_blocker(struct work_struct *work)
+{
+	wait_for_completion(&res_wq_gate);
+}
+
+static void res_wq_nop(struct work_struct *work)
+{
+}
+
+static void resp_res_requeue_refused_puts(struct kunit *test)
+{
+	struct res_env *env = test->priv;
+	struct sv_qp *qp = env->qp;
+	struct workqueue_struct *wq;
+	struct work_struct blocker;
+
+	qp->handle = kunit_kzalloc(test, sizeof(*qp->handle), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, qp->handle);
+	refcount_set(&qp->handle->ref, 1);	/* the QP's own */
+	init_completion(&qp->released);
+	INIT_WORK(&qp->resp.work, res_wq_nop);
+	INIT_WORK_ONSTACK(&blocker, res_wq_blocker);
+	reinit_completion(&res_wq_gate);
+	wq = alloc_ordered_workqueue("sv-kunit-resp", 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, wq);
+	queue_work(wq, &blocker);
+	KUNIT_ASSERT_TRUE(test, queue_work(wq, &qp->resp.work));
+
+	/* a queuer's reference, and the work cannot be queued: dropped */
+	sv_qp_get(qp);
+	sv_resp_work_queue(qp);
+	KUNIT_EXPECT_EQ(test, refcount_read(&qp->handle->ref), 1U);
+
+	complete(&res_wq_gate);
+	destroy_workqueue(wq);	/* runs both, waits for them */
+	destroy_work_on_stack(&blocker);
+
+	/* queued: the reference goes with the work (which would drop it) */
+	sv_qp_get(qp);
+	INIT_WORK(&qp->resp.work, res_wq_nop);
+	sv_resp_work_queue(qp);
+	flush_work(&qp->resp.work);
+	KUNIT_EXPECT_EQ(test, refcount_read(&qp->handle->ref), 2U);
+}
+
 static struct kunit_case resp_res_cases[] = {
 	KUNIT_CASE(resp_res_dup_read_from_psn),
 	KUNIT_CASE(resp_res_dup_read_bounded),
@@ -329,6 +385,7 @@ static struct kunit_case resp_res_cases[] = {
 	KUNIT_CASE(resp_res_dup_serve_only_back),
 	KUNIT_CASE(resp_res_dup_send_acked),
 	KUNIT_CASE(resp_res_rewind),
+	KUNIT_CASE(resp_res_requeue_refused_puts),
 	{}
 };
 
