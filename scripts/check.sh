@@ -3,7 +3,9 @@
 #
 #   1. scripts/deps.sh                      packages present (installs them as root)
 #   2. make -C ulib, make -C tools          userspace, where a Makefile exists
-#   3. make -C ulib test                    host unit tests, if the target exists
+#   3. make -C ulib test                    host unit tests, if the target exists;
+#      tests/fuzz/run.sh                    kmod's header parser and WQE checks
+#                                           under libFuzzer (ASan, UBSan), mutants
 #   4. builds: scripts/build-kmod.sh -> build/KVER/ for each stock kernel with
 #      /boot/vmlinuz-KVER and /lib/modules/KVER/build, the debug kernel
 #      (scripts/debug-kernel.sh build: KASAN, lockdep, kmemleak, UBSAN, KUnit)
@@ -48,7 +50,9 @@
 #                         SV_TESTS or SV_DEBUG_TESTS)
 #   SV_DKMS=0             skip the DKMS install (as root it installs through DKMS
 #                         for tests/user/16-dkms.sh and removes it at exit)
-#   SV_HOST_TIMEOUT=SEC   timeout of the host unit tests (default 600)
+#   SV_HOST_TIMEOUT=SEC   timeout of the host unit tests and of the fuzzing (default 600)
+#   SV_FUZZ=0             skip the fuzz targets (tests/fuzz, libFuzzer in user space)
+#   SV_FUZZ_SECS=SEC      fuzzing time per target (default 30; 2 targets)
 #   CC                    e.g. "ccache gcc-12", passed to the module build
 set -euo pipefail
 
@@ -434,6 +438,24 @@ if [ -f tools/Makefile ] && grep -q '^test:' tools/Makefile; then
 	fi
 fi
 # --- end svctl offline checks ---
+
+# --- host: fuzzing (tests/fuzz) ---
+# kmod's packet header parser and user WQE checks, built in user space
+# against fake kernel headers under libFuzzer, ASan and UBSan: each target
+# fuzzed SV_FUZZ_SECS seconds (30), one after the other, then every mutant
+# (a kmod copy with one planted bug) must be caught.  One test per target
+# and per mutant; skipped when clang cannot link libFuzzer.
+if [ -f tests/fuzz/run.sh ] && [ "${SV_FUZZ:-1}" != 0 ]; then
+	rc=0
+	stage host-fuzz timeout -k 10 "${SV_HOST_TIMEOUT:-600}" \
+		bash tests/fuzz/run.sh -m -t "${SV_FUZZ_SECS:-30}" || rc=$?
+	read -r p f s <<<"$(count_tap "$results/host-fuzz.log")"
+	[ $rc -eq 0 ] || [ "$f" -gt 0 ] || f=1	# it failed without saying what
+	fuzz_note=$(sed -n 's/^# summary: //p' "$results/host-fuzz.log" | tail -n 1)
+	[ "$p" -gt 0 ] || fuzz_note=$(sed -n 's/^ok .* # SKIP //p' "$results/host-fuzz.log" | head -n 1)
+	row "host: fuzz" "$p" "$f" "$s" "$stage_secs" "$fuzz_note"
+fi
+# --- end fuzzing ---
 
 # --- kernels -----------------------------------------------------------------
 #

@@ -30,6 +30,10 @@ packages=(
 	nfs-kernel-server nfs-common rpcbind
 	# source hygiene (scripts/lint.sh; sparse is listed above)
 	cppcheck
+	# user-space fuzzing of kmod code (tests/fuzz): clang with libFuzzer
+	# and the sanitizer runtimes (only recommended by clang-14), and
+	# llvm-14 for llvm-symbolizer (readable sanitizer reports) and llvm-cov
+	clang-14 libclang-rt-14-dev llvm-14
 )
 
 # dpkg-query prints nothing for packages it has never heard of, and "ii" only
