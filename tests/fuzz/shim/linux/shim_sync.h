@@ -87,6 +87,11 @@ static inline bool refcount_dec_and_test(refcount_t *r)
 #define smp_mb()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
 
 typedef struct { int unused; } spinlock_t;
+
+static inline void spin_lock_init(spinlock_t *l)
+{
+	l->unused = 0;
+}
 typedef struct { int unused; } seqlock_t;
 struct mutex { int unused; };
 struct lock_class_key { int unused; };
@@ -96,6 +101,12 @@ struct completion { unsigned int done; };
 void complete(struct completion *x);
 
 struct list_head { struct list_head *next, *prev; };
+
+static inline void INIT_LIST_HEAD(struct list_head *h)
+{
+	h->next = h;
+	h->prev = h;
+}
 struct hlist_head { struct hlist_node *first; };
 struct hlist_node { struct hlist_node *next, **pprev; };
 #define DECLARE_HASHTABLE(name, bits)	struct hlist_head name[1 << (bits)]
