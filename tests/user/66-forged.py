@@ -80,7 +80,12 @@ def reads(src, dst, dqpn, psn, rkey, va, n, first_len, mtu, wait):
     takes one PSN per mtu, the others of 8), then, once all are answered, a
     duplicate of the first and at once one more READ: the duplicate moves
     the responder's serving point back to the oldest resource and keeps it
-    busy re-sending, so the last READ finds every resource taken"""
+    busy re-sending, so the last READ finds every resource taken.  The
+    small READs wait for the big one's answer: its responses fill the
+    receiving CPU's backlog, which drops requests coming the other way on
+    a loaded host.  The last READ goes three times for the same reason
+    (until it is refused the responder expects its PSN: each copy that
+    arrives is refused)"""
     s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
     s.bind((src, SPORT))
 
@@ -91,6 +96,7 @@ def reads(src, dst, dqpn, psn, rkey, va, n, first_len, mtu, wait):
         s.sendto(datagram(src, dst, bth + reth), (dst, ROCE_PORT))
 
     read(psn, first_len)
+    time.sleep(wait)
     nxt = psn + (first_len + mtu - 1) // mtu
     for i in range(1, n):
         read(nxt, 8)
@@ -100,6 +106,9 @@ def reads(src, dst, dqpn, psn, rkey, va, n, first_len, mtu, wait):
     time.sleep(wait)
     read(psn, first_len)
     read(nxt, 8)
+    for _ in range(2):
+        time.sleep(0.2)
+        read(nxt, 8)
     s.close()
 
 
@@ -142,12 +151,12 @@ def run(dev_a, gid_a, dev_b, gid_b, ns_b, peer6, other6, ns_a):
                         str(qp.qp_num), str(forge.psn), str(a.mr.rkey),
                         str(a.addr(off)), data.hex()], check=True)
 
-    def dropped(name, before, what):
+    def dropped(name, before, what, at_least=False):
         end = time.time() + 5
         while counter(dev_a, name) == before and time.time() < end:
             time.sleep(0.05)
         after = counter(dev_a, name)
-        if after != before + 1:
+        if after != before + 1 and not (at_least and after > before):
             raise AssertionError(f"{what}: {name} {before} -> {after}")
         return after
 
@@ -224,7 +233,8 @@ def run(dev_a, gid_a, dev_b, gid_b, ns_b, peer6, other6, ns_a):
                     str(a.addr(0)), '128', str(1 << 20), str(mtu),
                     str(3 * int(os.environ.get('SV_TIME_SCALE', '1')))],
                    check=True)
-    after = dropped('tx_nak_inv_req', naks, "a READ past 128 outstanding")
+    after = dropped('tx_nak_inv_req', naks, "a READ past 128 outstanding",
+                    at_least=True)
     print(f"ok: 128 READs, a duplicate of the first, one more: NAKed as an "
           f"invalid request (tx_nak_inv_req {naks} -> {after})")
     for qp in (qa, qb, qc, qd, qe, qf):
