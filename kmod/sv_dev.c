@@ -26,20 +26,25 @@
 static LIST_HEAD(sv_devices);
 static DEFINE_MUTEX(sv_devices_mutex);
 
+/*
+ * Off the device list, and past every receive path that found the device
+ * on it: such a path may still count into sv->stats and read the fault
+ * state, which the caller frees next (the struct itself is freed by
+ * ib_core after a grace period, but these are ours).
+ */
+static void sv_dev_unlist(struct sv_dev *sv)
+{
+	mutex_lock(&sv_devices_mutex);
+	list_del_rcu(&sv->list);
+	mutex_unlock(&sv_devices_mutex);
+	synchronize_rcu();
+}
+
 static void sv_dev_dealloc_driver(struct ib_device *ibdev)
 {
 	struct sv_dev *sv = to_sv_dev(ibdev);
 
-	mutex_lock(&sv_devices_mutex);
-	list_del_rcu(&sv->list);
-	mutex_unlock(&sv_devices_mutex);
-	/*
-	 * A receive path that found the device on the list before it left
-	 * may still count into sv->stats and read the fault state: wait for
-	 * it before freeing them (the struct itself is freed by ib_core
-	 * after a grace period, but these are ours).
-	 */
-	synchronize_rcu();
+	sv_dev_unlist(sv);
 
 	/*
 	 * Every object is gone by now: ib_core destroyed the user space ones,
