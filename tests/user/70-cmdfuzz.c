@@ -3074,6 +3074,24 @@ static void nl_mangle(struct nlb *b)
  * user can do that with two bad GET requests; it is not softverbs', so the
  * fuzzer does not send such batches there (the softverbs family gets them).
  */
+/*
+ * A mangled nlmsg_len can split one message into two that the kernel
+ * walks (the first cut short, the rest read as a header): cut the send at
+ * the first message's end then, so that RDMA netlink sees one message.
+ */
+static void one_message(struct nlb *b)
+{
+	struct nlmsghdr *h = (void *)b->buf;
+	size_t first;
+
+	if (b->len < NLMSG_HDRLEN || h->nlmsg_len < NLMSG_HDRLEN ||
+	    h->nlmsg_len > b->len)
+		return;		/* the kernel stops at this one */
+	first = NLMSG_ALIGN(h->nlmsg_len);
+	if (first < b->len && b->len - first >= NLMSG_HDRLEN)
+		b->len = first;
+}
+
 static void fuzz_rdma_nl(int fd)
 {
 	struct nlb b = { 0 };
@@ -3109,6 +3127,7 @@ static void fuzz_rdma_nl(int fd)
 		if (chance(15))
 			nl_mangle(&b);
 	}
+	one_message(&b);
 	nl_defuse(b.buf, b.len);
 	count(C_RDMANL);
 	if (!nl_send(fd, b.buf, b.len) && nl_drain(fd) == 0)
