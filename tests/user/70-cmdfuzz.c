@@ -3066,8 +3066,8 @@ static void nl_mangle(struct nlb *b)
 }
 
 /*
- * One message per send: ib_core's rdma_nl_rcv_skb() (6.1, and as of this
- * writing upstream) keeps one extack for all messages of a send, so an
+ * One message per send: ib_core's rdma_nl_rcv_skb() (6.1.192; later kernels
+ * not checked) keeps one extack for all messages of a send, so an
  * error in a later message that names no attribute gets the bad attribute
  * of an earlier one reported, outside the message, and netlink_ack() WARNs
  * (the bug netlink_rcv_skb() had until 2018, commit cbbdf8433a5f).  Any
