@@ -41,6 +41,9 @@ const struct sv_ops sv_softverbs_ops = {
 	.destroy_comp_channel = sv_comp_channel_destroy,
 	.create_cq = sv_cq_create,
 	.create_cq_ex = sv_cq_create_ex,
+	.alloc_td = sv_td_alloc,
+	.dealloc_td = sv_td_dealloc,
+	.alloc_parent_domain = sv_parent_domain_alloc,
 	.resize_cq = sv_cq_resize,
 	.destroy_cq = sv_cq_destroy,
 	.poll_cq = sv_cq_poll,
@@ -50,7 +53,9 @@ const struct sv_ops sv_softverbs_ops = {
 	.query_srq = sv_srq_query,
 	.destroy_srq = sv_srq_destroy,
 	.post_srq_recv = sv_srq_post_recv,
+	.create_srq_ex = sv_srq_create_ex,
 	.create_qp = sv_qp_create,
+	.create_qp_ex = sv_qp_create_ex,
 	.query_qp = sv_qp_query,
 	.modify_qp = sv_qp_modify,
 	.destroy_qp = sv_qp_destroy,
@@ -157,6 +162,18 @@ void sv_context_init_ops(struct sv_context *ctx)
 	vctx->query_port = ctx->ops->query_port;
 	vctx->query_device_ex = ctx->ops->query_device_ex;
 	vctx->create_cq_ex = ctx->ops->create_cq_ex;
+	vctx->create_qp_ex = ctx->ops->create_qp_ex;
+	vctx->create_srq_ex = ctx->ops->create_srq_ex;
+	vctx->alloc_td = ctx->ops->alloc_td;
+	vctx->dealloc_td = ctx->ops->dealloc_td;
+	vctx->alloc_parent_domain = ctx->ops->alloc_parent_domain;
+	/*
+	 * Left NULL on purpose, so verbs.h's inline answers EOPNOTSUPP:
+	 * advise_mr (softverbs has no ODP MRs; without ODP the kernel's
+	 * ADVISE_MR is refused with EOPNOTSUPP too), query_rt_values (no
+	 * device clock: hca_core_clock is 0 and CQEs carry no timestamps),
+	 * open_qp/open_xrcd/get_srq_num (XRC), flows, WQs, counters, DM.
+	 */
 }
 
 /* ------------------------------------------------------------------ */
@@ -386,12 +403,6 @@ SV_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
 	if (!ops_of(qp->context)->destroy_qp)
 		return fail_int(EOPNOTSUPP);
 	return ops_of(qp->context)->destroy_qp(qp);
-}
-
-SV_EXPORT struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
-{
-	(void)qp;
-	return fail_null(EOPNOTSUPP);	/* no extended QPs yet */
 }
 
 /* ------------------------------------------------------------------ */
