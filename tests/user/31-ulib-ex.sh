@@ -43,7 +43,10 @@ sv_wait_for 'sv_gid_present sv_u0 0000:0000:0000:0000:0000:ffff:0a1f:0001' 10 ||
 for p in rs_devinfo rs_loopback rs_doorbell exverbs; do
 	echo "=== $p"
 	rc=0
-	"$ex/$p" -d sv_u0 || rc=$?
+	out=$("$ex/$p" -d sv_u0 2>&1) || rc=$?
+	echo "$out"
 	[ $rc -eq 0 ] || sv_fail "$p against sv_u0 exited $rc"
 done
+# what this kernel let exverbs test (FLUSH needs ib_core 6.2+)
+echo "SV_SUMMARY: exverbs on $SV_KVER: $(echo "$out" | grep -E '^(FLUSH|MW type 2):' | paste -sd ';')"
 echo "the extended verbs and rust-ibverbs' examples ran on sv_u0"

@@ -32,7 +32,9 @@ for args in "-p 4 -c 3 -n 250" "-p 8 -c 2 -n 100"; do
 	echo "=== threads $args"
 	rc=0
 	# shellcheck disable=SC2086 # word splitting of args is intended
-	"$threads" -d sv_u0 $args || rc=$?
+	out=$("$threads" -d sv_u0 $args 2>&1) || rc=$?
+	echo "$out"
 	[ $rc -eq 0 ] || sv_fail "threads $args exited $rc"
+	echo "SV_SUMMARY: $(echo "$out" | tail -n 1)"
 done
 echo "one QP, many posting and polling threads: every WR completed once"
