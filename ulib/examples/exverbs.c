@@ -154,8 +154,8 @@ int main(int argc, char **argv)
 	CHECK(allocs == 4, "allocator used %d times, want 4", allocs);
 	xa = need(ibv_qp_to_qp_ex(qa), "qp_ex A");
 	xb = need(ibv_qp_to_qp_ex(qb), "qp_ex B");
-	rs_handshake(qa, gi, &gid, qb->qp_num);
-	rs_handshake(qb, gi, &gid, qa->qp_num);
+	rs_handshake(qa, gi, &gid, qb->qp_num, 0);
+	rs_handshake(qb, gi, &gid, qa->qp_num, 0);
 
 	a = aligned_alloc(4096, BUF);
 	b = aligned_alloc(4096, BUF);
@@ -313,7 +313,8 @@ int main(int argc, char **argv)
 		mf = need(ibv_reg_mr(pd, b, BUF, access |
 				     SOFTVERBS_ACCESS_FLUSH_GLOBAL),
 			  "flush MR");
-		rs_handshake(qf, gi, &gid, qf->qp_num);
+		rs_handshake(qf, gi, &gid, qf->qp_num,
+			     SOFTVERBS_ACCESS_FLUSH_GLOBAL);
 		ibv_wr_start(ibv_qp_to_qp_ex(qf));
 		ibv_qp_to_qp_ex(qf)->wr_id = 80;
 		ibv_qp_to_qp_ex(qf)->wr_flags = IBV_SEND_SIGNALED;

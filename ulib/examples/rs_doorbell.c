@@ -53,7 +53,7 @@ int main(int argc, char **argv)
 	qp = rs_create_qp(ctx, pd, cq, cq, IBV_QPT_RC,
 			  rs_send_ops(IBV_QPT_RC), MAX_SEND_WR);
 	qpx = need(ibv_qp_to_qp_ex(qp), "ibv_qp_to_qp_ex");
-	rs_handshake(qp, gid_index, &gid, qp->qp_num);
+	rs_handshake(qp, gid_index, &gid, qp->qp_num, 0);
 
 	src = calloc(1, len);
 	dest = calloc(1, len);

@@ -41,7 +41,7 @@ int main(int argc, char **argv)
 	qp = rs_create_qp(ctx, pd, cq, cq, IBV_QPT_RC,
 			  rs_send_ops(IBV_QPT_RC), 16);
 	qpx = need(ibv_qp_to_qp_ex(qp), "ibv_qp_to_qp_ex");
-	rs_handshake(qp, gid_index, &gid, qp->qp_num);
+	rs_handshake(qp, gid_index, &gid, qp->qp_num, 0);
 
 	buf = calloc(1, 16);
 	mr = need(ibv_reg_mr(pd, buf, 16, IBV_ACCESS_LOCAL_WRITE |

@@ -176,8 +176,8 @@ int main(int argc, char **argv)
 	peer = rs_create_qp(ctx, pd, rcq, rcq, IBV_QPT_RC,
 			    rs_send_ops(IBV_QPT_RC), 4);
 	qpx = need(ibv_qp_to_qp_ex(qp), "ibv_qp_to_qp_ex");
-	rs_handshake(qp, gi, &gid, peer->qp_num);
-	rs_handshake(peer, gi, &gid, qp->qp_num);
+	rs_handshake(qp, gi, &gid, peer->qp_num, 0);
+	rs_handshake(peer, gi, &gid, qp->qp_num, 0);
 	dst = calloc((size_t)total, sizeof(*dst));
 	seen = calloc((size_t)total, 1);
 	for (i = 0; i < total; i++)
