@@ -178,3 +178,18 @@ TEST(linkcheck_program_runs)
 	CHECK_INT(run(cmd, out, sizeof(out)), 0);
 	CHECK_STR(out, "linkcheck: ok\n");
 }
+
+/* Documentation/ulib.md's ABI table matches the libraries (scripts/ulib-abi.sh). */
+TEST(abi_table_is_current)
+{
+	char cmd[PATH_MAX + 128], out[8192];
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "%s/../scripts/ulib-abi.sh --check 2>&1",
+		 sv_test_ulib_dir());
+	st = run(cmd, out, sizeof(out));
+	if (st == 4)
+		sv_test_skip(LIBIBVERBS " not installed");
+	if (st)
+		sv_test_fail(__FILE__, __LINE__, "%s", out);
+}
