@@ -12,6 +12,7 @@
 # LIBSOFTVERBS (default ulib/libsoftverbs.so.1; build it first: make -C ulib).
 # Needs binutils (readelf). Exits 4 when the distro library is missing.
 set -euo pipefail
+# shellcheck disable=SC2016  # backquotes in the table text are Markdown
 
 root=$(realpath "$(dirname "$0")/..")
 theirs=${LIBIBVERBS:-/usr/lib/x86_64-linux-gnu/libibverbs.so.1}
@@ -20,7 +21,7 @@ doc=$root/Documentation/ulib.md
 begin='<!-- ulib-abi.sh: begin (generated, do not edit) -->'
 end='<!-- ulib-abi.sh: end -->'
 
-mode=write
+mode="write"
 case "${1:-}" in
 --check) mode=check ;;
 --print) mode=print ;;
