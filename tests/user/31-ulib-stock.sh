@@ -145,8 +145,8 @@ xp_case "rping A<-B" cm_pair A B rping -s -V -C 5 -S 1000 -a "$XP_A_IP4" -p 2319
 	rping -c -V -C 5 -S 1000 -a "$XP_A_IP4" -p 23190
 xp_case "ucmatose A<-B" cm_pair A B ucmatose -b "$XP_A_IP4" -p 23191 -c 2 -C 10 -- \
 	ucmatose -s "$XP_A_IP4" -p 23191 -c 2 -C 10
-xp_case "udaddy A<-B" cm_pair A B udaddy -b "$XP_A_IP4" -p 23192 -c 2 -C 10 -- \
-	udaddy -s "$XP_A_IP4" -p 23192 -c 2 -C 10
+xp_case "udaddy A<-B" cm_pair A B udaddy -b "$XP_A_IP4" -c 2 -C 10 -- \
+	udaddy -s "$XP_A_IP4" -c 2 -C 10
 # mckey: the receiver on A joins 239.31.0.1, the sender on B joins
 # send-only and sends; the receiver exits after its 10 messages
 xp_case "mckey B->A" cm_pair A B mckey -m 239.31.0.1 -b "$XP_A_IP4" -C 10 -- \
