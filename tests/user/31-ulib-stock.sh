@@ -114,8 +114,7 @@ cm_pair() {
 	local nsv=XP_${srv}_NS
 	exec ip netns exec "${!nsv}" timeout -k 5 "$_xp_t" "${scmd[@]}" >"$so" 2>&1 &
 	pid=$!
-	# a LISTEN cm_id; mckey listens on nothing: any of its cm_ids (then
-	# a moment for its join to complete)
+	# a LISTEN cm_id; mckey listens on nothing: any of its cm_ids
 	listening() {
 		local l
 		while read -r l; do
@@ -125,7 +124,10 @@ cm_pair() {
 		return 1
 	}
 	sv_wait_for listening 30 || echo "  no listening cm_id of ${scmd[0]} seen; trying anyway"
-	[ "${scmd[0]}" != mckey ] || sv_sleep 2
+	# mckey: its QP is attached when it prints "joined"; a sender before
+	# that sends into the void and the receiver waits for ever
+	[ "${scmd[0]}" != mckey ] || sv_wait_for "sv_file_has '$so' joined" 30 ||
+		echo "  mckey receiver did not report its join; trying anyway"
 	local child
 	child=$(pgrep -n -P "$pid") || child=$pid
 	no_rdma_core "${scmd[0]} server" "$child" || rs=1
