@@ -198,6 +198,9 @@ static int uverbs_index(const char *name, unsigned int *index)
 	return 0;
 }
 
+/* libibverbs reads its fork environment when devices are first listed. */
+static pthread_once_t fork_env_once = PTHREAD_ONCE_INIT;
+
 #undef ibv_get_device_list
 SV_EXPORT struct ibv_device **ibv_get_device_list(int *num_devices)
 {
@@ -212,6 +215,7 @@ SV_EXPORT struct ibv_device **ibv_get_device_list(int *num_devices)
 
 	if (num_devices)
 		*num_devices = 0;
+	pthread_once(&fork_env_once, sv_fork_env_init);
 	if (copy_str(class_dir, sizeof(class_dir), "%s/class/infiniband_verbs",
 		     sv_sysfs_root())) {
 		errno = ENAMETOOLONG;

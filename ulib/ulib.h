@@ -649,4 +649,43 @@ extern const struct sv_ops sv_softverbs_ops;
 /* Fill the ibv_context_ops and verbs_context slots from ctx->ops. */
 void sv_context_init_ops(struct sv_context *ctx);
 
+/* ------------------------------------------------------------------ */
+/* compat.c — historical non-verbs exports (no public header has them)  */
+
+struct ib_user_path_rec;	/* <rdma/ib_user_sa.h> */
+struct ibv_sa_path_rec;		/* <infiniband/sa.h> */
+
+/* rdma-core's enum ibv_gid_type_sysfs (driver.h), same values */
+enum sv_gid_type_sysfs {
+	SV_GID_TYPE_SYSFS_IB_ROCE_V1,
+	SV_GID_TYPE_SYSFS_ROCE_V2,
+};
+
+void ibv_copy_ah_attr_from_kern(struct ibv_ah_attr *dst,
+				struct ib_uverbs_ah_attr *src);
+void ibv_copy_qp_attr_from_kern(struct ibv_qp_attr *dst,
+				struct ib_uverbs_qp_attr *src);
+void ibv_copy_path_rec_from_kern(struct ibv_sa_path_rec *dst,
+				 struct ib_user_path_rec *src);
+void ibv_copy_path_rec_to_kern(struct ib_user_path_rec *dst,
+			       struct ibv_sa_path_rec *src);
+const char *ibv_get_sysfs_path(void);
+int ibv_read_sysfs_file(const char *dir, const char *file, char *buf,
+			size_t size);
+int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
+		       unsigned int index, enum sv_gid_type_sysfs *type);
+
+/* ------------------------------------------------------------------ */
+/* fork.c — ibv_fork_init and the MADV_DONTFORK range counts           */
+
+/* exported; verbs.h does not declare them (rdma-core's driver.h does) */
+int ibv_dontfork_range(void *base, size_t size);
+int ibv_dofork_range(void *base, size_t size);
+/* Tracking on without asking the kernel; 0 or EINVAL (too late). */
+int sv_fork_track_start(void);
+/* ibv_fork_init() if RDMAV_FORK_SAFE or IBV_FORK_SAFE is set. */
+void sv_fork_env_init(void);
+/* How many ranges cover the page holding addr (tests). */
+unsigned long sv_fork_count(const void *addr);
+
 #endif /* SV_ULIB_H */

@@ -745,9 +745,14 @@ TEST(unimplemented_verbs_fail_cleanly)
 	CHECK(ibv_create_qp_ex(ctx, &qp_attr) == NULL);
 	CHECK_INT(errno, EOPNOTSUPP);
 	CHECK_INT(ibv_dealloc_pd(pdp), EOPNOTSUPP);
-	/* Fork handling is the kernel's job on supported kernels. */
-	CHECK_INT(ibv_fork_init(), 0);
-	CHECK_INT(ibv_is_fork_initialized(), IBV_FORK_UNNEEDED);
+	/*
+	 * Fork handling: nothing to do with the kernel's copy-on-fork; without
+	 * it (the host has no RDMA netlink) the MR above came too early.
+	 */
+	if (ibv_is_fork_initialized() == IBV_FORK_UNNEEDED)
+		CHECK_INT(ibv_fork_init(), 0);
+	else
+		CHECK_INT(ibv_fork_init(), EINVAL);
 	ibv_close_device(ctx);
 out:
 	fake_tree_destroy(&t);

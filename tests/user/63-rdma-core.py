@@ -94,7 +94,25 @@ def run(suite, dev, out):
     with open(out, 'w', encoding='utf-8') as f:
         for status, test_id in prog.result.outcomes():
             f.write(f"{status} {test_id}\n")
+    check_ulib()
     return 0
+
+
+def check_ulib():
+    """With SV_63_ULIB set, say whether this process ran on that
+    libsoftverbs alone: it is mapped, and no libibverbs, provider (lib*-rdmav*)
+    or provider library (libmlx5, libefa) is"""
+    ulib = os.environ.get('SV_63_ULIB')
+    if not ulib:
+        return
+    with open('/proc/self/maps', encoding='utf-8') as f:
+        paths = {line.split()[-1] for line in f if '/' in line}
+    bad = sorted(p for p in paths if '/libibverbs.so' in p or '-rdmav' in p
+                 or '/libmlx5.so' in p or '/libefa.so' in p)
+    ok = ulib in paths and not bad
+    print(f"ulib maps {'ok' if ok else 'BAD'}: {ulib} "
+          f"{'mapped' if ulib in paths else 'not mapped'}; "
+          f"rdma-core: {', '.join(bad) or 'none'}", flush=True)
 
 
 def load(path):
