@@ -30,8 +30,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
-#include <linux/netlink.h>
 #include <rdma/rdma_netlink.h>
 
 #include "ulib.h"
@@ -55,24 +53,12 @@ static size_t nspans;
 /* ------------------------------------------------------------------ */
 /* The kernel's copy-on-fork flag                                      */
 
-static bool attr_copy_on_fork(const struct nlmsghdr *nlh)
+static int copy_on_fork_reply(const struct nlmsghdr *nlh, void *arg)
 {
-	const struct nlattr *a = (const void *)((const char *)nlh +
-						 NLMSG_HDRLEN);
-	size_t left = nlh->nlmsg_len - NLMSG_HDRLEN;
+	const uint8_t *v = sv_nl_attr(nlh, RDMA_NLDEV_SYS_ATTR_COPY_ON_FORK, 1);
 
-	while (left >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN &&
-	       a->nla_len <= left) {
-		if ((a->nla_type & NLA_TYPE_MASK) ==
-		    RDMA_NLDEV_SYS_ATTR_COPY_ON_FORK &&
-		    a->nla_len >= NLA_HDRLEN + 1)
-			return *((const uint8_t *)a + NLA_HDRLEN) != 0;
-		if ((size_t)NLA_ALIGN(a->nla_len) >= left)
-			break;
-		left -= (size_t)NLA_ALIGN(a->nla_len);
-		a = (const void *)((const char *)a + NLA_ALIGN(a->nla_len));
-	}
-	return false;
+	*(bool *)arg = v && *v;
+	return 0;
 }
 
 /*
@@ -81,34 +67,11 @@ static bool attr_copy_on_fork(const struct nlmsghdr *nlh)
  */
 static bool kernel_copies_on_fork(void)
 {
-	struct {
-		struct nlmsghdr nlh;
-	} req = {
-		.nlh.nlmsg_len = sizeof(req),
-		.nlh.nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV,
-						   RDMA_NLDEV_CMD_SYS_GET),
-		.nlh.nlmsg_flags = NLM_F_REQUEST,
-		.nlh.nlmsg_seq = 1,
-	};
-	union {
-		struct nlmsghdr nlh;
-		char buf[4096];
-	} resp;
 	bool cof = false;
-	ssize_t n;
-	int fd;
 
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_RDMA);
-	if (fd < 0)
+	if (sv_nl_request(RDMA_NLDEV_CMD_SYS_GET, false, copy_on_fork_reply,
+			  &cof))
 		return false;
-	if (send(fd, &req, sizeof(req), 0) != (ssize_t)sizeof(req))
-		goto out;
-	n = recv(fd, &resp, sizeof(resp), 0);
-	if (n >= (ssize_t)NLMSG_HDRLEN && NLMSG_OK(&resp.nlh, (size_t)n) &&
-	    resp.nlh.nlmsg_type == req.nlh.nlmsg_type)
-		cof = attr_copy_on_fork(&resp.nlh);
-out:
-	close(fd);
 	return cof;
 }
 

@@ -688,4 +688,23 @@ void sv_fork_env_init(void);
 /* How many ranges cover the page holding addr (tests). */
 unsigned long sv_fork_count(const void *addr);
 
+/* ------------------------------------------------------------------ */
+/* nl.c — RDMA netlink requests (fork.c, device.c)                      */
+
+struct nlmsghdr;
+/*
+ * The payload of @nlh's first top-level attribute of @type that is at
+ * least @min_len bytes long, or NULL.
+ */
+const void *sv_nl_attr(const struct nlmsghdr *nlh, uint16_t type,
+		       size_t min_len);
+/*
+ * Send RDMA_NLDEV command @cmd (a dump when @dump) with no attributes and
+ * call @each for every reply message: it returns 1 to go on, 0 to stop, or
+ * a negative errno.  0 when @each stopped or the replies ended; a negative
+ * errno for a failed socket, an error reply or a negative @each.
+ */
+int sv_nl_request(uint16_t cmd, bool dump,
+		  int (*each)(const struct nlmsghdr *nlh, void *arg), void *arg);
+
 #endif /* SV_ULIB_H */

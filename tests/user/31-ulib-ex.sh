@@ -46,6 +46,12 @@ for p in rs_devinfo rs_loopback rs_doorbell exverbs; do
 	out=$("$ex/$p" -d sv_u0 2>&1) || rc=$?
 	echo "$out"
 	[ $rc -eq 0 ] || sv_fail "$p against sv_u0 exited $rc"
+	if [ $p = rs_devinfo ]; then
+		# ibv_get_device_index: the kernel's index, as RDMA netlink says
+		want=$(rdma -j dev show sv_u0 | sed -n 's/.*"ifindex":\([0-9]*\).*/\1/p')
+		[[ "$out" == *"name: sv_u0,"*"index: $want }"* ]] ||
+			sv_fail "ibv_get_device_index of sv_u0 is not $want (rdma dev show)"
+	fi
 done
 # what this kernel let exverbs test (FLUSH needs ib_core 6.2+)
 echo "SV_SUMMARY: exverbs on $SV_KVER: $(echo "$out" | grep -E '^(FLUSH|MW type 2):' | paste -sd ';')"
