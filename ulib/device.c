@@ -311,10 +311,10 @@ struct index_lookup {
 static int index_reply(const struct nlmsghdr *nlh, void *arg)
 {
 	struct index_lookup *l = arg;
-	const char *name = sv_nl_attr(nlh, RDMA_NLDEV_ATTR_DEV_NAME, 1);
+	size_t len = strlen(l->name) + 1;	/* the name and its NUL */
+	const char *name = sv_nl_attr(nlh, RDMA_NLDEV_ATTR_DEV_NAME, len);
 	const uint32_t *idx = sv_nl_attr(nlh, RDMA_NLDEV_ATTR_DEV_INDEX,
 					 sizeof(*idx));
-	size_t len = strlen(l->name) + 1;
 
 	if (!name || !idx || memcmp(name, l->name, len))
 		return 1;

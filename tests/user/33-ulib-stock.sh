@@ -1,5 +1,5 @@
 #!/bin/bash
-# sv-test: kernels=debug,stock cost=M
+# sv-test: kernels=first,stock cost=M
 # Stock rdma-core programs on libsoftverbs alone, between two softverbs devices.
 #
 #   netns sv-31a                              netns sv-31b
