@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "ulib.h"
+#include "include/softverbs.h"
 
 /* ------------------------------------------------------------------ */
 /* Completion channels                                                 */
@@ -105,10 +106,11 @@ SV_EXPORT void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
 
 static struct sv_cq *cq_create(struct ibv_context *ctx, int cqe,
 			       struct ibv_comp_channel *channel,
-			       int comp_vector)
+			       int comp_vector, struct ibv_pd *pdom)
 {
 	struct sv_cmd_create_cq cmd = {};
 	struct sv_resp_create_cq resp;
+	struct ibv_pd *owner;
 	struct sv_cq *cq;
 	int err;
 
@@ -117,11 +119,10 @@ static struct sv_cq *cq_create(struct ibv_context *ctx, int cqe,
 		errno = EINVAL;
 		return NULL;
 	}
-	cq = calloc(1, sizeof(*cq));
-	if (!cq) {
-		errno = ENOMEM;
+	cq = sv_obj_alloc(pdom, sizeof(*cq), SOFTVERBS_RES_TYPE_CQ, &owner);
+	if (!cq)
 		return NULL;
-	}
+	cq->alloc_pd = owner;
 
 	cq->kernel_wc_flags =
 		to_sv_device(ctx->device)->kernel_wc_flags;
@@ -160,7 +161,7 @@ err_destroy: {
 	SV_CMD(ctx->cmd_fd, DESTROY_CQ, &dcmd, &dresp);
 	}
 err_free:
-	free(cq);
+	sv_obj_free(owner, cq, SOFTVERBS_RES_TYPE_CQ);
 	errno = err;
 	return NULL;
 }
@@ -168,7 +169,7 @@ err_free:
 struct ibv_cq *sv_cq_create(struct ibv_context *ctx, int cqe,
 			    struct ibv_comp_channel *channel, int comp_vector)
 {
-	struct sv_cq *cq = cq_create(ctx, cqe, channel, comp_vector);
+	struct sv_cq *cq = cq_create(ctx, cqe, channel, comp_vector, NULL);
 
 	return cq ? &cq->ibcq : NULL;
 }
@@ -237,7 +238,7 @@ int sv_cq_destroy(struct ibv_cq *ibcq)
 	pthread_spin_destroy(&cq->lock);
 	pthread_mutex_destroy(&ibcq->mutex);
 	pthread_cond_destroy(&ibcq->cond);
-	free(cq);
+	sv_obj_free(cq->alloc_pd, cq, SOFTVERBS_RES_TYPE_CQ);
 	return 0;
 }
 
@@ -384,13 +385,15 @@ CQ_EX_READER(dlid_path_bits, uint8_t, e->dlid_path_bits)
 
 /*
  * ibv_create_cq_ex: supported when it asks for nothing the legacy
- * CREATE_CQ cannot express: only the wc_flags above, no parent domain,
- * and of the creation flags only SINGLE_THREADED (a hint; we lock anyway).
- * Anything else is EOPNOTSUPP.
+ * CREATE_CQ cannot express: only the wc_flags above, and of the creation
+ * flags only SINGLE_THREADED (a hint; we lock anyway).  Anything else is
+ * EOPNOTSUPP.  A parent domain (IBV_CQ_INIT_ATTR_MASK_PD) is accepted: its
+ * allocator provides the CQ's own memory (pd.c says why not the ring).
  */
 struct ibv_cq_ex *sv_cq_create_ex(struct ibv_context *ctx,
 				  struct ibv_cq_init_attr_ex *attr)
 {
+	struct ibv_pd *pdom = NULL;
 	struct ibv_cq_ex *ex;
 	struct sv_cq *cq;
 
@@ -399,8 +402,15 @@ struct ibv_cq_ex *sv_cq_create_ex(struct ibv_context *ctx,
 		errno = EINVAL;
 		return NULL;
 	}
-	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) ||
-	    (attr->wc_flags & ~(uint64_t)SV_CQ_EX_WC_FLAGS) ||
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) {
+		pdom = attr->parent_domain;
+		/* it must be a parent domain, not a plain PD (libibverbs) */
+		if (!pdom || pdom->context != ctx || !to_sv_pd(pdom)->parent) {
+			errno = EINVAL;
+			return NULL;
+		}
+	}
+	if ((attr->wc_flags & ~(uint64_t)SV_CQ_EX_WC_FLAGS) ||
 	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
 	     (attr->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED))) {
 		errno = EOPNOTSUPP;
@@ -412,7 +422,7 @@ struct ibv_cq_ex *sv_cq_create_ex(struct ibv_context *ctx,
 	}
 
 	cq = cq_create(ctx, (int)attr->cqe, attr->channel,
-		       (int)attr->comp_vector);
+		       (int)attr->comp_vector, pdom);
 	if (!cq)
 		return NULL;
 	cq->is_ex = true;

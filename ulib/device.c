@@ -17,6 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <linux/netlink.h>
+#include <rdma/rdma_netlink.h>
+
 #include "ulib.h"
 
 static void device_get(struct sv_device *dev)
@@ -198,6 +201,9 @@ static int uverbs_index(const char *name, unsigned int *index)
 	return 0;
 }
 
+/* libibverbs reads its fork environment when devices are first listed. */
+static pthread_once_t fork_env_once = PTHREAD_ONCE_INIT;
+
 #undef ibv_get_device_list
 SV_EXPORT struct ibv_device **ibv_get_device_list(int *num_devices)
 {
@@ -212,6 +218,7 @@ SV_EXPORT struct ibv_device **ibv_get_device_list(int *num_devices)
 
 	if (num_devices)
 		*num_devices = 0;
+	pthread_once(&fork_env_once, sv_fork_env_init);
 	if (copy_str(class_dir, sizeof(class_dir), "%s/class/infiniband_verbs",
 		     sv_sysfs_root())) {
 		errno = ENAMETOOLONG;
@@ -296,15 +303,41 @@ SV_EXPORT __be64 ibv_get_device_guid(struct ibv_device *device)
 	return to_sv_device(device)->node_guid;
 }
 
+struct index_lookup {
+	const char *name;
+	int index;
+};
+
+static int index_reply(const struct nlmsghdr *nlh, void *arg)
+{
+	struct index_lookup *l = arg;
+	size_t len = strlen(l->name) + 1;	/* the name and its NUL */
+	const char *name = sv_nl_attr(nlh, RDMA_NLDEV_ATTR_DEV_NAME, len);
+	const uint32_t *idx = sv_nl_attr(nlh, RDMA_NLDEV_ATTR_DEV_INDEX,
+					 sizeof(*idx));
+
+	if (!name || !idx || memcmp(name, l->name, len))
+		return 1;
+	if (*idx > INT32_MAX)
+		return -ERANGE;
+	l->index = (int)*idx;
+	return 0;
+}
+
 /*
- * The kernel device index is only published over RDMA netlink; the API
- * documents -1 for "not available", which is what we say until svctl's
- * netlink code can be shared.
+ * The kernel's index of the device (what rdma_cm and RDMA netlink name it
+ * by), from an RDMA_NLDEV_CMD_GET dump matched by name: librdmacm matches
+ * its devices by it.  -1, as ibv_get_device_index(3) documents, when the
+ * kernel does not answer or lists no device of that name (renamed since
+ * the list was read, or in another network namespace).
  */
 SV_EXPORT int ibv_get_device_index(struct ibv_device *device)
 {
-	(void)device;
-	return -1;
+	struct index_lookup l = { .name = device->name, .index = -1 };
+
+	if (sv_nl_request(RDMA_NLDEV_CMD_GET, true, index_reply, &l))
+		return -1;
+	return l.index;
 }
 
 SV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)

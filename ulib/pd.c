@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ulib.h"
 
@@ -24,7 +25,7 @@ struct ibv_pd *sv_pd_alloc(struct ibv_context *ctx)
 {
 	struct sv_cmd_alloc_pd cmd = {};
 	struct ib_uverbs_alloc_pd_resp resp;
-	struct ibv_pd *pd;
+	struct sv_pd *pd;
 	int err;
 
 	pd = calloc(1, sizeof(*pd));
@@ -38,22 +39,156 @@ struct ibv_pd *sv_pd_alloc(struct ibv_context *ctx)
 		errno = err;
 		return NULL;
 	}
-	pd->context = ctx;
-	pd->handle = resp.pd_handle;
-	return pd;
+	pd->ibpd.context = ctx;
+	pd->ibpd.handle = resp.pd_handle;
+	return &pd->ibpd;
 }
 
-int sv_pd_dealloc(struct ibv_pd *pd)
+int sv_pd_dealloc(struct ibv_pd *ibpd)
 {
-	struct sv_cmd_dealloc_pd cmd = { .core.pd_handle = pd->handle };
+	struct sv_pd *pd = to_sv_pd(ibpd);
+	struct sv_cmd_dealloc_pd cmd = { .core.pd_handle = ibpd->handle };
 	int err;
 
-	err = sv_cmd_write(cmd_fd(pd->context), IB_USER_VERBS_CMD_DEALLOC_PD,
+	/* Parent domains are ours alone: the kernel never saw them. */
+	if (atomic_load(&pd->users))
+		return EBUSY;
+	if (pd->parent) {
+		atomic_fetch_sub(&pd->parent->users, 1);
+		if (pd->td)
+			atomic_fetch_sub(&sv_container_of(pd->td, struct sv_td,
+							  ibtd)->users, 1);
+		free(pd);
+		return 0;
+	}
+	err = sv_cmd_write(cmd_fd(ibpd->context), IB_USER_VERBS_CMD_DEALLOC_PD,
 			   &cmd, sizeof(cmd), NULL, 0);
 	if (err)
 		return err;	/* still in use (EBUSY): the PD stays valid */
 	free(pd);
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Thread domains and parent domains                                   */
+
+/*
+ * A thread domain is a promise by the caller that one thread at a time
+ * uses the objects created with it, so a provider may drop its locks.  We
+ * accept the promise and keep locking anyway (always correct; an
+ * uncontended spinlock is cheap): a TD is just a token.
+ */
+struct ibv_td *sv_td_alloc(struct ibv_context *ctx,
+			   struct ibv_td_init_attr *attr)
+{
+	struct sv_td *td;
+
+	if (!attr || attr->comp_mask) {
+		errno = EINVAL;
+		return NULL;
+	}
+	td = calloc(1, sizeof(*td));
+	if (!td) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	td->ibtd.context = ctx;
+	return &td->ibtd;
+}
+
+int sv_td_dealloc(struct ibv_td *ibtd)
+{
+	struct sv_td *td = sv_container_of(ibtd, struct sv_td, ibtd);
+
+	if (atomic_load(&td->users))
+		return EBUSY;	/* a parent domain still names it */
+	free(td);
+	return 0;
+}
+
+struct ibv_pd *sv_parent_domain_alloc(struct ibv_context *ctx,
+				      struct ibv_parent_domain_init_attr *attr)
+{
+	struct sv_pd *pd, *parent;
+
+	if (!attr || !attr->pd || attr->pd->context != ctx ||
+	    (attr->td && attr->td->context != ctx) ||
+	    (attr->comp_mask & ~(uint32_t)(IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
+					   IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	parent = to_sv_pd(attr->pd);
+	if (parent->parent ||
+	    ((attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) &&
+	     (!attr->alloc || !attr->free))) {
+		errno = EINVAL;	/* no nesting; allocators come in pairs */
+		return NULL;
+	}
+	pd = calloc(1, sizeof(*pd));
+	if (!pd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pd->ibpd.context = ctx;
+	pd->ibpd.handle = attr->pd->handle;
+	pd->parent = parent;
+	pd->td = attr->td;
+	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) {
+		pd->alloc = attr->alloc;
+		pd->free = attr->free;
+	}
+	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
+		pd->pd_context = attr->pd_context;
+	atomic_fetch_add(&parent->users, 1);
+	if (attr->td)
+		atomic_fetch_add(&sv_container_of(attr->td, struct sv_td,
+						  ibtd)->users, 1);
+	return &pd->ibpd;
+}
+
+/*
+ * The memory a custom allocator can honestly cover: what the library
+ * itself allocates for an object (the QP or CQ struct with its
+ * work-request staging state).  The rings of the rxe ABI are allocated by
+ * the kernel and mmap()ed, so no allocator of ours can place them.
+ */
+void *sv_obj_alloc(struct ibv_pd *ibpd, size_t size, uint64_t res_type,
+		   struct ibv_pd **owner)
+{
+	struct sv_pd *pd = ibpd ? to_sv_pd(ibpd) : NULL;
+	void *p;
+
+	*owner = NULL;
+	if (pd && pd->alloc) {
+		p = pd->alloc(ibpd, pd->pd_context, size, 64, res_type);
+		if (p != IBV_ALLOCATOR_USE_DEFAULT) {
+			if (!p) {
+				errno = ENOMEM;
+				return NULL;
+			}
+			memset(p, 0, size);
+			*owner = ibpd;
+			return p;
+		}
+	}
+	p = calloc(1, size);
+	if (!p)
+		errno = ENOMEM;
+	return p;
+}
+
+void sv_obj_free(struct ibv_pd *owner, void *obj, uint64_t res_type)
+{
+	struct sv_pd *pd;
+
+	if (!owner) {
+		free(obj);
+		return;
+	}
+	/* only what the caller's allocator made goes back to its free */
+	pd = to_sv_pd(owner);
+	pd->free(owner, pd->pd_context, obj, res_type);
 }
 
 /* ------------------------------------------------------------------ */

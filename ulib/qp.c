@@ -10,13 +10,16 @@
  *
  * Locking: sq.lock serialises senders (and ssn), rq.lock receivers, so
  * post_send, post_recv and poll_cq may run concurrently from different
- * threads, as the verbs API allows.
+ * threads, as the verbs API allows.  An extended QP's wr_start holds
+ * sq.lock until wr_complete/wr_abort (qp_ex.c), so ibv_post_send and
+ * ibv_wr_* batches from different threads interleave whole.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ulib.h"
+#include "include/softverbs.h"
 
 /* ------------------------------------------------------------------ */
 /* Create and destroy                                                  */
@@ -55,11 +58,13 @@ static int rq_fit(struct sv_qp *qp, uint32_t max_sge)
 	return 0;
 }
 
-struct ibv_qp *sv_qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+struct sv_qp *sv_qp_create_common(struct ibv_pd *pd,
+				  struct ibv_qp_init_attr *attr)
 {
 	struct ibv_context *ctx = pd->context;
 	struct sv_cmd_create_qp cmd = {};
 	struct sv_resp_create_qp resp;
+	struct ibv_pd *owner;
 	struct sv_qp *qp;
 	int err;
 
@@ -77,11 +82,10 @@ struct ibv_qp *sv_qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 		errno = EINVAL;
 		return NULL;
 	}
-	qp = calloc(1, sizeof(*qp));
-	if (!qp) {
-		errno = ENOMEM;
+	qp = sv_obj_alloc(pd, sizeof(*qp), SOFTVERBS_RES_TYPE_QP, &owner);
+	if (!qp)
 		return NULL;
-	}
+	qp->alloc_pd = owner;
 
 	cmd.core.user_handle = (uintptr_t)&qp->ibqp;
 	cmd.core.pd_handle = pd->handle;
@@ -136,7 +140,7 @@ struct ibv_qp *sv_qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	attr->cap.max_send_sge = resp.core.max_send_sge;
 	attr->cap.max_recv_sge = resp.core.max_recv_sge;
 	attr->cap.max_inline_data = qp->sq.max_inline;
-	return &qp->ibqp;
+	return qp;
 
 err_unmap_rq:
 	sv_ring_unmap(&qp->rq.ring);
@@ -145,9 +149,16 @@ err_unmap_sq:
 err_destroy:
 	destroy_kernel_qp(ctx->cmd_fd, resp.core.qp_handle);
 err_free:
-	free(qp);
+	sv_obj_free(owner, qp, SOFTVERBS_RES_TYPE_QP);
 	errno = err;
 	return NULL;
+}
+
+struct ibv_qp *sv_qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	struct sv_qp *qp = sv_qp_create_common(pd, attr);
+
+	return qp ? &qp->ibqp : NULL;
 }
 
 int sv_qp_destroy(struct ibv_qp *ibqp)
@@ -172,7 +183,8 @@ int sv_qp_destroy(struct ibv_qp *ibqp)
 	pthread_spin_destroy(&qp->rq.lock);
 	pthread_mutex_destroy(&ibqp->mutex);
 	pthread_cond_destroy(&ibqp->cond);
-	free(qp);
+	sv_qp_ex_free(qp);
+	sv_obj_free(qp->alloc_pd, qp, SOFTVERBS_RES_TYPE_QP);
 	return 0;
 }
 
@@ -322,7 +334,7 @@ int sv_qp_query(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask,
 /* Data path                                                           */
 
 /* The doorbell: POST_SEND with no WRs makes the kernel read the SQ ring. */
-static int ring_doorbell(struct ibv_qp *ibqp)
+int sv_qp_ring_doorbell(struct ibv_qp *ibqp)
 {
 	struct sv_cmd_post_send cmd = {
 		.core.qp_handle = ibqp->handle,
@@ -393,7 +405,7 @@ int sv_qp_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	 * reported (errno of the command) with bad_wr NULL when all were
 	 * written.
 	 */
-	db_err = ring_doorbell(ibqp);
+	db_err = sv_qp_ring_doorbell(ibqp);
 	return err ? err : db_err;
 }
 
@@ -429,7 +441,7 @@ int sv_qp_post_mpe(struct ibv_qp *ibqp, const struct sv_mpe_wr *wr)
 		sv_ring_publish_prod(&qp->sq.ring, prod + 1);	/* release */
 	}
 	pthread_spin_unlock(&qp->sq.lock);
-	return err ? err : ring_doorbell(ibqp);
+	return err ? err : sv_qp_ring_doorbell(ibqp);
 }
 
 int sv_wq_post_recv(struct sv_wq *wq, struct ibv_recv_wr *wr,

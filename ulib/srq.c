@@ -165,3 +165,42 @@ int sv_srq_post_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 {
 	return sv_wq_post_recv(&to_sv_srq(ibsrq)->rq, wr, bad_wr);
 }
+
+/*
+ * ibv_create_srq_ex: verbs.h itself routes a basic SRQ with only a PD (and
+ * type BASIC) to ibv_create_srq; what reaches us asks for more.  A basic
+ * SRQ may also name a CQ (IBV_SRQ_INIT_ATTR_CQ), which only XRC and tag
+ * matching SRQs use: accepted and unused, as the kernel does for a basic
+ * SRQ.  XRC and tag-matching SRQs are EOPNOTSUPP (no XRC in softverbs yet).
+ */
+struct ibv_srq *sv_srq_create_ex(struct ibv_context *ctx,
+				 struct ibv_srq_init_attr_ex *attr)
+{
+	struct ibv_srq_init_attr ia;
+	struct ibv_srq *srq;
+	const uint32_t known = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
+			       IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ |
+			       IBV_SRQ_INIT_ATTR_TM;
+
+	if (attr->comp_mask & ~known) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) &&
+	     attr->srq_type != IBV_SRQT_BASIC) ||
+	    (attr->comp_mask & (IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_TM))) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd ||
+	    attr->pd->context != ctx) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ia.srq_context = attr->srq_context;
+	ia.attr = attr->attr;
+	srq = sv_srq_create(attr->pd, &ia);
+	if (srq)
+		attr->attr = ia.attr;
+	return srq;
+}

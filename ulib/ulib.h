@@ -111,6 +111,11 @@ struct sv_ops {
 				    int comp_vector);
 	struct ibv_cq_ex *(*create_cq_ex)(struct ibv_context *ctx,
 					  struct ibv_cq_init_attr_ex *attr);
+	struct ibv_td *(*alloc_td)(struct ibv_context *ctx,
+				   struct ibv_td_init_attr *attr);
+	int (*dealloc_td)(struct ibv_td *td);
+	struct ibv_pd *(*alloc_parent_domain)(struct ibv_context *ctx,
+				struct ibv_parent_domain_init_attr *attr);
 	int (*resize_cq)(struct ibv_cq *cq, int cqe);
 	int (*destroy_cq)(struct ibv_cq *cq);
 	int (*poll_cq)(struct ibv_cq *cq, int n, struct ibv_wc *wc);
@@ -123,8 +128,12 @@ struct sv_ops {
 	int (*destroy_srq)(struct ibv_srq *srq);
 	int (*post_srq_recv)(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 			     struct ibv_recv_wr **bad_wr);
+	struct ibv_srq *(*create_srq_ex)(struct ibv_context *ctx,
+					 struct ibv_srq_init_attr_ex *attr);
 	struct ibv_qp *(*create_qp)(struct ibv_pd *pd,
 				    struct ibv_qp_init_attr *attr);
+	struct ibv_qp *(*create_qp_ex)(struct ibv_context *ctx,
+				       struct ibv_qp_init_attr_ex *attr);
 	int (*query_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
 			struct ibv_qp_init_attr *init_attr);
 	int (*modify_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask);
@@ -374,6 +383,36 @@ struct sv_wq {
 };
 
 /*
+ * A PD, or a parent domain (ibv_alloc_parent_domain): then parent is the
+ * protection domain it stands for (its handle is copied, so every command
+ * taking a pd_handle works on either), td the thread domain, and alloc/free
+ * the caller's allocator for the memory libsoftverbs allocates for QPs and
+ * CQs created under it (pd.c).  users counts the parent domains of a PD
+ * and of a thread domain, which may not go away before them.
+ */
+struct sv_pd {
+	struct ibv_pd ibpd;
+	atomic_int users;
+	struct sv_pd *parent;		/* NULL for a protection domain */
+	struct ibv_td *td;
+	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size,
+		       size_t alignment, uint64_t resource_type);
+	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr,
+		     uint64_t resource_type);
+	void *pd_context;
+};
+
+struct sv_td {
+	struct ibv_td ibtd;
+	atomic_int users;
+};
+
+static inline struct sv_pd *to_sv_pd(struct ibv_pd *pd)
+{
+	return sv_container_of(pd, struct sv_pd, ibpd);
+}
+
+/*
  * A CQ.  ibv_cq_ex begins with the fields of ibv_cq (verbs.h casts between
  * them), so one union serves both creation paths.  Locking: lock serialises
  * pollers, protects ring, cur and cqe, and is held by resize_cq across the
@@ -391,14 +430,38 @@ struct sv_cq {
 	/* ibv_cq_ex polling: held between start_poll and end_poll */
 	uint32_t cur;			/* consumer index of cqe */
 	const struct ib_uverbs_wc *cqe;	/* the entry read_*() report on */
+	struct ibv_pd *alloc_pd;	/* parent domain whose allocator made us */
 };
 
-/* A QP; sq.lock also protects ssn. */
+/*
+ * rdma-core 45 appended wr_flush to struct ibv_qp_ex (and
+ * IBV_QP_EX_WITH_FLUSH = 1 << 11); the distro header we build against
+ * (rdma-core 44) ends at wr_atomic_write.  struct sv_qp puts the slot
+ * right after the embedded ibv_qp_ex, where 45's header looks for it.
+ */
+typedef void (*sv_wr_flush_fn)(struct ibv_qp_ex *qp, uint32_t rkey,
+			       uint64_t remote_addr, size_t len, uint8_t type,
+			       uint8_t level);
+#define SV_QP_EX_WITH_FLUSH	(1ULL << 11)
+
+struct sv_wr_batch;
+
+/*
+ * A QP.  ibv_qp_ex begins with the ibv_qp (verbs.h's ibv_qp_to_qp_ex and
+ * the qp_base member), so one union serves both.  sq.lock also protects
+ * ssn and, from wr_start to wr_complete/wr_abort, batch (qp_ex.c).
+ */
 struct sv_qp {
-	struct ibv_qp ibqp;
+	union {
+		struct ibv_qp ibqp;
+		struct ibv_qp_ex ibqp_ex;
+	};
+	sv_wr_flush_fn wr_flush;	/* must follow ibqp_ex, see above */
 	struct sv_wq sq;
 	struct sv_wq rq;		/* unmapped when the QP uses an SRQ */
 	uint32_t ssn;			/* send sequence number of the next WQE */
+	struct sv_wr_batch *batch;	/* ibv_qp_ex state; NULL: not extended */
+	struct ibv_pd *alloc_pd;	/* parent domain whose allocator made us */
 };
 
 struct sv_srq {
@@ -468,6 +531,8 @@ struct sv_mpe_wr {
 	uint8_t level;
 	uint8_t value[8];
 };
+/* May a QP of type post opcode (IBV_WR_*, SV_WR_FLUSH included)? */
+bool sv_wqe_op_allowed(unsigned int opcode, enum ibv_qp_type type);
 /* Like sv_wqe_encode_send(), for such a request (RC only). */
 int sv_wqe_encode_mpe(void *slot, const struct sv_sq_limits *lim,
 		      const struct sv_mpe_wr *wr, uint32_t ssn);
@@ -506,6 +571,20 @@ int sv_grh_parse(const struct ibv_grh *grh, struct sv_grh_info *info);
 
 struct ibv_pd *sv_pd_alloc(struct ibv_context *ctx);
 int sv_pd_dealloc(struct ibv_pd *pd);
+struct ibv_td *sv_td_alloc(struct ibv_context *ctx,
+			   struct ibv_td_init_attr *attr);
+int sv_td_dealloc(struct ibv_td *td);
+struct ibv_pd *sv_parent_domain_alloc(struct ibv_context *ctx,
+				      struct ibv_parent_domain_init_attr *attr);
+/*
+ * Zeroed memory for an object created under pd: from a parent domain's
+ * allocator when it has one (*owner = pd), else calloc (*owner = NULL, also
+ * when the allocator answers IBV_ALLOCATOR_USE_DEFAULT); NULL with errno
+ * set.  sv_obj_free(owner, ...) gives it back to where it came from.
+ */
+void *sv_obj_alloc(struct ibv_pd *pd, size_t size, uint64_t res_type,
+		   struct ibv_pd **owner);
+void sv_obj_free(struct ibv_pd *owner, void *obj, uint64_t res_type);
 struct ibv_mr *sv_mr_reg(struct ibv_pd *pd, void *addr, size_t length,
 			 uint64_t iova, unsigned int access);
 int sv_mr_rereg(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
@@ -527,6 +606,8 @@ int sv_cq_poll(struct ibv_cq *cq, int n, struct ibv_wc *wc);
 int sv_cq_req_notify(struct ibv_cq *cq, int solicited_only);
 
 struct ibv_srq *sv_srq_create(struct ibv_pd *pd, struct ibv_srq_init_attr *attr);
+struct ibv_srq *sv_srq_create_ex(struct ibv_context *ctx,
+				 struct ibv_srq_init_attr_ex *attr);
 int sv_srq_modify(struct ibv_srq *srq, struct ibv_srq_attr *attr, int mask);
 int sv_srq_query(struct ibv_srq *srq, struct ibv_srq_attr *attr);
 int sv_srq_destroy(struct ibv_srq *srq);
@@ -534,6 +615,15 @@ int sv_srq_post_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 		     struct ibv_recv_wr **bad_wr);
 
 struct ibv_qp *sv_qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+/* ibv_create_qp() under a PD or parent domain; qp_ex.c extends it. */
+struct sv_qp *sv_qp_create_common(struct ibv_pd *pd,
+				  struct ibv_qp_init_attr *attr);
+int sv_qp_ring_doorbell(struct ibv_qp *qp);
+
+/* qp_ex.c — extended QPs: ibv_create_qp_ex, the ibv_wr_* builders */
+struct ibv_qp *sv_qp_create_ex(struct ibv_context *ctx,
+			       struct ibv_qp_init_attr_ex *attr);
+void sv_qp_ex_free(struct sv_qp *qp);
 int sv_qp_query(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
 		struct ibv_qp_init_attr *init_attr);
 int sv_qp_modify(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask);
@@ -558,5 +648,63 @@ int sv_mcast_detach(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid);
 extern const struct sv_ops sv_softverbs_ops;
 /* Fill the ibv_context_ops and verbs_context slots from ctx->ops. */
 void sv_context_init_ops(struct sv_context *ctx);
+
+/* ------------------------------------------------------------------ */
+/* compat.c — historical non-verbs exports (no public header has them)  */
+
+struct ib_user_path_rec;	/* <rdma/ib_user_sa.h> */
+struct ibv_sa_path_rec;		/* <infiniband/sa.h> */
+
+/* rdma-core's enum ibv_gid_type_sysfs (driver.h), same values */
+enum sv_gid_type_sysfs {
+	SV_GID_TYPE_SYSFS_IB_ROCE_V1,
+	SV_GID_TYPE_SYSFS_ROCE_V2,
+};
+
+void ibv_copy_ah_attr_from_kern(struct ibv_ah_attr *dst,
+				struct ib_uverbs_ah_attr *src);
+void ibv_copy_qp_attr_from_kern(struct ibv_qp_attr *dst,
+				struct ib_uverbs_qp_attr *src);
+void ibv_copy_path_rec_from_kern(struct ibv_sa_path_rec *dst,
+				 struct ib_user_path_rec *src);
+void ibv_copy_path_rec_to_kern(struct ib_user_path_rec *dst,
+			       struct ibv_sa_path_rec *src);
+const char *ibv_get_sysfs_path(void);
+int ibv_read_sysfs_file(const char *dir, const char *file, char *buf,
+			size_t size);
+int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
+		       unsigned int index, enum sv_gid_type_sysfs *type);
+
+/* ------------------------------------------------------------------ */
+/* fork.c — ibv_fork_init and the MADV_DONTFORK range counts           */
+
+/* exported; verbs.h does not declare them (rdma-core's driver.h does) */
+int ibv_dontfork_range(void *base, size_t size);
+int ibv_dofork_range(void *base, size_t size);
+/* Tracking on without asking the kernel; 0 or EINVAL (too late). */
+int sv_fork_track_start(void);
+/* ibv_fork_init() if RDMAV_FORK_SAFE or IBV_FORK_SAFE is set. */
+void sv_fork_env_init(void);
+/* How many ranges cover the page holding addr (tests). */
+unsigned long sv_fork_count(const void *addr);
+
+/* ------------------------------------------------------------------ */
+/* nl.c — RDMA netlink requests (fork.c, device.c)                      */
+
+struct nlmsghdr;
+/*
+ * The payload of @nlh's first top-level attribute of @type that is at
+ * least @min_len bytes long, or NULL.
+ */
+const void *sv_nl_attr(const struct nlmsghdr *nlh, uint16_t type,
+		       size_t min_len);
+/*
+ * Send RDMA_NLDEV command @cmd (a dump when @dump) with no attributes and
+ * call @each for every reply message: it returns 1 to go on, 0 to stop, or
+ * a negative errno.  0 when @each stopped or the replies ended; a negative
+ * errno for a failed socket, an error reply or a negative @each.
+ */
+int sv_nl_request(uint16_t cmd, bool dump,
+		  int (*each)(const struct nlmsghdr *nlh, void *arg), void *arg);
 
 #endif /* SV_ULIB_H */

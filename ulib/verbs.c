@@ -41,6 +41,9 @@ const struct sv_ops sv_softverbs_ops = {
 	.destroy_comp_channel = sv_comp_channel_destroy,
 	.create_cq = sv_cq_create,
 	.create_cq_ex = sv_cq_create_ex,
+	.alloc_td = sv_td_alloc,
+	.dealloc_td = sv_td_dealloc,
+	.alloc_parent_domain = sv_parent_domain_alloc,
 	.resize_cq = sv_cq_resize,
 	.destroy_cq = sv_cq_destroy,
 	.poll_cq = sv_cq_poll,
@@ -50,7 +53,9 @@ const struct sv_ops sv_softverbs_ops = {
 	.query_srq = sv_srq_query,
 	.destroy_srq = sv_srq_destroy,
 	.post_srq_recv = sv_srq_post_recv,
+	.create_srq_ex = sv_srq_create_ex,
 	.create_qp = sv_qp_create,
+	.create_qp_ex = sv_qp_create_ex,
 	.query_qp = sv_qp_query,
 	.modify_qp = sv_qp_modify,
 	.destroy_qp = sv_qp_destroy,
@@ -157,6 +162,18 @@ void sv_context_init_ops(struct sv_context *ctx)
 	vctx->query_port = ctx->ops->query_port;
 	vctx->query_device_ex = ctx->ops->query_device_ex;
 	vctx->create_cq_ex = ctx->ops->create_cq_ex;
+	vctx->create_qp_ex = ctx->ops->create_qp_ex;
+	vctx->create_srq_ex = ctx->ops->create_srq_ex;
+	vctx->alloc_td = ctx->ops->alloc_td;
+	vctx->dealloc_td = ctx->ops->dealloc_td;
+	vctx->alloc_parent_domain = ctx->ops->alloc_parent_domain;
+	/*
+	 * Left NULL on purpose, so verbs.h's inline answers EOPNOTSUPP:
+	 * advise_mr (softverbs has no ODP MRs; without ODP the kernel's
+	 * ADVISE_MR is refused with EOPNOTSUPP too), query_rt_values (no
+	 * device clock: hca_core_clock is 0 and CQEs carry no timestamps),
+	 * open_qp/open_xrcd/get_srq_num (XRC), flows, WQs, counters, DM.
+	 */
 }
 
 /* ------------------------------------------------------------------ */
@@ -189,8 +206,16 @@ SV_EXPORT struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr,
 
 	if (!ops_of(pd->context)->reg_mr)
 		return fail_null(EOPNOTSUPP);
+	/* fork.c: a no-op unless ibv_fork_init() turned tracking on */
+	if (ibv_dontfork_range(addr, length))
+		return NULL;
 	mr = ops_of(pd->context)->reg_mr(pd, addr, length, iova, access);
-	if (mr) {
+	if (!mr) {
+		int err = errno;
+
+		ibv_dofork_range(addr, length);
+		errno = err;
+	} else {
 		mr->context = pd->context;
 		mr->pd = pd;
 		mr->addr = addr;
@@ -236,8 +261,9 @@ SV_EXPORT struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
  * The rereg_mr conventions of libibverbs: IBV_REREG_MR_ERR_INPUT (errno
  * EINVAL) for an inconsistent request, IBV_REREG_MR_ERR_CMD (errno from
  * the kernel) when the kernel refused, and the old MR stays valid in both
- * cases.  No fork bookkeeping is needed (see ibv_fork_init), so the
- * *_FORK_* results never occur.
+ * cases.  With fork tracking on (fork.c), a new translation's range is
+ * protected before the command and the old one released after it:
+ * IBV_REREG_MR_ERR_DONT_FORK_NEW / _DO_FORK_OLD when madvise fails.
  */
 SV_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 			   void *addr, size_t length, int access)
@@ -255,26 +281,43 @@ SV_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 		errno = EOPNOTSUPP;
 		return IBV_REREG_MR_ERR_CMD;
 	}
+	if ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) &&
+	    ibv_dontfork_range(addr, length))
+		return IBV_REREG_MR_ERR_DONT_FORK_NEW;
 	err = ops_of(mr->context)->rereg_mr(mr, flags, pd, addr, length,
 					    access);
 	if (err) {
+		if (flags & IBV_REREG_MR_CHANGE_TRANSLATION)
+			ibv_dofork_range(addr, length);
 		errno = err;
 		return IBV_REREG_MR_ERR_CMD;
 	}
 	if (flags & IBV_REREG_MR_CHANGE_PD)
 		mr->pd = pd;
 	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
+		void *old_addr = mr->addr;
+		size_t old_length = mr->length;
+
 		mr->addr = addr;
 		mr->length = length;
+		if (ibv_dofork_range(old_addr, old_length))
+			return IBV_REREG_MR_ERR_DO_FORK_OLD;
 	}
 	return 0;
 }
 
 SV_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
 {
+	void *addr = mr->addr;
+	size_t length = mr->length;
+	int err;
+
 	if (!ops_of(mr->context)->dereg_mr)
 		return fail_int(EOPNOTSUPP);
-	return ops_of(mr->context)->dereg_mr(mr);
+	err = ops_of(mr->context)->dereg_mr(mr);
+	if (!err)
+		ibv_dofork_range(addr, length);
+	return err;
 }
 
 /* ------------------------------------------------------------------ */
@@ -386,12 +429,6 @@ SV_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
 	if (!ops_of(qp->context)->destroy_qp)
 		return fail_int(EOPNOTSUPP);
 	return ops_of(qp->context)->destroy_qp(qp);
-}
-
-SV_EXPORT struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
-{
-	(void)qp;
-	return fail_null(EOPNOTSUPP);	/* no extended QPs yet */
 }
 
 /* ------------------------------------------------------------------ */
@@ -549,23 +586,4 @@ SV_EXPORT struct ibv_dm *ibv_import_dm(struct ibv_context *context,
 SV_EXPORT void ibv_unimport_dm(struct ibv_dm *dm)
 {
 	(void)dm;
-}
-
-/* ------------------------------------------------------------------ */
-/* fork()                                                              */
-
-/*
- * softverbs pins user memory with FOLL_PIN | FOLL_LONGTERM on kernels that
- * copy pinned anonymous pages at fork (5.13+; the kmod's supported range
- * starts above that), so the parent's registered memory stays put without
- * MADV_DONTFORK and these calls have nothing to do.
- */
-SV_EXPORT int ibv_fork_init(void)
-{
-	return 0;
-}
-
-SV_EXPORT enum ibv_fork_status ibv_is_fork_initialized(void)
-{
-	return IBV_FORK_UNNEEDED;
 }

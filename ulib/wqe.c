@@ -79,6 +79,14 @@ static const struct op_info *op_lookup(enum ibv_wr_opcode opcode,
 	return op;
 }
 
+bool sv_wqe_op_allowed(unsigned int opcode, enum ibv_qp_type qp_type)
+{
+	/* the IBTA 1.5 extensions: RC only (sv_wqe_encode_mpe) */
+	if (opcode == IBV_WR_ATOMIC_WRITE || opcode == SV_WR_FLUSH)
+		return qp_type == IBV_QPT_RC;
+	return op_lookup((enum ibv_wr_opcode)opcode, qp_type) != NULL;
+}
+
 #define SV_SEND_FLAGS_KNOWN (IBV_SEND_FENCE | IBV_SEND_SIGNALED | \
 			     IBV_SEND_SOLICITED | IBV_SEND_INLINE | \
 			     IBV_SEND_IP_CSUM)

@@ -75,8 +75,44 @@ def memo_netdev_lookups():
                 staticmethod(functools.lru_cache(maxsize=None)(func)))
 
 
+class InertProviders:
+    """Import hook for the run through libsoftverbs: pyverbs' mlx5 and efa
+    provider modules become inert stand-ins.
+
+    The suite's shared helpers (utils.py, via efa_base.py and mlx5_base.py)
+    import pyverbs.providers.efa and .mlx5 at the top, and those extension
+    modules link libefa/libmlx5, which need libibverbs' private provider ABI
+    (IBVERBS_PRIVATE_34) that libsoftverbs does not have: one failed import
+    stops the whole suite from loading.  The tests that use the providers
+    (test_mlx5_*, test_efa*) are left out of every run by the caller, so
+    nothing calls into a stand-in; the helpers only need the names to exist
+    (a class for isinstance(), a constant for a comparison never reached).
+    A stand-in's every attribute is a fresh empty class, never a function
+    that could pretend to succeed."""
+    PREFIXES = ('pyverbs.providers.mlx5', 'pyverbs.providers.efa')
+
+    def find_spec(self, name, path=None, target=None):
+        # pylint: disable=unused-argument
+        if not name.startswith(self.PREFIXES):
+            return None
+        import importlib.util  # pylint: disable=import-outside-toplevel
+        return importlib.util.spec_from_loader(name, self, is_package=True)
+
+    def create_module(self, spec):
+        import types  # pylint: disable=import-outside-toplevel
+        mod = types.ModuleType(spec.name)
+        mod.__path__ = []
+        mod.__getattr__ = lambda attr: type(attr, (), {})
+        return mod
+
+    def exec_module(self, module):
+        pass
+
+
 def run(suite, dev, out):
     # what run_tests.py does, with a runner that records the outcomes
+    if os.environ.get('SV_63_ULIB'):
+        sys.meta_path.insert(0, InertProviders())
     sys.path.insert(0, suite)
     sys.argv = [os.path.join(suite, 'run_tests.py'), '--dev', dev, '-v']
     try:
@@ -94,7 +130,25 @@ def run(suite, dev, out):
     with open(out, 'w', encoding='utf-8') as f:
         for status, test_id in prog.result.outcomes():
             f.write(f"{status} {test_id}\n")
+    check_ulib()
     return 0
+
+
+def check_ulib():
+    """With SV_63_ULIB set, say whether this process ran on that
+    libsoftverbs alone: it is mapped, and no libibverbs, provider (lib*-rdmav*)
+    or provider library (libmlx5, libefa) is"""
+    ulib = os.environ.get('SV_63_ULIB')
+    if not ulib:
+        return
+    with open('/proc/self/maps', encoding='utf-8') as f:
+        paths = {line.split()[-1] for line in f if '/' in line}
+    bad = sorted(p for p in paths if '/libibverbs.so' in p or '-rdmav' in p
+                 or '/libmlx5.so' in p or '/libefa.so' in p)
+    ok = ulib in paths and not bad
+    print(f"ulib maps {'ok' if ok else 'BAD'}: {ulib} "
+          f"{'mapped' if ulib in paths else 'not mapped'}; "
+          f"rdma-core: {', '.join(bad) or 'none'}", flush=True)
 
 
 def load(path):

@@ -25,6 +25,7 @@
 #define SOFTVERBS_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include <infiniband/verbs.h>
 
@@ -71,6 +72,41 @@ int softverbs_post_flush(struct ibv_qp *qp, uint64_t wr_id,
 			 unsigned int send_flags, uint32_t rkey,
 			 uint64_t remote_addr, uint32_t length, uint8_t type,
 			 uint8_t level);
+
+/*
+ * The resource_type a parent domain's alloc()/free() receive
+ * (ibv_alloc_parent_domain with IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS).
+ * They cover the memory libsoftverbs allocates itself for a QP or CQ
+ * created under the parent domain; the rings are the kernel's (mmap).
+ */
+enum {
+	SOFTVERBS_RES_TYPE_QP = 1,
+	SOFTVERBS_RES_TYPE_CQ = 2,
+};
+
+/*
+ * ibv_wr_flush() for programs built against rdma-core 44's verbs.h, which
+ * lacks it: an extended QP created with SOFTVERBS_QP_EX_WITH_FLUSH in
+ * send_ops_flags (IBV_QP_EX_WITH_FLUSH of rdma-core 45+) has the builder
+ * in the slot 45's struct ibv_qp_ex has after wr_atomic_write.
+ */
+#define SOFTVERBS_QP_EX_WITH_FLUSH	(1ULL << 11)
+
+typedef void (*softverbs_wr_flush_fn)(struct ibv_qp_ex *qp, uint32_t rkey,
+				     uint64_t remote_addr, size_t len,
+				     uint8_t type, uint8_t level);
+
+static inline void softverbs_wr_flush(struct ibv_qp_ex *qp, uint32_t rkey,
+				      uint64_t remote_addr, size_t len,
+				      uint8_t type, uint8_t level)
+{
+	/* the slot after wr_atomic_write, whichever header is in use */
+	softverbs_wr_flush_fn fn;
+
+	memcpy(&fn, (char *)&qp->wr_atomic_write + sizeof(qp->wr_atomic_write),
+	       sizeof(fn));
+	fn(qp, rkey, remote_addr, len, type, level);
+}
 
 #ifdef __cplusplus
 }
