@@ -843,10 +843,12 @@ struct ib_mr *sv_mr_reg_user(struct ib_pd *ibpd, u64 start, u64 length,
  * A new translation, or write access on pages pinned read-only, needs new
  * pinned pages: in-flight packets may still copy through the old ones, so
  * they are not swapped under the MR but a new MR is built and the old one
- * dies when ib_core deregisters it (waiting for those packets).  PD and
- * access changes are done in place.  Either way the MR ends with a new key
- * (new index, or same index and next variant), so keys handed out before
- * are stale.
+ * dies when ib_core deregisters it (waiting for those packets), and the
+ * MR gets a new key: keys handed out before name the old pages and are
+ * stale.  PD and access changes are done in place and keep the keys, as
+ * on hardware (mlx5), where programs and rdma-core's tests count on it:
+ * every access checks the MR's PD and rights as they are then, so a peer
+ * holding the key gets what the MR allows now, nothing it allowed before.
  *
  * Refused with -EBUSY while windows are bound: their bind was checked
  * against the MR's PD, rights and range (IBTA 10.6.7.2.1).  If building the
@@ -860,7 +862,6 @@ struct ib_mr *sv_mr_rereg_user(struct ib_mr *ibmr, int flags, u64 start,
 	struct sv_dev *sv = mr->sv;
 	struct sv_mr *new;
 	int new_access;
-	u32 key;
 	int err;
 
 	err = sv_mr_check_udata(udata);
@@ -889,13 +890,7 @@ struct ib_mr *sv_mr_rereg_user(struct ib_mr *ibmr, int flags, u64 start,
 		}
 		mr->pd = pd;
 		mr->access = new_access;
-		key = mr->mkey.key;
-		key = (key & ~SV_MKEY_VARIANT_MASK) |
-		      ((key + 1) & SV_MKEY_VARIANT_MASK);
-		WRITE_ONCE(mr->mkey.key, key);
 		write_sequnlock_bh(&mr->lock);
-		mr->ibmr.lkey = key;
-		mr->ibmr.rkey = key;
 		return NULL;
 	}
 

@@ -277,6 +277,46 @@ int sv_cq_poll(struct ibv_cq *ibcq, int n, struct ibv_wc *wc)
 	return n;
 }
 
+/*
+ * Drop the completions of QP @qpn that wait in @ibcq: a QP moved to RESET
+ * starts afresh, and so must what a poller sees of it (the flushed WRs of
+ * its error are gone with it), as libmlx5 does; rdma-core's tests restate
+ * a QP from ERR through RESET and poll the same CQ.  The entries of other
+ * QPs keep their order: going from the newest to the oldest, each kept
+ * entry moves up by the number dropped so far, then the consumer index
+ * passes the freed slots.  Only slots between our consumer index and the
+ * producer index read now are touched; the kernel writes at or after that
+ * producer index and reuses the freed slots only after the release store
+ * of the consumer index.  Under the CQ lock, so no poll (an ibv_cq_ex poll
+ * holds the lock from start_poll to end_poll) sees a half-moved ring.
+ */
+void sv_cq_clean(struct ibv_cq *ibcq, uint32_t qpn)
+{
+	struct sv_cq *cq = to_sv_cq(ibcq);
+	size_t size = sv_ring_elem_size(&cq->ring);
+	uint32_t cons, ready, dropped = 0;
+
+	pthread_spin_lock(&cq->lock);
+	if (!cq->ring.buf)
+		goto out;
+	cons = sv_ring_load_cons_own(&cq->ring);
+	ready = sv_ring_ready(&cq->ring, cons);	/* acquire */
+	for (uint32_t i = ready; i-- > 0;) {
+		void *slot = sv_ring_slot(&cq->ring, cons + i);
+		const struct ib_uverbs_wc *wc = slot;
+
+		if (wc->qp_num == qpn)
+			dropped++;
+		else if (dropped)
+			memcpy(sv_ring_slot(&cq->ring, cons + i + dropped),
+			       slot, size);
+	}
+	if (dropped)
+		sv_ring_publish_cons(&cq->ring, cons + dropped); /* release */
+out:
+	pthread_spin_unlock(&cq->lock);
+}
+
 int sv_cq_req_notify(struct ibv_cq *ibcq, int solicited_only)
 {
 	struct sv_cmd_req_notify_cq cmd = {

@@ -266,8 +266,15 @@ int sv_qp_modify(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask)
 			   &cmd, sizeof(cmd), NULL, 0);
 	if (err)
 		return err;
-	if (mask & IBV_QP_STATE)
+	if (mask & IBV_QP_STATE) {
 		ibqp->state = attr->qp_state;
+		if (attr->qp_state == IBV_QPS_RESET) {
+			if (ibqp->recv_cq)
+				sv_cq_clean(ibqp->recv_cq, ibqp->qp_num);
+			if (ibqp->send_cq && ibqp->send_cq != ibqp->recv_cq)
+				sv_cq_clean(ibqp->send_cq, ibqp->qp_num);
+		}
+	}
 	return 0;
 }
 

@@ -604,6 +604,8 @@ int sv_cq_resize(struct ibv_cq *cq, int cqe);
 int sv_cq_destroy(struct ibv_cq *cq);
 int sv_cq_poll(struct ibv_cq *cq, int n, struct ibv_wc *wc);
 int sv_cq_req_notify(struct ibv_cq *cq, int solicited_only);
+/* Drop QP @qpn's completions waiting in @cq (the QP went to RESET). */
+void sv_cq_clean(struct ibv_cq *cq, uint32_t qpn);
 
 struct ibv_srq *sv_srq_create(struct ibv_pd *pd, struct ibv_srq_init_attr *attr);
 struct ibv_srq *sv_srq_create_ex(struct ibv_context *ctx,

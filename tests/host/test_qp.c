@@ -263,6 +263,16 @@ static void produce_cqe(struct sv_queue_buf *q, uint64_t wr_id,
 			 __ATOMIC_RELEASE);
 }
 
+static void produce_cqe_qp(struct sv_queue_buf *q, uint64_t wr_id,
+			   uint32_t qpn)
+{
+	uint32_t p = q->producer_index;
+
+	produce_cqe(q, wr_id, 0, 0);
+	((struct ib_uverbs_wc *)(q->data +
+		((size_t)(p & q->index_mask) << 6)))->qp_num = qpn;
+}
+
 TEST(poll_cq_reads_ring_without_syscalls)
 {
 	struct ibv_wc wc[4];
@@ -304,6 +314,47 @@ TEST(poll_cq_reads_ring_without_syscalls)
 		CHECK_INT(n.cq_handle, e.cq->handle);
 		CHECK_INT(n.solicited_only, 1);
 	}
+out:
+	teardown(&e);
+}
+
+/*
+ * A QP moved to RESET takes its waiting completions with it (as libmlx5
+ * does); other QPs' stay, in order, across the ring's wrap.
+ */
+TEST(reset_drops_the_qps_completions)
+{
+	struct ibv_wc wc[4];
+	struct env e;
+	uint32_t mine;
+
+	if (!setup(&e, IBV_QPT_RC))
+		goto out;
+	mine = e.qp->qp_num;
+	/* move the consumer index to slot 2 so the entries below wrap */
+	produce_cqe(fk.last_cq, 1, 0, 0);
+	produce_cqe(fk.last_cq, 2, 0, 0);
+	CHECK_INT(ibv_poll_cq(e.cq, 2, wc), 2);
+	produce_cqe_qp(fk.last_cq, 10, mine);
+	produce_cqe_qp(fk.last_cq, 11, mine + 1);
+	produce_cqe_qp(fk.last_cq, 12, mine);
+	set_state(e.qp, IBV_QPS_RESET);
+	CHECK_INT(fk.last_cq->consumer_index, (2 + 2) & 3);
+	CHECK_INT(ibv_poll_cq(e.cq, 4, wc), 1);
+	CHECK(wc[0].wr_id == 11);
+	CHECK_INT(wc[0].qp_num, mine + 1);
+	/* the other QP's first, then ours: nothing moves, ours goes */
+	produce_cqe_qp(fk.last_cq, 20, mine + 1);
+	produce_cqe_qp(fk.last_cq, 21, mine + 1);
+	produce_cqe_qp(fk.last_cq, 22, mine);
+	set_state(e.qp, IBV_QPS_RESET);
+	CHECK_INT(ibv_poll_cq(e.cq, 4, wc), 2);
+	CHECK(wc[0].wr_id == 20 && wc[1].wr_id == 21);
+	/* other states leave the CQ alone */
+	produce_cqe_qp(fk.last_cq, 30, mine);
+	set_state(e.qp, IBV_QPS_INIT);
+	CHECK_INT(ibv_poll_cq(e.cq, 4, wc), 1);
+	CHECK(wc[0].wr_id == 30);
 out:
 	teardown(&e);
 }

@@ -21,7 +21,7 @@
 # data tests' part (5x: every opcode in 53-verbs-matrix), fast registration
 # and invalidation the kernel ULPs' (REG_MR/LOCAL_INV work requests: 56
 # NVMe-oF, 58 NFS, 61 SRP).  So "rereg keeps data access working" is
-# checked here as far as the verbs show it: new keys, restrack attributes,
+# checked here as far as the verbs show it: keys, restrack attributes,
 # deregistration.
 . "$(dirname "$0")/lib.sh"
 
