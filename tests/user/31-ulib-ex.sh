@@ -25,20 +25,7 @@ for p in rs_devinfo rs_loopback rs_doorbell exverbs; do
 	readelf -d "$ex/$p" | grep -q 'libibverbs' &&
 		sv_fail "$p links libibverbs"
 done
-# rdma_rxe owns UDP 4791 in init_net
-[ ! -d /sys/module/rdma_rxe ] || sv_skip "rdma_rxe is loaded"
-
-sv_load_module
-sv_on_exit sv_unload_module
-ulimit -l unlimited
-sv_veth_pair vA vB
-ip addr add 10.31.0.1/24 dev vA
-rdma link add sv_u0 type softverbs netdev vA
-sv_on_exit 'rdma link delete sv_u0 2>/dev/null'
-sv_wait_for '[[ "$(rdma link show sv_u0/1)" == *"state ACTIVE"* ]]' 10 ||
-	sv_fail "sv_u0 port not ACTIVE"
-sv_wait_for 'sv_gid_present sv_u0 0000:0000:0000:0000:0000:ffff:0a1f:0001' 10 ||
-	sv_fail "no IPv4 GID on sv_u0"
+sv_ulib_device
 
 for p in rs_devinfo rs_loopback rs_doorbell exverbs; do
 	echo "=== $p"

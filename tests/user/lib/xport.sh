@@ -96,6 +96,25 @@ sv_gid_present() {
 	grep -qsFx -- "$2" "$gids"/*
 }
 
+# sv_ulib_device: the one device the libsoftverbs tests (30-32) drive,
+# sv_u0 on vA (10.31.0.1/24) of a veth pair vA ===== vB in init_net,
+# ACTIVE with its IPv4 GID; the module loaded for it, everything undone at
+# exit.  Skips where rdma_rxe owns UDP 4791 in init_net.
+sv_ulib_device() {
+	[ ! -d /sys/module/rdma_rxe ] || sv_skip "rdma_rxe is loaded"
+	sv_load_module
+	sv_on_exit sv_unload_module
+	ulimit -l unlimited
+	sv_veth_pair vA vB
+	ip addr add 10.31.0.1/24 dev vA
+	rdma link add sv_u0 type softverbs netdev vA
+	sv_on_exit 'rdma link delete sv_u0 2>/dev/null'
+	sv_wait_for '[[ "$(rdma link show sv_u0/1)" == *"state ACTIVE"* ]]' 10 ||
+		sv_fail "sv_u0 port not ACTIVE"
+	sv_wait_for 'sv_gid_present sv_u0 0000:0000:0000:0000:0000:ffff:0a1f:0001' 10 ||
+		sv_fail "no IPv4 GID on sv_u0"
+}
+
 # _sv_gid_find DEV GID [TYPE]: set _sv_gid to the index of GID (sysfs
 # notation) in DEV's port 1 GID table whose type is TYPE (default RoCE v2),
 # the lowest such index; returns 1 if there is none
