@@ -112,7 +112,9 @@ cm_pair() {
 	so=$shim/${scmd[0]}.srv co=$shim/${scmd[0]}.cli
 	_xp_runt
 	local nsv=XP_${srv}_NS
-	exec ip netns exec "${!nsv}" timeout -k 5 "$_xp_t" "${scmd[@]}" >"$so" 2>&1 &
+	# line-buffered: the server's "joined" (mckey) must reach $so when
+	# printed, not at exit
+	exec ip netns exec "${!nsv}" timeout -k 5 "$_xp_t" stdbuf -oL "${scmd[@]}" >"$so" 2>&1 &
 	pid=$!
 	# a LISTEN cm_id; mckey listens on nothing: any of its cm_ids
 	listening() {
