@@ -115,22 +115,30 @@ echo "rdma_cm tests on softverbs: $cm_ok of $cm_all passed (on $nic)"
 # stand-ins there: their libraries need libibverbs' provider ABI).  Judged
 # as the first run: it loads, runs on libsoftverbs alone (the helper checks
 # its own maps), every test that passes through librxe passes here, and
-# nothing fails.
+# nothing fails.  Not on a KASAN kernel: libsoftverbs answers GID queries
+# from sysfs (libibverbs asks the kernel's QUERY_GID_ENTRY ioctl), and the
+# suite's setUp queries all 1024 GID slots before each test, which made
+# the run take 659 s there against 134 s through librxe; the stock kernels
+# run it, and the debug kernel runs libsoftverbs' own tests (30-32).
 ulib=$SV_TOOLS/ulib/libsoftverbs.so.1
 [ -f "$ulib" ] || sv_fail "$ulib is not built (make -C ulib)"
-suite sv_rc0 "softverbs via libsoftverbs" "$(realpath "$ulib")"
-grep -q '^ulib maps ok' "$tmp/softverbs via libsoftverbs.log" ||
-	{ grep '^ulib maps' "$tmp/softverbs via libsoftverbs.log"; sv_fail "pyverbs did not run on libsoftverbs alone"; }
-$py "$helper" compare "$tmp/softverbs via libsoftverbs.out" "$tmp/softverbs.out" |
-	sed 's/passes on Soft-RoCE/through libsoftverbs: passes via librxe/'
-[ "${PIPESTATUS[0]}" -eq 0 ] ||
-	sv_fail "tests that pass through librxe do not pass through libsoftverbs"
-# what passes here and not through librxe (compare's wording turned)
-$py "$helper" compare "$tmp/softverbs.out" "$tmp/softverbs via libsoftverbs.out" |
-	sed -n 's/^passes on Soft-RoCE, \([a-z]*\) here: /SV_SUMMARY: through libsoftverbs only (librxe: \1): /p' || true
-bad=$(grep -E '^(fail|error) ' "$tmp/softverbs via libsoftverbs.out" || true)
-[ -z "$bad" ] || { echo "$bad"; grep -E -A25 '^(ERROR|FAIL):' "$tmp/softverbs via libsoftverbs.log" | head -150;
-	sv_fail "through libsoftverbs: $(echo "$bad" | wc -l) tests failed"; }
+if [ "$SV_TIME_SCALE" -gt 1 ]; then
+	echo "note: KASAN kernel, no run through libsoftverbs (GID queries read sysfs)"
+else
+	suite sv_rc0 "softverbs via libsoftverbs" "$(realpath "$ulib")"
+	grep -q '^ulib maps ok' "$tmp/softverbs via libsoftverbs.log" ||
+		{ grep '^ulib maps' "$tmp/softverbs via libsoftverbs.log"; sv_fail "pyverbs did not run on libsoftverbs alone"; }
+	$py "$helper" compare "$tmp/softverbs via libsoftverbs.out" "$tmp/softverbs.out" |
+		sed 's/passes on Soft-RoCE/through libsoftverbs: passes via librxe/'
+	[ "${PIPESTATUS[0]}" -eq 0 ] ||
+		sv_fail "tests that pass through librxe do not pass through libsoftverbs"
+	# what passes here and not through librxe (compare's wording turned)
+	$py "$helper" compare "$tmp/softverbs.out" "$tmp/softverbs via libsoftverbs.out" |
+		sed -n 's/^passes on Soft-RoCE, \([a-z]*\) here: /SV_SUMMARY: through libsoftverbs only (librxe: \1): /p' || true
+	bad=$(grep -E '^(fail|error) ' "$tmp/softverbs via libsoftverbs.out" || true)
+	[ -z "$bad" ] || { echo "$bad"; grep -E -A25 '^(ERROR|FAIL):' "$tmp/softverbs via libsoftverbs.log" | head -150;
+		sv_fail "through libsoftverbs: $(echo "$bad" | wc -l) tests failed"; }
+fi
 
 sv_baseline_rxe sv_rc0 rxe_rc0 "$nic" || exit 0
 suite rxe_rc0 Soft-RoCE
