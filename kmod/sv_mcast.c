@@ -49,6 +49,15 @@ struct sv_mcg_attach {
 	struct sv_mcg		*mcg;
 	/* the QP's handle: all an RCU reader may touch (see sv_verbs.h) */
 	struct sv_qp_handle	*handle;
+	/*
+	 * Successful attaches of this QP to this group not yet detached.
+	 * ib_core counts each in the QP's usecnt and keeps its own list keyed
+	 * by GID and LID, so the same group with another LID is a second
+	 * attach there: it must need a second detach here, or ib_core's last
+	 * detach fails, the QP's usecnt never drops and its destroy is
+	 * refused for ever (a process's exit then leaves its objects).
+	 */
+	unsigned int		refs;
 	struct rcu_head		rcu;
 };
 
@@ -161,9 +170,15 @@ int sv_mcast_attach(struct ib_qp *ibqp, union ib_gid *mgid, u16 mlid)
 
 	mutex_lock(&sv_mcast_mutex);
 	mcg = sv_mcg_find(sv, mgid);
-	if (mcg && sv_mcg_find_attach(mcg, qp)) {
-		err = 0;	/* attached already: nothing changes */
-		goto err_unlock;
+	if (mcg) {
+		struct sv_mcg_attach *old = sv_mcg_find_attach(mcg, qp);
+
+		if (old) {
+			/* attached already: one more to detach (see refs) */
+			old->refs++;
+			err = 0;
+			goto err_unlock;
+		}
 	}
 	if (mcg ? mcg->num_qps >= SV_MAX_MCAST_QP_ATTACH :
 		  sv->num_mcg >= SV_MAX_MCAST_GRP) {
@@ -193,6 +208,7 @@ int sv_mcast_attach(struct ib_qp *ibqp, union ib_gid *mgid, u16 mlid)
 
 	at->mcg = mcg;
 	at->handle = qp->handle;
+	at->refs = 1;
 	list_add_tail_rcu(&at->mcg_entry, &mcg->attached);
 	list_add_tail(&at->qp_entry, &qp->mcast_list);
 	mcg->num_qps++;
@@ -223,7 +239,7 @@ int sv_mcast_detach(struct ib_qp *ibqp, union ib_gid *mgid, u16 mlid)
 	mcg = sv_mcg_find(sv, mgid);
 	if (mcg)
 		at = sv_mcg_find_attach(mcg, qp);
-	if (at)
+	if (at && !--at->refs)
 		sv_mcg_detach_locked(sv, at);
 	mutex_unlock(&sv_mcast_mutex);
 	if (!at)

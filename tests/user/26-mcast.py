@@ -196,6 +196,19 @@ def t_basic(dev, netdev):
         check(lib.ibv_destroy_qp(b), 0, "destroy QP b")
         check(lib.ibv_destroy_qp(a), 0, "destroy QP a")
 
+    # the same group under two LIDs: ib_core lists two attachments and
+    # counts both in the QP's use count, so both detach, and then the QP
+    # can be destroyed (it stayed in use for ever: issue 15's teardown bug)
+    g = gid('239.26.0.3')
+    qp = dev.qp()
+    check(lib.ibv_attach_mcast(qp, ctypes.byref(g), 0), 0, "attach LID 0")
+    check(lib.ibv_attach_mcast(qp, ctypes.byref(g), 7), 0, "attach LID 7")
+    check(lib.ibv_detach_mcast(qp, ctypes.byref(g), 0), 0, "detach LID 0")
+    expect_joined(netdev, '239.26.0.3', True, "attached under LID 7 still")
+    check(lib.ibv_detach_mcast(qp, ctypes.byref(g), 7), 0, "detach LID 7")
+    expect_joined(netdev, '239.26.0.3', False, "both detached")
+    check(lib.ibv_destroy_qp(qp), 0, "destroy the QP after both detaches")
+
     ud = dev.qp()
     check(attach(ud, gid('10.26.0.1')), errno.EINVAL, "unicast IPv4 GID")
     check(attach(ud, gid('2001:db8::1')), errno.EINVAL, "unicast IPv6 GID")

@@ -34,17 +34,6 @@
 # is printed); SV_CMDFUZZ_VERBOSE=1 also prints what each command returned.
 . "$(dirname "$0")/lib.sh"
 
-# Known bug, issue 15: about one run in six, a process's exit cannot
-# destroy all its objects (ib_core's uverbs_destroy_ufile_hw() gives up,
-# rdma_core.c:940 WARNs), the ones left stay in restrack without their
-# context, and a later RDMA netlink dump reads freed memory (KASAN in
-# fill_res_pd_entry, or a NULL dereference in fill_res_cq_entry).  Until it
-# is fixed, make check skips this test, saying so; SV_CMDFUZZ=1 in the
-# guest runs it: tests/vm/run.sh --kernel ... -- env SV_CMDFUZZ=1 bash
-# tests/vm/guest-tests.sh '^70-' (Documentation/testing.md has the line).
-[ "${SV_CMDFUZZ:-0}" = 1 ] ||
-	sv_skip "known teardown bug it finds (issue 15); SV_CMDFUZZ=1 runs it"
-
 sv_need ip rdma gcc ibv_rc_pingpong
 [ -r /usr/include/rdma/ib_user_ioctl_cmds.h ] ||
 	sv_skip "no RDMA uapi headers (linux-libc-dev)"
