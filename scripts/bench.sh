@@ -46,7 +46,7 @@ if [ "${1:-}" != --guest ]; then
 	echo "== booting $kver under qemu (TCG); the benchmark runs inside the VM"
 	exec tests/vm/run.sh --kver "$kver" --timeout 1200 -- \
 		env SV_MODULE="$root/build/$kver/kmod/softverbs.ko" \
-		SV_BENCH_ITERS="${SV_BENCH_ITERS:-}" SV_BENCH_SIZE="${SV_BENCH_SIZE:-}" \
+		SV_BENCH_ITERS="${SV_BENCH_ITERS:-}" SV_BENCH_SIZE="${SV_BENCH_SIZE:-}" SV_BENCH_PIN="${SV_BENCH_PIN:-}" \
 		bash scripts/bench.sh --guest
 fi
 
@@ -61,6 +61,8 @@ ulimit -l unlimited
 modprobe ib_core
 modprobe ib_uverbs
 port=26000
+pin_s= pin_c=
+if [ -n "${SV_BENCH_PIN:-}" ]; then pin_s="taskset -c 0"; pin_c="taskset -c 1"; fi
 
 # setup KIND DEV IF_A IF_B ADDR NS: a device of KIND on veth IF_A (with ADDR,
 # in NS or init_net), IF_B in the carrier namespace; sets $gid to the index
@@ -90,25 +92,27 @@ setup() {
 # perf NS DEV GID ADDR PROG ARGS...: server and client on DEV; prints the
 # result value (BW average MB/s for *_bw, t_typical usec for *_lat) or "-"
 perf() {
-	local ns=$1 dev=$2 gid=$3 addr=$4 prog=$5 out pid field=4 v
+	local ns=$1 dev=$2 gid=$3 addr=$4 prog=$5 out sout pid field=4 v
 	shift 5
 	port=$((port + 1))
 	out=$(mktemp)
+	sout=$(mktemp)
 	local ex=()
 	[ -z "$ns" ] || ex=(ip netns exec "$ns")
-	"${ex[@]}" timeout "${SV_BENCH_TIMEOUT:-120}" "$prog" -d "$dev" -x "$gid" -p $port -F "$@" >/dev/null 2>&1 &
+	"${ex[@]}" ${pin_s} timeout "${SV_BENCH_TIMEOUT:-120}" "$prog" -d "$dev" -x "$gid" -p $port -F "$@" >"$sout" 2>&1 &
 	pid=$!
 	sv_wait_for "[ -n \"\$(${ex[*]} ss -Hltn sport = :$port)\" ]" 30
-	"${ex[@]}" timeout "${SV_BENCH_TIMEOUT:-120}" "$prog" -d "$dev" -x "$gid" -p $port -F "$@" "$addr" >"$out" 2>&1
+	"${ex[@]}" ${pin_c} timeout "${SV_BENCH_TIMEOUT:-120}" "$prog" -d "$dev" -x "$gid" -p $port -F "$@" "$addr" >"$out" 2>&1
 	wait $pid 2>/dev/null
 	[[ $prog == *_lat ]] && field=5	# t_typical
 	v=$(xp_perf_value "$out" $field)
 	if [ -z "$v" ]; then
 		echo "bench: $prog on $dev produced no result:" >&2
-		tail -n 5 "$out" | sed 's/^/  /' >&2
+		tail -n 5 "$out" | sed 's/^/  client: /' >&2
+		tail -n 5 "$sout" | sed 's/^/  server: /' >&2
 		v=-
 	fi
-	rm -f "$out"
+	rm -f "$out" "$sout"
 	echo "$v"
 }
 
