@@ -12,8 +12,9 @@
 #                        latency tests use N/2)
 #   SV_BENCH_SIZE=B      message size of the bandwidth tests (default 65536;
 #                        latency tests use 64 bytes)
-#   SV_BENCH_TIMEOUT=S   limit per perftest run (default 120 s); after a run
-#                        without a result the device's remaining runs are skipped
+#   SV_BENCH_TIMEOUT=S   limit per perftest run (default 120 s)
+#   SV_BENCH_ROUNDS=N    rounds (default 3); the table shows each median
+#   SV_BENCH_PIN=0|1     1 (default): perftest server on CPU 0, client on CPU 1
 #
 # Topology: the same for both, one device talking to itself, so neither pays
 # for a veth hop the other does not:
@@ -44,9 +45,10 @@ if [ "${1:-}" != --guest ]; then
 	bash scripts/build-kmod.sh "/lib/modules/$kver/build" "build/$kver" >build/bench-build.log 2>&1 ||
 		{ tail -n 30 build/bench-build.log; exit 1; }
 	echo "== booting $kver under qemu (TCG); the benchmark runs inside the VM"
-	exec tests/vm/run.sh --kver "$kver" --timeout 1200 -- \
+	echo "== host: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) (other VMs on the host skew every figure)"
+	exec tests/vm/run.sh --kver "$kver" --timeout 2400 -- \
 		env SV_MODULE="$root/build/$kver/kmod/softverbs.ko" \
-		SV_BENCH_ITERS="${SV_BENCH_ITERS:-}" SV_BENCH_SIZE="${SV_BENCH_SIZE:-}" SV_BENCH_PIN="${SV_BENCH_PIN:-}" \
+		SV_BENCH_ITERS="${SV_BENCH_ITERS:-}" SV_BENCH_SIZE="${SV_BENCH_SIZE:-}" SV_BENCH_PIN="${SV_BENCH_PIN:-}" SV_BENCH_ROUNDS="${SV_BENCH_ROUNDS:-}" \
 		bash scripts/bench.sh --guest
 fi
 
@@ -61,8 +63,10 @@ ulimit -l unlimited
 modprobe ib_core
 modprobe ib_uverbs
 port=26000
-pin_s= pin_c=
-if [ -n "${SV_BENCH_PIN:-}" ]; then pin_s="taskset -c 0"; pin_c="taskset -c 1"; fi
+pin_s='' pin_c=''
+if [ "${SV_BENCH_PIN:-1}" = 1 ] && [ "$(nproc)" -ge 2 ]; then
+	pin_s="taskset -c 0" pin_c="taskset -c 1"
+fi
 
 # setup KIND DEV IF_A IF_B ADDR NS: a device of KIND on veth IF_A (with ADDR,
 # in NS or init_net), IF_B in the carrier namespace; sets $gid to the index
@@ -122,52 +126,71 @@ tests=(
 	"ib_read_bw -s $size -n $iters"
 	"ib_send_lat -s 64 -n $lat_iters"
 	"ib_write_lat -s 64 -n $lat_iters"
+	"ib_send_lat -s 64 -n $lat_iters -e"
 )
 declare -A res
+rounds=${SV_BENCH_ROUNDS:-3}
+
+# median of the numeric arguments ("-" when there is none)
+median() {
+	printf '%s\n' "$@" | grep -E '^[0-9.]+$' | sort -g |
+		awk '{ v[NR] = $1 } END { if (!NR) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
 
 ip netns add sv-bench-c
 sv_on_exit 'ip netns del sv-bench-c'
 
-echo "== Soft-RoCE: rxeb0 in init_net, talking to itself"
+# Both devices exist for the whole run (rxe's socket is in init_net,
+# softverbs' in sv-bench), and each round runs every test on rxe and then on
+# softverbs, so drift on a shared host lands on both columns alike.
+have_rxe=
 if modinfo rdma_rxe >/dev/null 2>&1; then
 	modprobe rdma_rxe
-	setup rxe rxeb0 xb0 xb1 10.199.0.1 "" &&
-		for t in "${tests[@]}"; do
-			# shellcheck disable=SC2086
-			res[rxe,$t]=$(perf "" rxeb0 "$gid" 10.199.0.1 $t)
-			echo "  $t: ${res[rxe,$t]}"
-			[ "${res[rxe,$t]}" != - ] || break
-		done
-	rdma link delete rxeb0
-	modprobe -r rdma_rxe
+	sv_on_exit 'modprobe -r rdma_rxe'
+	if setup rxe rxeb0 xb0 xb1 10.199.0.1 ""; then
+		have_rxe=1 rxe_gid=$gid
+	fi
 else
-	echo "  no rdma_rxe module: no baseline"
+	echo "== no rdma_rxe module: no baseline"
 fi
-
-echo "== softverbs: svb0 in netns sv-bench, talking to itself"
 sv_load_module
 sv_on_exit sv_unload_module
 ip netns add sv-bench
 sv_on_exit 'ip netns del sv-bench'
 ip -n sv-bench link set lo up
-setup softverbs svb0 xb2 xb3 10.199.1.1 sv-bench &&
+have_sv=
+if setup softverbs svb0 xb2 xb3 10.199.1.1 sv-bench; then
+	have_sv=1 sv_gid=$gid
+fi
+
+for ((r = 1; r <= rounds; r++)); do
+	echo "== round $r of $rounds (rxe, then softverbs)"
 	for t in "${tests[@]}"; do
+		rv=- sv=-
 		# shellcheck disable=SC2086
-		res[sv,$t]=$(perf sv-bench svb0 "$gid" 10.199.1.1 $t)
-		echo "  $t: ${res[sv,$t]}"
-		[ "${res[sv,$t]}" != - ] || break
+		[ -z "$have_rxe" ] || rv=$(perf "" rxeb0 "$rxe_gid" 10.199.0.1 $t)
+		# shellcheck disable=SC2086
+		[ -z "$have_sv" ] || sv=$(perf sv-bench svb0 "$sv_gid" 10.199.1.1 $t)
+		res[rxe,$t]+=" $rv" res[sv,$t]+=" $sv"
+		printf '  %-32s rxe %10s   softverbs %10s\n' "$t" "$rv" "$sv"
 	done
-ip netns exec sv-bench rdma link delete svb0
+done
+[ -z "$have_rxe" ] || rdma link delete rxeb0
+[ -z "$have_sv" ] || ip netns exec sv-bench rdma link delete svb0
 
 echo
-echo "== results (kernel $(uname -r), TCG, $(nproc) vCPUs; bandwidth: BW average MB/s,"
+echo "== results: median of $rounds rounds (kernel $(uname -r), TCG, $(nproc) vCPUs,"
+pinned="not pinned"
+[ -z "$pin_s" ] || pinned="pinned to CPUs 0 and 1"
+echo "   server and client $pinned; bandwidth: BW average MB/s,"
 echo "   higher is better; latency: t_typical usec, lower is better)"
 printf '%-34s %12s %12s %10s\n' test softverbs rxe sv/rxe
 for t in "${tests[@]}"; do
-	s=${res[sv,$t]:--} r=${res[rxe,$t]:--} ratio=-
-	if [[ $s =~ ^[0-9.]+$ ]] && [[ $r =~ ^[0-9.]+$ ]]; then
-		ratio=$(awk -v s="$s" -v r="$r" 'BEGIN { if (r > 0) printf "%.2f", s / r; else print "-" }')
+	# shellcheck disable=SC2086
+	s=$(median ${res[sv,$t]}) rr=$(median ${res[rxe,$t]}) ratio=-
+	if [[ $s =~ ^[0-9.]+$ ]] && [[ $rr =~ ^[0-9.]+$ ]]; then
+		ratio=$(awk -v s="$s" -v r="$rr" 'BEGIN { if (r > 0) printf "%.2f", s / r; else print "-" }')
 	fi
-	printf '%-34s %12s %12s %10s\n' "$t" "$s" "$r" "$ratio"
+	printf '%-34s %12s %12s %10s\n' "$t" "$s" "$rr" "$ratio"
 done
 exit 0
