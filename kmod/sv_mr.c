@@ -624,6 +624,23 @@ static bool sv_mr_odp_invalidate(struct mmu_interval_notifier *mni,
 	return true;
 }
 
+/*
+ * A fault the transport asked for failed with @err: unless it was only
+ * contention (-EBUSY, -EAGAIN), the range is not mapped in the process or
+ * not with the rights; the access that asked fails when it comes again,
+ * rather than fault for ever.  A prefetch does not mark anything.
+ */
+void sv_mr_odp_fault_failed(struct sv_mr *mr, u64 iova, u64 len, int err)
+{
+	if (mr->kind != SV_MR_ODP || err == -EBUSY || err == -EAGAIN ||
+	    !sv_mr_range_ok(mr->iova, mr->length, iova, len))
+		return;
+	read_seqlock_excl_bh(&mr->lock);
+	mr->odp_bad_start = sv_mr_odp_addr(mr, iova);
+	mr->odp_bad_end = mr->odp_bad_start + len;
+	read_sequnlock_excl_bh(&mr->lock);
+}
+
 static const struct mmu_interval_notifier_ops sv_mr_odp_ops = {
 	.invalidate = sv_mr_odp_invalidate,
 };
@@ -633,7 +650,7 @@ int sv_mr_odp_fault(struct sv_mr *mr, u64 iova, u64 len, bool write,
 {
 	struct ib_umem_odp *odp;
 	u64 mask = ODP_READ_ALLOWED_BIT;
-	u64 addr, end;
+	u64 addr;
 	int npages;
 
 	might_sleep();
@@ -650,22 +667,10 @@ int sv_mr_odp_fault(struct sv_mr *mr, u64 iova, u64 len, bool write,
 		mask |= ODP_WRITE_ALLOWED_BIT;
 	}
 	addr = sv_mr_odp_addr(mr, iova);
-	end = addr + len;
 	/* returns with umem_mutex held on success */
 	npages = ib_umem_odp_map_dma_and_lock(odp, addr, len, mask, fault);
 	if (npages < 0) {
 		sv_stat_inc(mr->sv, SV_STAT_ODP_FAULT_ERRS);
-		/*
-		 * Not mapped, or not with these rights: the access that
-		 * asked fails when it comes again, rather than fault for
-		 * ever (a prefetch does not mark it).
-		 */
-		if (fault && npages != -EBUSY && npages != -EAGAIN) {
-			read_seqlock_excl_bh(&mr->lock);
-			mr->odp_bad_start = addr;
-			mr->odp_bad_end = end;
-			read_sequnlock_excl_bh(&mr->lock);
-		}
 		return npages;
 	}
 	mutex_unlock(&odp->umem_mutex);
@@ -1240,6 +1245,123 @@ int sv_mr_dereg(struct ib_mr *ibmr, struct ib_udata *udata)
 
 	sv_mr_destroy(mr);
 	return 0;
+}
+
+/* ---- prefetch (advise_mr) ------------------------------------------------ */
+
+/* an asynchronous prefetch: its ranges, each with an MR reference */
+struct sv_mr_prefetch {
+	struct work_struct	work;
+	bool			write;
+	bool			fault;
+	u32			num;
+	struct {
+		struct sv_mr	*mr;
+		u64		iova;
+		u32		len;
+	} r[];
+};
+
+static void sv_mr_prefetch_work(struct work_struct *work)
+{
+	struct sv_mr_prefetch *pf = container_of(work, struct sv_mr_prefetch,
+						 work);
+	u32 i;
+
+	for (i = 0; i < pf->num; i++) {
+		/* a hint: a range that cannot be mapped is left as it is */
+		sv_mr_odp_fault(pf->r[i].mr, pf->r[i].iova, pf->r[i].len,
+				pf->write, pf->fault);
+		sv_mr_put(pf->r[i].mr);
+		cond_resched();
+	}
+	kfree(pf);
+}
+
+/*
+ * ibv_advise_mr(): map the pages of ODP MR ranges ahead of use.  PREFETCH
+ * faults them for reading, PREFETCH_WRITE for writing, PREFETCH_NO_FAULT
+ * maps only what is present in the process already.  Every SGE must name
+ * an ODP MR of @ibpd by its L_Key (with local write for PREFETCH_WRITE)
+ * and lie inside it: checked before anything is done, -EINVAL/-EACCES/
+ * -ERANGE otherwise.  With IB_UVERBS_ADVISE_MR_FLAG_FLUSH the pages are
+ * mapped when this returns (the first failure is returned); without it a
+ * work item maps them, holding a reference on each MR.
+ */
+int sv_mr_advise(struct ib_pd *ibpd, enum ib_uverbs_advise_mr_advice advice,
+		 u32 flags, struct ib_sge *sg_list, u32 num_sge,
+		 struct uverbs_attr_bundle *attrs)
+{
+	struct sv_dev *sv = to_sv_dev(ibpd->device);
+	struct sv_mr_prefetch *pf;
+	bool write, fault;
+	int err = 0;
+	u32 i;
+
+	switch (advice) {
+	case IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH:
+		write = false;
+		fault = true;
+		break;
+	case IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE:
+		write = true;
+		fault = true;
+		break;
+	case IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT:
+		write = false;
+		fault = false;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (flags & ~IB_UVERBS_ADVISE_MR_FLAG_FLUSH)
+		return -EOPNOTSUPP;
+
+	pf = kzalloc(struct_size(pf, r, num_sge), GFP_KERNEL);
+	if (!pf)
+		return -ENOMEM;
+	pf->write = write;
+	pf->fault = fault;
+	for (i = 0; i < num_sge; i++) {
+		u64 iova = sg_list[i].addr;
+		struct sv_mr *mr;
+
+		mr = sv_mr_lookup(sv, sg_list[i].lkey, ibpd, 0,
+				  write ? IB_ACCESS_LOCAL_WRITE : 0, &iova,
+				  sg_list[i].length);
+		if (IS_ERR(mr)) {
+			err = PTR_ERR(mr);
+			goto err_put;
+		}
+		pf->r[pf->num].mr = mr;
+		pf->r[pf->num].iova = iova;
+		pf->r[pf->num].len = sg_list[i].length;
+		pf->num++;
+		if (mr->kind != SV_MR_ODP) {
+			err = -EINVAL;
+			goto err_put;
+		}
+	}
+
+	if (flags & IB_UVERBS_ADVISE_MR_FLAG_FLUSH) {
+		for (i = 0; i < pf->num; i++) {
+			int ret = sv_mr_odp_fault(pf->r[i].mr, pf->r[i].iova,
+						  pf->r[i].len, write, fault);
+
+			if (ret && !err)
+				err = ret;
+		}
+		goto err_put;	/* done: the references go */
+	}
+	INIT_WORK(&pf->work, sv_mr_prefetch_work);
+	queue_work(system_unbound_wq, &pf->work);
+	return 0;
+
+err_put:
+	for (i = 0; i < pf->num; i++)
+		sv_mr_put(pf->r[i].mr);
+	kfree(pf);
+	return err;
 }
 
 struct ib_mr *sv_mr_alloc_fast(struct ib_pd *ibpd, enum ib_mr_type type,

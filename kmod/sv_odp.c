@@ -41,6 +41,7 @@ static void sv_odp_work(struct work_struct *work)
 	struct sv_mr *mr;
 	u64 iova, len;
 	bool write;
+	int err;
 
 	spin_lock_bh(&f->lock);
 	mr = f->mr;
@@ -49,8 +50,10 @@ static void sv_odp_work(struct work_struct *work)
 	write = f->write;
 	spin_unlock_bh(&f->lock);
 
-	/* a failure is remembered by the MR: the retried access reports it */
-	sv_mr_odp_fault(mr, iova, len, write, true);
+	err = sv_mr_odp_fault(mr, iova, len, write, true);
+	if (err)
+		/* the retried access reports it */
+		sv_mr_odp_fault_failed(mr, iova, len, err);
 
 	spin_lock_bh(&f->lock);
 	f->mr = NULL;

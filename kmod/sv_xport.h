@@ -383,6 +383,12 @@ int sv_mr_fast_reg(struct ib_mr *ibmr, struct ib_pd *pd, u32 key, int access);
  */
 int sv_mr_odp_fault(struct sv_mr *mr, u64 iova, u64 len, bool write,
 		    bool fault);
+/*
+ * sv_mr_odp_fault_failed(): a fault the transport asked for failed with
+ * @err; the next access in the range fails instead of faulting again
+ * (unless @err was contention, or the range is invalidated meanwhile).
+ */
+void sv_mr_odp_fault_failed(struct sv_mr *mr, u64 iova, u64 len, int err);
 
 /*
  * sv_odp.c: have the pages of a miss faulted in process context, for the

@@ -17,9 +17,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <rdma/ib_user_ioctl_cmds.h>
+#include <rdma/ib_user_ioctl_verbs.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
 
 #include "ulib.h"
 
@@ -115,6 +121,70 @@ int sv_cmd_write_ex(int fd, uint32_t command, void *cmd, size_t core_in,
 		memset(resp, 0, core_out + drv_out);
 
 	return submit(fd, cmd, sizeof(*hdr) + sizeof(*ex) + core_in + drv_in);
+}
+
+/*
+ * An ioctl method call (drivers/infiniband/core/uverbs_ioctl.c): a header
+ * naming object and method, then attributes.  IDR attributes carry the
+ * handle in data with len 0; inline inputs of up to 8 bytes carry the
+ * value in data; longer inputs a pointer to it.  driver_id must be the
+ * device's: softverbs registers as RDMA_DRIVER_RXE (for librxe).
+ */
+int sv_cmd_advise_mr(int fd, uint32_t pd_handle, uint32_t advice,
+		     uint32_t flags, const struct ibv_sge *sges,
+		     uint32_t num_sge)
+{
+	struct {
+		struct ib_uverbs_ioctl_hdr hdr;
+		struct ib_uverbs_attr attrs[4];
+	} cmd;
+	struct ib_uverbs_sge *list;
+	uint32_t i;
+	int ret;
+
+	/* the attribute length is 16 bits; an empty list is refused too */
+	if (!num_sge || num_sge > UINT16_MAX / sizeof(*list))
+		return EINVAL;
+	list = calloc(num_sge, sizeof(*list));
+	if (!list)
+		return ENOMEM;
+	for (i = 0; i < num_sge; i++) {
+		list[i].addr = sges[i].addr;
+		list[i].length = sges[i].length;
+		list[i].lkey = sges[i].lkey;
+	}
+
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.hdr.length = sizeof(cmd);
+	cmd.hdr.object_id = UVERBS_OBJECT_MR;
+	cmd.hdr.method_id = UVERBS_METHOD_ADVISE_MR;
+	cmd.hdr.num_attrs = 4;
+	cmd.hdr.driver_id = RDMA_DRIVER_RXE;
+	cmd.attrs[0].attr_id = UVERBS_ATTR_ADVISE_MR_PD_HANDLE;
+	cmd.attrs[0].flags = UVERBS_ATTR_F_MANDATORY;
+	cmd.attrs[0].data = pd_handle;
+	cmd.attrs[1].attr_id = UVERBS_ATTR_ADVISE_MR_ADVICE;
+	cmd.attrs[1].flags = UVERBS_ATTR_F_MANDATORY;
+	cmd.attrs[1].len = sizeof(uint64_t);
+	cmd.attrs[1].data = advice;
+	cmd.attrs[2].attr_id = UVERBS_ATTR_ADVISE_MR_FLAGS;
+	cmd.attrs[2].flags = UVERBS_ATTR_F_MANDATORY;
+	cmd.attrs[2].len = sizeof(uint32_t);
+	cmd.attrs[2].data = flags;
+	cmd.attrs[3].attr_id = UVERBS_ATTR_ADVISE_MR_SGE_LIST;
+	cmd.attrs[3].flags = UVERBS_ATTR_F_MANDATORY;
+	cmd.attrs[3].len = num_sge * sizeof(*list);
+	cmd.attrs[3].data = (uintptr_t)list;
+
+	do {
+		if (sv_transport->ioctl)
+			ret = sv_transport->ioctl(fd, RDMA_VERBS_IOCTL, &cmd);
+		else
+			ret = ioctl(fd, RDMA_VERBS_IOCTL, &cmd);
+	} while (ret < 0 && errno == EINTR);
+	ret = ret < 0 ? (errno ? errno : EIO) : 0;
+	free(list);
+	return ret;
 }
 
 int sv_cmd_get_context(int fd, struct sv_resp_get_context *resp)

@@ -1,0 +1,37 @@
+#!/bin/bash
+# sv-test: kernels=debug,stock cost=M
+# On-demand paging MRs (IBV_ACCESS_ON_DEMAND): nothing pinned, pages
+# faulted when the transport needs them, invalidated through the MMU
+# interval notifier (Documentation/design.md, "On-demand paging").
+#
+#   netns sv-28a  sv28a (softverbs) on x28a 10.128.0.1 ==== x28b 10.128.0.2 sv28b (softverbs)  netns sv-28b
+#
+# 28-odp.py caps: odp_caps as implemented, implicit ODP refused;
+# 28-odp.py run: RDMA WRITE into untouched pages, SEND/READ/atomics with
+# ODP on both sides, munmap + remap between two WRITEs, READ of pages
+# madvised away, fork (COW) with ibv_fork_init, invalidations racing
+# WRITEs and READs, a WRITE to an unmapped page (remote access error), a
+# process killed while faulting.  Then the ODP hw counters of both devices.
+. "$(dirname "$0")/lib.sh"
+
+sv_need ip rdma
+py=/usr/bin/python3
+helper=$(dirname "$0")/28-odp.py
+$py -c 'import importlib.util as u, sys; sys.exit(not u.find_spec("pyverbs.qp"))' 2>/dev/null ||
+	sv_skip "python3-pyverbs is not installed"
+
+rc=0
+run() {
+	echo "=== $1"
+	shift
+	timeout -k 5 $((120 * SV_TIME_SCALE)) "$@" && return 0
+	echo "--- kernel log"
+	dmesg | tail -n 30
+	rc=1
+}
+
+sv_xport_setup 28 softverbs softverbs
+run "ODP capabilities of $XP_A_DEV" $py "$helper" caps "$XP_A_DEV"
+run "ODP traffic $XP_A_DEV -> $XP_B_DEV" $py "$helper" run \
+	"$XP_A_DEV" "$XP_A_GID4" "$XP_B_DEV" "$XP_B_GID4" ${SV_ODP_CASES:+"$SV_ODP_CASES"}
+[ $rc -eq 0 ] || sv_fail "on-demand paging failures (see FAIL lines above)"
