@@ -408,7 +408,7 @@ def main():
         finally:
             p.close()
     for dev in (sys.argv[2], sys.argv[4]):
-        print(f"{dev}: " + ' '.join(
+        print(f"SV_SUMMARY: {dev}: " + ' '.join(
             f"{n}={counter(dev, n)}" for n in
             ('odp_misses', 'odp_faults', 'odp_fault_pages',
              'odp_fault_errors', 'odp_invalidations', 'odp_drops',

@@ -12,6 +12,9 @@
 # madvised away, fork (COW) with ibv_fork_init, invalidations racing
 # WRITEs and READs, a WRITE to an unmapped page (remote access error), a
 # process killed while faulting.  Then the ODP hw counters of both devices.
+# ulib/examples/odp: ibv_advise_mr through libsoftverbs (prefetch for
+# writing with FLUSH, no-fault, asynchronous, refusals); librxe has no
+# advise_mr, so only libsoftverbs callers reach the kernel's ADVISE_MR.
 . "$(dirname "$0")/lib.sh"
 
 sv_need ip rdma
@@ -34,4 +37,7 @@ sv_xport_setup 28 softverbs softverbs
 run "ODP capabilities of $XP_A_DEV" $py "$helper" caps "$XP_A_DEV"
 run "ODP traffic $XP_A_DEV -> $XP_B_DEV" $py "$helper" run \
 	"$XP_A_DEV" "$XP_A_GID4" "$XP_B_DEV" "$XP_B_GID4" ${SV_ODP_CASES:+"$SV_ODP_CASES"}
+odp=$SV_TOOLS/ulib/examples/odp
+[ -x "$odp" ] || sv_fail "no $odp: build ulib (make -C ulib)"
+run "prefetch (ibv_advise_mr, libsoftverbs) on $XP_A_DEV" "$odp" "$XP_A_DEV"
 [ $rc -eq 0 ] || sv_fail "on-demand paging failures (see FAIL lines above)"
