@@ -9,6 +9,7 @@
 #define SV_MKEY_H
 
 #include <linux/completion.h>
+#include <linux/iosys-map.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/seqlock.h>
@@ -75,6 +76,7 @@ enum sv_mr_kind {
 	SV_MR_USER,		/* reg_user_mr: pinned user pages */
 	SV_MR_FAST,		/* alloc_mr MEM_REG: page list by REG_MR */
 	SV_MR_ODP,		/* reg_user_mr ON_DEMAND: umem_odp, nothing pinned */
+	SV_MR_DMABUF,		/* reg_user_mr_dmabuf: a vmapped dma-buf */
 };
 
 /* a fast-register page list: page_size blocks of kernel addresses */
@@ -134,6 +136,16 @@ struct sv_mr {
 	u64			odp_inval_end;
 	u64			odp_bad_start;
 	u64			odp_bad_end;
+
+	/*
+	 * SV_MR_DMABUF: immutable after creation.  The buffer (a reference)
+	 * and its kernel mapping; the MR's first byte is dmabuf_va.  The
+	 * dma-buf contract keeps a vmapped buffer in place until vunmap, so
+	 * no move_notify is needed.
+	 */
+	struct dma_buf		*dmabuf;
+	struct iosys_map	dmabuf_map;
+	u8			*dmabuf_va;
 
 	/*
 	 * SV_MR_FAST: map_mr_sg fills *staged, REG_MR swaps it with *active

@@ -689,6 +689,11 @@ int sv_mr_copy(struct sv_mr *mr, u64 iova, void *buf, u32 len,
 		return sv_mr_copy_fast(mr, iova, buf, len, dir);
 	case SV_MR_ODP:
 		return sv_mr_copy_odp(mr, iova, buf, len, dir);
+	case SV_MR_DMABUF:
+		if (!sv_mr_range_ok(mr->iova, mr->length, iova, len))
+			return -ERANGE;
+		sv_mr_copy_va(mr->dmabuf_va + (iova - mr->iova), buf, len, dir);
+		return 0;
 	case SV_MR_DMA:
 		if (!sv_mr_range_ok(0, U64_MAX, iova, len))
 			return -ERANGE;
@@ -746,6 +751,14 @@ int sv_mr_atomic(struct sv_mr *mr, u64 iova, enum sv_atomic_op op,
 	}
 	case SV_MR_ODP:
 		return sv_mr_atomic_odp(mr, iova, op, compare_add, swap, orig);
+	case SV_MR_DMABUF:
+		if (!sv_mr_range_ok(mr->iova, mr->length, iova, 8))
+			return -ERANGE;
+		va = mr->dmabuf_va + (iova - mr->iova);
+		if ((uintptr_t)va & 7)
+			return -EINVAL;
+		*orig = sv_mr_do_atomic(va, op, compare_add, swap);
+		return 0;
 	case SV_MR_FAST:
 		read_seqlock_excl_bh(&mr->lock);
 		if (mr->state != SV_MR_VALID)
@@ -920,6 +933,11 @@ static struct sv_mr *sv_mr_alloc(struct sv_dev *sv, struct ib_pd *pd,
 
 static void sv_mr_free_resources(struct sv_mr *mr)
 {
+	if (mr->dmabuf) {
+		if (mr->dmabuf_va)
+			sv_dma_buf_vunmap(mr->dmabuf, &mr->dmabuf_map);
+		dma_buf_put(mr->dmabuf);
+	}
 	if (mr->umem)
 		ib_umem_release(mr->umem);
 	kvfree(mr->pages);
@@ -1129,6 +1147,71 @@ struct ib_mr *sv_mr_reg_user(struct ib_pd *ibpd, u64 start, u64 length,
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
 	return sv_mr_publish(mr, SV_MR_VALID);
+}
+
+/*
+ * A dma-buf MR (ibv_reg_dmabuf_mr, through libsoftverbs: librxe has no
+ * reg_dmabuf_mr).  softverbs copies with the CPU and has no DMA device to
+ * attach with, so it maps the whole buffer into the kernel (dma_buf_vmap,
+ * which keeps the buffer in place until vunmap: the exporter cannot move
+ * it under the MR, and no move_notify is needed) and copies through that
+ * mapping.  An exporter without vmap, or whose memory is I/O memory,
+ * cannot be registered (-EOPNOTSUPP).
+ */
+struct ib_mr *sv_mr_reg_dmabuf(struct ib_pd *ibpd, u64 offset, u64 length,
+			       u64 iova, int fd, int access,
+			       sv_reg_dmabuf_arg_t arg)
+{
+	struct sv_dev *sv = to_sv_dev(ibpd->device);
+	struct dma_buf *dmabuf;
+	struct sv_mr *mr;
+	int err;
+
+	err = sv_mr_check_udata(sv_reg_dmabuf_udata(arg));
+	if (err)
+		return ERR_PTR(err);
+	err = sv_mr_check_access(sv, access, SV_MR_ACCESS_USER);
+	if (err)
+		return ERR_PTR(err);
+	if (!length || length > SV_MAX_MR_SIZE || offset + length < offset ||
+	    iova + length - 1 < iova)
+		return ERR_PTR(-EINVAL);
+
+	mr = sv_mr_alloc(sv, ibpd, SV_MR_DMABUF, access);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	dmabuf = dma_buf_get(fd);
+	if (IS_ERR(dmabuf)) {
+		err = PTR_ERR(dmabuf);
+		goto err_free_mr;
+	}
+	mr->dmabuf = dmabuf;
+	if (offset + length > dmabuf->size) {
+		err = -EINVAL;
+		goto err_free_mr;
+	}
+	err = sv_dma_buf_vmap(dmabuf, &mr->dmabuf_map);
+	if (err) {
+		sv_dbg_dev(sv, "dma-buf cannot be mapped: %d\n", err);
+		err = -EOPNOTSUPP;
+		goto err_free_mr;
+	}
+	if (mr->dmabuf_map.is_iomem) {
+		sv_dma_buf_vunmap(dmabuf, &mr->dmabuf_map);
+		err = -EOPNOTSUPP;
+		goto err_free_mr;
+	}
+	mr->dmabuf_va = (u8 *)mr->dmabuf_map.vaddr + offset;
+	mr->iova = iova;
+	mr->length = length;
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	mr->ibmr.page_size = PAGE_SIZE;
+	return sv_mr_publish(mr, SV_MR_VALID);
+
+err_free_mr:
+	sv_mr_free(mr);	/* puts the dma-buf too */
+	return ERR_PTR(err);
 }
 
 /*

@@ -236,6 +236,7 @@ static const char *const sv_mr_kind_names[] = {
 	[SV_MR_USER]	= "user",
 	[SV_MR_FAST]	= "fast_reg",
 	[SV_MR_ODP]	= "odp",
+	[SV_MR_DMABUF]	= "dmabuf",
 };
 
 int sv_stats_fill_res_mr(struct sk_buff *msg, struct ib_mr *ibmr)
@@ -258,6 +259,10 @@ int sv_stats_fill_res_mr(struct sk_buff *msg, struct ib_mr *ibmr)
 	case SV_MR_ODP:
 		/* mapped now, never pinned: a snapshot */
 		pages = READ_ONCE(mr->umem_odp->npages);
+		break;
+	case SV_MR_DMABUF:
+		/* the exporter's pages, held by it */
+		pages = DIV_ROUND_UP(mr->length, PAGE_SIZE);
 		break;
 	case SV_MR_DMA:
 		break;

@@ -123,6 +123,29 @@ int sv_cmd_write_ex(int fd, uint32_t command, void *cmd, size_t core_in,
 	return submit(fd, cmd, sizeof(*hdr) + sizeof(*ex) + core_in + drv_in);
 }
 
+static int sv_ioctl(int fd, void *cmd)
+{
+	int ret;
+
+	do {
+		if (sv_transport->ioctl)
+			ret = sv_transport->ioctl(fd, RDMA_VERBS_IOCTL, cmd);
+		else
+			ret = ioctl(fd, RDMA_VERBS_IOCTL, cmd);
+	} while (ret < 0 && errno == EINTR);
+	return ret < 0 ? (errno ? errno : EIO) : 0;
+}
+
+/* an inline input attribute of up to 8 bytes */
+static void sv_attr_in(struct ib_uverbs_attr *a, uint16_t id, uint16_t len,
+		       uint64_t value)
+{
+	a->attr_id = id;
+	a->flags = UVERBS_ATTR_F_MANDATORY;
+	a->len = len;
+	a->data = value;
+}
+
 /*
  * An ioctl method call (drivers/infiniband/core/uverbs_ioctl.c): a header
  * naming object and method, then attributes.  IDR attributes carry the
@@ -176,15 +199,49 @@ int sv_cmd_advise_mr(int fd, uint32_t pd_handle, uint32_t advice,
 	cmd.attrs[3].len = num_sge * sizeof(*list);
 	cmd.attrs[3].data = (uintptr_t)list;
 
-	do {
-		if (sv_transport->ioctl)
-			ret = sv_transport->ioctl(fd, RDMA_VERBS_IOCTL, &cmd);
-		else
-			ret = ioctl(fd, RDMA_VERBS_IOCTL, &cmd);
-	} while (ret < 0 && errno == EINTR);
-	ret = ret < 0 ? (errno ? errno : EIO) : 0;
+	ret = sv_ioctl(fd, &cmd);
 	free(list);
 	return ret;
+}
+
+int sv_cmd_reg_dmabuf_mr(int fd, uint32_t pd_handle, uint64_t offset,
+			 uint64_t length, uint64_t iova, int dmabuf_fd,
+			 uint32_t access, uint32_t *handle, uint32_t *lkey,
+			 uint32_t *rkey)
+{
+	struct {
+		struct ib_uverbs_ioctl_hdr hdr;
+		struct ib_uverbs_attr attrs[9];
+	} cmd;
+	int err;
+
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.hdr.length = sizeof(cmd);
+	cmd.hdr.object_id = UVERBS_OBJECT_MR;
+	cmd.hdr.method_id = UVERBS_METHOD_REG_DMABUF_MR;
+	cmd.hdr.num_attrs = 9;
+	cmd.hdr.driver_id = RDMA_DRIVER_RXE;
+	/* IDR attributes: len 0; the kernel writes the new handle back */
+	sv_attr_in(&cmd.attrs[0], UVERBS_ATTR_REG_DMABUF_MR_HANDLE, 0, 0);
+	sv_attr_in(&cmd.attrs[1], UVERBS_ATTR_REG_DMABUF_MR_PD_HANDLE, 0,
+		   pd_handle);
+	sv_attr_in(&cmd.attrs[2], UVERBS_ATTR_REG_DMABUF_MR_OFFSET, 8, offset);
+	sv_attr_in(&cmd.attrs[3], UVERBS_ATTR_REG_DMABUF_MR_LENGTH, 8, length);
+	sv_attr_in(&cmd.attrs[4], UVERBS_ATTR_REG_DMABUF_MR_IOVA, 8, iova);
+	sv_attr_in(&cmd.attrs[5], UVERBS_ATTR_REG_DMABUF_MR_FD, 4,
+		   (uint32_t)dmabuf_fd);
+	sv_attr_in(&cmd.attrs[6], UVERBS_ATTR_REG_DMABUF_MR_ACCESS_FLAGS, 4,
+		   access);
+	/* outputs: a pointer to where the kernel writes */
+	sv_attr_in(&cmd.attrs[7], UVERBS_ATTR_REG_DMABUF_MR_RESP_LKEY, 4,
+		   (uintptr_t)lkey);
+	sv_attr_in(&cmd.attrs[8], UVERBS_ATTR_REG_DMABUF_MR_RESP_RKEY, 4,
+		   (uintptr_t)rkey);
+
+	err = sv_ioctl(fd, &cmd);
+	if (!err)
+		*handle = (uint32_t)cmd.attrs[0].data;
+	return err;
 }
 
 int sv_cmd_get_context(int fd, struct sv_resp_get_context *resp)

@@ -32,6 +32,7 @@ const struct sv_ops sv_softverbs_ops = {
 	.alloc_pd = sv_pd_alloc,
 	.dealloc_pd = sv_pd_dealloc,
 	.reg_mr = sv_mr_reg,
+	.reg_dmabuf_mr = sv_mr_reg_dmabuf,
 	.rereg_mr = sv_mr_rereg,
 	.dereg_mr = sv_mr_dereg,
 	.alloc_mw = sv_mw_alloc,
