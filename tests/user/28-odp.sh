@@ -15,6 +15,9 @@
 # ulib/examples/odp: ibv_advise_mr through libsoftverbs (prefetch for
 # writing with FLUSH, no-fault, asynchronous, refusals); librxe has no
 # advise_mr, so only libsoftverbs callers reach the kernel's ADVISE_MR.
+# ulib/examples/dmabuf: a dma-buf MR (ibv_reg_dmabuf_mr, libsoftverbs only
+# too) from /dev/udmabuf, with WRITE, READ, fetch-and-add and a SEND
+# gathered from it; Debian's 6.1 has no udmabuf: that part says SKIP.
 . "$(dirname "$0")/lib.sh"
 
 sv_need ip rdma
@@ -40,4 +43,15 @@ run "ODP traffic $XP_A_DEV -> $XP_B_DEV" $py "$helper" run \
 odp=$SV_TOOLS/ulib/examples/odp
 [ -x "$odp" ] || sv_fail "no $odp: build ulib (make -C ulib)"
 run "prefetch (ibv_advise_mr, libsoftverbs) on $XP_A_DEV" "$odp" "$XP_A_DEV"
+echo "=== dma-buf MR (ibv_reg_dmabuf_mr, libsoftverbs) on $XP_A_DEV"
+st=0
+timeout -k 5 $((60 * SV_TIME_SCALE)) "$SV_TOOLS/ulib/examples/dmabuf" "$XP_A_DEV" "$XP_A_GID4" || st=$?
+case $st in
+0) ;;
+4) echo "SV_SUMMARY: dma-buf MR not tested: no /dev/udmabuf on $SV_KVER (CONFIG_UDMABUF)" ;;
+*)
+	dmesg | tail -n 30
+	rc=1
+	;;
+esac
 [ $rc -eq 0 ] || sv_fail "on-demand paging failures (see FAIL lines above)"
