@@ -6,8 +6,7 @@
 #
 #   netns sv-28a  sv28a (softverbs) on x28a 10.128.0.1 ==== x28b 10.128.0.2 sv28b (softverbs)  netns sv-28b
 #
-# 28-odp.py caps: odp_caps as implemented, implicit ODP refused;
-# 28-odp.py run: RDMA WRITE into untouched pages, SEND/READ/atomics with
+# 28-odp.py: odp_caps as implemented, implicit ODP refused; RDMA WRITE into untouched pages, SEND/READ/atomics with
 # ODP on both sides, munmap + remap between two WRITEs, READ of pages
 # madvised away, fork (COW) with ibv_fork_init, invalidations racing
 # WRITEs and READs, a WRITE to an unmapped page (remote access error), a
@@ -37,9 +36,10 @@ run() {
 }
 
 sv_xport_setup 28 softverbs softverbs
-run "ODP capabilities of $XP_A_DEV" $py "$helper" caps "$XP_A_DEV"
-run "ODP traffic $XP_A_DEV -> $XP_B_DEV" $py "$helper" run \
-	"$XP_A_DEV" "$XP_A_GID4" "$XP_B_DEV" "$XP_B_GID4" ${SV_ODP_CASES:+"$SV_ODP_CASES"}
+# one python (importing pyverbs takes 5-20 s under the debug kernel)
+run "ODP capabilities of $XP_A_DEV, traffic $XP_A_DEV -> $XP_B_DEV" \
+	$py "$helper" "$XP_A_DEV" "$XP_A_GID4" "$XP_B_DEV" "$XP_B_GID4" \
+	${SV_ODP_CASES:+"$SV_ODP_CASES"}
 odp=$SV_TOOLS/ulib/examples/odp
 [ -x "$odp" ] || sv_fail "no $odp: build ulib (make -C ulib)"
 run "prefetch (ibv_advise_mr, libsoftverbs) on $XP_A_DEV" "$odp" "$XP_A_DEV"
