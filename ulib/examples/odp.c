@@ -50,12 +50,17 @@ static void die(int code, const char *fmt, ...)
 
 #define CHECK(cond, ...) do { if (!(cond)) die(1, __VA_ARGS__); } while (0)
 
+/*
+ * ib_core caches hw counters for RDMA_HW_STATS_DEFAULT_LIFESPAN (10 ms)
+ * after a read: wait that out, so the value read is the current one.
+ */
 static long long counter(const char *name)
 {
 	char path[256];
 	long long v;
 	FILE *f;
 
+	usleep(30000);
 	snprintf(path, sizeof(path),
 		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s", dev_name,
 		 name);
