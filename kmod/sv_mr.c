@@ -650,7 +650,7 @@ int sv_mr_odp_fault(struct sv_mr *mr, u64 iova, u64 len, bool write,
 {
 	struct ib_umem_odp *odp;
 	u64 mask = ODP_READ_ALLOWED_BIT;
-	u64 addr;
+	u64 addr, start, idx, mapped;
 	int npages;
 
 	might_sleep();
@@ -673,9 +673,17 @@ int sv_mr_odp_fault(struct sv_mr *mr, u64 iova, u64 len, bool write,
 		sv_stat_inc(mr->sv, SV_STAT_ODP_FAULT_ERRS);
 		return npages;
 	}
+	/*
+	 * ib_core returns the pages of the range, mapped or not (NO_FAULT
+	 * skips absent ones): count what is mapped now, under umem_mutex.
+	 */
+	start = (addr - ib_umem_start(odp)) >> odp->page_shift;
+	for (idx = start, mapped = 0; idx < start + npages; idx++)
+		if (odp->dma_list[idx])
+			mapped++;
 	mutex_unlock(&odp->umem_mutex);
 	sv_stat_inc(mr->sv, SV_STAT_ODP_FAULTS);
-	sv_stat_add(mr->sv, SV_STAT_ODP_FAULT_PAGES, npages);
+	sv_stat_add(mr->sv, SV_STAT_ODP_FAULT_PAGES, mapped);
 	return 0;
 }
 
