@@ -404,6 +404,7 @@ def main():
     a = m.Side(sys.argv[1], int(sys.argv[2]))
     b = m.Side(sys.argv[3], int(sys.argv[4]))
     sel = re.compile(sys.argv[5] if len(sys.argv) > 5 else '.')
+    times = []
     for name, fn in CASES:
         if not sel.search(name):
             continue
@@ -411,12 +412,14 @@ def main():
         t0 = time.monotonic()
         try:
             fn(p)
-            print(f"ok: {name} ({time.monotonic() - t0:.1f} s)")
+            times.append(f"{name}={time.monotonic() - t0:.1f}")
+            print(f"ok: {name}")
         except AssertionError as ex:
             print(f"FAIL: {name}: {ex}")
             fails += 1
         finally:
             p.close()
+    print("SV_SUMMARY: seconds per case: " + ' '.join(times))
     for dev in (sys.argv[1], sys.argv[3]):
         print(f"SV_SUMMARY: {dev}: " + ' '.join(
             f"{n}={counter(dev, n)}" for n in
