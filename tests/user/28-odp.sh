@@ -17,6 +17,8 @@
 # ulib/examples/dmabuf: a dma-buf MR (ibv_reg_dmabuf_mr, libsoftverbs only
 # too) from /dev/udmabuf, with WRITE, READ, fetch-and-add and a SEND
 # gathered from it; Debian's 6.1 has no udmabuf: that part says SKIP.
+# Last, "rdma link delete" of a device under a process whose ODP MR is
+# mapped (and maybe still being prefetched); the process then unmaps it.
 . "$(dirname "$0")/lib.sh"
 
 sv_need ip rdma
@@ -54,4 +56,19 @@ case $st in
 	rc=1
 	;;
 esac
+# last: the device goes away under a process holding a mapped ODP MR
+echo "=== removal of $XP_B_DEV under an ODP MR"
+coproc HOLD { timeout -k 5 $((60 * SV_TIME_SCALE)) "$odp" "$XP_B_DEV" hold; }
+read -r -t $((30 * SV_TIME_SCALE)) line <&"${HOLD[0]}" || line=
+if [ "$line" = holding ]; then
+	timeout "$(sv_t 20)" rdma link delete "$XP_B_DEV" 2>/dev/null ||
+		timeout "$(sv_t 20)" ip netns exec "$XP_B_NS" rdma link delete "$XP_B_DEV" ||
+		{ echo "rdma link delete failed or blocked"; rc=1; }
+	echo go >&"${HOLD[1]}"
+	cat <&"${HOLD[0]}"
+else
+	echo "odp hold did not start: '$line'"
+	rc=1
+fi
+wait "$HOLD_PID" || { echo "odp hold failed"; rc=1; }
 [ $rc -eq 0 ] || sv_fail "on-demand paging failures (see FAIL lines above)"

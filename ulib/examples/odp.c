@@ -14,6 +14,13 @@
  *	is not ODP (EINVAL), a range outside the MR (ERANGE), an unknown
  *	L_Key (EINVAL), an empty SGE list (EINVAL).
  *
+ *   odp DEV hold
+ *	registers an ODP MR, maps it (PREFETCH_WRITE, then an asynchronous
+ *	PREFETCH of it that may still run), says "holding" and waits for a
+ *	line on stdin: meanwhile the test removes DEV ("rdma link delete"),
+ *	which destroys the MR under us; then the range is madvised away and
+ *	unmapped (no notifier may be left to call) and we exit.
+ *
  * Exit 0 all passed, 1 a check failed, 4 skipped (no such device).
  */
 #include <errno.h>
@@ -92,8 +99,8 @@ int main(int argc, char **argv)
 	char *buf, *pbuf;
 	int i, err;
 
-	if (argc != 2)
-		die(2, "usage: odp DEV");
+	if (argc != 2 && (argc != 3 || strcmp(argv[2], "hold")))
+		die(2, "usage: odp DEV [hold]");
 	dev_name = argv[1];
 	list = ibv_get_device_list(NULL);
 	CHECK(list, "ibv_get_device_list: %s", strerror(errno));
@@ -118,6 +125,27 @@ int main(int argc, char **argv)
 	CHECK(mr, "reg_mr ON_DEMAND: %s", strerror(errno));
 	plain = ibv_reg_mr(pd, pbuf, page, IBV_ACCESS_LOCAL_WRITE);
 	CHECK(plain, "reg_mr: %s", strerror(errno));
+
+	if (argc == 3) {
+		char line[16];
+
+		step = "hold";
+		sge = (struct ibv_sge){ (uintptr_t)buf, size, mr->lkey };
+		err = ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+				    IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
+		CHECK(!err, "advise_mr: %s", strerror(err));
+		err = ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH, 0,
+				    &sge, 1);
+		CHECK(!err, "advise_mr: %s", strerror(err));
+		printf("holding\n");
+		fflush(stdout);
+		CHECK(fgets(line, sizeof(line), stdin), "no go-ahead");
+		CHECK(!madvise(buf, size, MADV_DONTNEED), "madvise: %s",
+		      strerror(errno));
+		munmap(buf, size);
+		printf("ok: ODP MR through device removal\n");
+		return 0;
+	}
 
 	step = "PREFETCH_WRITE, FLUSH";
 	before = counter("odp_fault_pages");
