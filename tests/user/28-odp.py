@@ -28,7 +28,7 @@ remap, madvise and fork it:
   fork          after ibv_fork_init(), fork(); the parent writes its
                 buffer (COW: new pages): a READ returns the parent's new
                 data, not the page the child shares
-  race          120 WRITEs and READs (40 under KASAN) while a thread keeps
+  race          60 WRITEs and READs (24 under KASAN) while a thread keeps
                 madvise()ing the target away: every one completes
                 successfully
   unmapped      a WRITE to a part of the MR that is no longer mapped ends
@@ -59,7 +59,7 @@ _spec.loader.exec_module(m)
 
 PAGE = os.sysconf('SC_PAGE_SIZE')
 # a KASAN kernel under TCG: fewer rounds of the race (lib.sh's scale)
-RACE_OPS = 60 if int(os.environ.get('SV_TIME_SCALE', '1')) <= 1 else 20
+RACE_OPS = 30 if int(os.environ.get('SV_TIME_SCALE', '1')) <= 1 else 12
 SIZE = 1 << 20
 ODP_ACC = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
            e.IBV_ACCESS_REMOTE_READ | e.IBV_ACCESS_REMOTE_ATOMIC |

@@ -59,6 +59,8 @@ esac
 # last: the device goes away under a process holding a mapped ODP MR
 echo "=== removal of $XP_B_DEV under an ODP MR"
 coproc HOLD { timeout -k 5 $((60 * SV_TIME_SCALE)) "$odp" "$XP_B_DEV" hold; }
+# bash forgets HOLD_PID once the coprocess has ended
+hold_pid=$HOLD_PID
 read -r -t $((30 * SV_TIME_SCALE)) line <&"${HOLD[0]}" || line=
 if [ "$line" = holding ]; then
 	timeout "$(sv_t 20)" rdma link delete "$XP_B_DEV" 2>/dev/null ||
@@ -70,5 +72,5 @@ else
 	echo "odp hold did not start: '$line'"
 	rc=1
 fi
-wait "$HOLD_PID" || { echo "odp hold failed"; rc=1; }
+wait "$hold_pid" || { echo "odp hold failed"; rc=1; }
 [ $rc -eq 0 ] || sv_fail "on-demand paging failures (see FAIL lines above)"
