@@ -707,9 +707,9 @@ void sv_resp_work(struct work_struct *work)
 	struct sv_qp *qp = container_of(work, struct sv_qp, resp.work);
 	unsigned int batches = SV_RESP_WORK_BATCHES;
 	unsigned int refused = 0;
-	bool done = false;
+	bool done = false, parked = false;
 
-	while (!done) {
+	while (!done && !parked) {
 		struct sv_resp_out out;
 		bool sent = true;
 
@@ -727,9 +727,7 @@ void sv_resp_work(struct work_struct *work)
 			done = true;
 		} else if (qp->resp.odp_wait) {
 			/* parked: sv_resp_odp_done() queues us again */
-			spin_unlock_bh(&qp->resp.lock);
-			rcu_read_unlock();
-			break;
+			parked = true;
 		} else {
 			done = sv_resp_serve(qp, &out, SV_RESP_BATCH_PKTS);
 			/*
