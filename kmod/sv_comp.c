@@ -133,6 +133,7 @@ static bool sv_comp_read_resp_locked(struct sv_qp *qp, struct sv_swqe *sw,
 	u32 len = sw->wqe->dma.length;
 	u32 rest = len - sw->resp_len;
 	bool last = p->info->flags & SV_OP_LAST;
+	int err;
 
 	/*
 	 * Every packet but the last carries exactly the MTU (IBTA 9.7.7),
@@ -142,9 +143,12 @@ static bool sv_comp_read_resp_locked(struct sv_qp *qp, struct sv_swqe *sw,
 	if (last ? p->paylen != rest : (p->paylen != sw->mtu || rest <= sw->mtu))
 		return false;
 
-	if (p->paylen && sv_req_sge_copy(qp, sw->wqe, sw->resp_len,
-					 (void *)sv_pkt_payload(p), p->paylen,
-					 SV_COPY_TO_MR)) {
+	err = p->paylen ? sv_req_sge_copy(qp, sw->wqe, sw->resp_len,
+					  (void *)sv_pkt_payload(p), p->paylen,
+					  SV_COPY_TO_MR) : 0;
+	if (err == -EAGAIN)
+		return true;	/* dropped: asked again after the ODP fault */
+	if (err) {
 		sv_comp_fail_locked(qp, sw, IB_WC_LOC_PROT_ERR);
 		*retire = true;
 		return true;
@@ -166,9 +170,13 @@ static void sv_comp_atomic_ack_locked(struct sv_qp *qp, struct sv_swqe *sw,
 {
 	/* the original value, in host order, into the local buffer */
 	u64 orig = sv_atmack_orig(p->hdr);
+	int err;
 
-	if (sv_req_sge_copy(qp, sw->wqe, 0, &orig, sizeof(orig),
-			    SV_COPY_TO_MR))
+	err = sv_req_sge_copy(qp, sw->wqe, 0, &orig, sizeof(orig),
+			      SV_COPY_TO_MR);
+	if (err == -EAGAIN)
+		return;		/* asked again after the ODP fault */
+	if (err)
 		sv_comp_fail_locked(qp, sw, IB_WC_LOC_PROT_ERR);
 	else
 		sw->state = SV_SWQE_DONE;

@@ -128,6 +128,8 @@ static const struct ib_device_ops sv_dev_ops = {
 	.reg_user_mr = sv_mr_reg_user,
 	.rereg_user_mr = sv_mr_rereg_user,
 	.dereg_mr = sv_mr_dereg,
+	.reg_user_mr_dmabuf = sv_mr_reg_dmabuf,
+	.advise_mr = sv_mr_advise,
 	.alloc_mr = sv_mr_alloc_fast,
 	.map_mr_sg = sv_mr_map_sg,
 

@@ -89,6 +89,12 @@ struct ib_mr *sv_mr_rereg_user(struct ib_mr *ibmr, int flags, u64 start,
 			       u64 length, u64 iova, int access,
 			       struct ib_pd *pd, struct ib_udata *udata);
 int sv_mr_dereg(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *sv_mr_reg_dmabuf(struct ib_pd *ibpd, u64 offset, u64 length,
+			       u64 iova, int fd, int access,
+			       sv_reg_dmabuf_arg_t arg);
+int sv_mr_advise(struct ib_pd *ibpd, enum ib_uverbs_advise_mr_advice advice,
+		 u32 flags, struct ib_sge *sg_list, u32 num_sge,
+		 struct uverbs_attr_bundle *attrs);
 struct ib_mr *sv_mr_alloc_fast(struct ib_pd *ibpd, enum ib_mr_type type,
 			       u32 max_num_sg);
 int sv_mr_map_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,

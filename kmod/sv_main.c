@@ -86,3 +86,5 @@ MODULE_DESCRIPTION("softverbs: software RDMA over Converged Ethernet (RoCEv2) pr
 MODULE_LICENSE("GPL");
 MODULE_VERSION(SV_VERSION);
 MODULE_ALIAS_RDMA_LINK("softverbs");
+/* dma-buf MRs (sv_mr.c) */
+MODULE_IMPORT_NS(DMA_BUF);

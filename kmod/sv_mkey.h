@@ -9,6 +9,7 @@
 #define SV_MKEY_H
 
 #include <linux/completion.h>
+#include <linux/iosys-map.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/seqlock.h>
@@ -74,6 +75,8 @@ enum sv_mr_kind {
 	SV_MR_DMA,		/* a kernel PD's DMA MR: kernel addresses */
 	SV_MR_USER,		/* reg_user_mr: pinned user pages */
 	SV_MR_FAST,		/* alloc_mr MEM_REG: page list by REG_MR */
+	SV_MR_ODP,		/* reg_user_mr ON_DEMAND: umem_odp, nothing pinned */
+	SV_MR_DMABUF,		/* reg_user_mr_dmabuf: a vmapped dma-buf */
 };
 
 /* a fast-register page list: page_size blocks of kernel addresses */
@@ -114,6 +117,35 @@ struct sv_mr {
 	struct page		**pages;	/* npages pinned pages */
 	unsigned long		npages;
 	unsigned int		page_offset;	/* of iova in pages[0] */
+
+	/*
+	 * SV_MR_ODP: umem_odp is immutable after creation.  Which pages are
+	 * present is umem_odp->dma_list (with virtual DMA ops an entry is the
+	 * kernel address of the page | ODP_*_ALLOWED_BIT), written by ib_core
+	 * under umem_mutex.  Copies read it and copy under the exclusive side
+	 * of lock (read_seqlock_excl_bh); the invalidate callback marks the
+	 * range it is about to unmap in odp_inval_start/end under that same
+	 * lock, so once it dropped the lock no copy touches those pages, and
+	 * clears the mark after ib_core unmapped them.  Invalidations are
+	 * serialised by umem_mutex, so one mark is enough.  odp_bad_start/end
+	 * (same lock): a range whose fault failed (not mapped, no rights):
+	 * the next access there is an error, not another fault (sv_odp.c).
+	 */
+	struct ib_umem_odp	*umem_odp;
+	u64			odp_inval_start;
+	u64			odp_inval_end;
+	u64			odp_bad_start;
+	u64			odp_bad_end;
+
+	/*
+	 * SV_MR_DMABUF: immutable after creation.  The buffer (a reference)
+	 * and its kernel mapping; the MR's first byte is dmabuf_va.  The
+	 * dma-buf contract keeps a vmapped buffer in place until vunmap, so
+	 * no move_notify is needed.
+	 */
+	struct dma_buf		*dmabuf;
+	struct iosys_map	dmabuf_map;
+	u8			*dmabuf_va;
 
 	/*
 	 * SV_MR_FAST: map_mr_sg fills *staged, REG_MR swaps it with *active

@@ -23,6 +23,7 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
+#include <rdma/ib_umem_odp.h>
 
 #include "sv.h"
 #include "sv_xport.h"
@@ -38,8 +39,8 @@
  * are hints a device may ignore; softverbs copies with the CPU, so they
  * change nothing and are accepted.  IB_ZERO_BASED is refused for MRs: an
  * MR's addressing is its iova (ibv_reg_mr_iova with 0 is zero based); the
- * flag is meaningful for window binds (sv_mw.c).  On-demand paging is not
- * implemented.  Of the FLUSH rights (IBTA 1.5, where ib_core has them:
+ * flag is meaningful for window binds (sv_mw.c).  IB_ACCESS_ON_DEMAND is
+ * taken by sv_mr_reg_user() apart (SV_MR_ODP).  Of the FLUSH rights (IBTA 1.5, where ib_core has them:
  * compat.h) only global visibility is granted: softverbs cannot make a
  * page persistent, so IB_ACCESS_FLUSH_PERSISTENT is -EOPNOTSUPP (ib_core
  * refuses it first: the device does not advertise it).
@@ -47,6 +48,7 @@
 #define SV_MR_ACCESS_USER	(IB_ACCESS_LOCAL_WRITE | SV_MR_ACCESS_REMOTE | \
 				 IB_ACCESS_MW_BIND | IB_ACCESS_HUGETLB | \
 				 IB_ACCESS_OPTIONAL | SV_ACCESS_FLUSH_GLOBAL)
+#define SV_MR_ACCESS_ODP	(SV_MR_ACCESS_USER | IB_ACCESS_ON_DEMAND)
 #define SV_MR_ACCESS_FAST	(IB_ACCESS_LOCAL_WRITE | SV_MR_ACCESS_REMOTE | \
 				 IB_ACCESS_MW_BIND | IB_ACCESS_OPTIONAL | \
 				 SV_ACCESS_FLUSH_GLOBAL)
@@ -445,6 +447,246 @@ out_unlock:
 	return err;
 }
 
+
+/* ---- on-demand paging ---------------------------------------------------- */
+
+/*
+ * An ODP MR (IB_ACCESS_ON_DEMAND) holds no page: ib_core's umem_odp tracks
+ * the range with an mmu_interval_notifier, sv_mr_odp_fault() maps pages
+ * with hmm_range_fault() when an access needs them, and the core mm calls
+ * sv_mr_odp_invalidate() before any page of the range goes away or changes
+ * (munmap, fork's COW protection, madvise(DONTNEED), migration, reclaim).
+ * Copies run in any context and cannot fault: a page that is not mapped
+ * with the rights the access needs makes it fail with -EAGAIN, and the
+ * transport has the range faulted in process context (sv_odp.c).
+ */
+
+static inline bool sv_mr_odp_overlap(u64 a_start, u64 a_end, u64 b_start,
+				      u64 b_end)
+{
+	return a_start < b_end && b_start < a_end;
+}
+
+/* the user address of @iova (checked against the MR by the caller) */
+static inline u64 sv_mr_odp_addr(struct sv_mr *mr, u64 iova)
+{
+	return mr->umem_odp->umem.address + (iova - mr->iova);
+}
+
+/*
+ * The kernel address of the byte at user address @addr for an access
+ * that writes (@write) or reads, and in *@len how many bytes of the
+ * access fit in its page; NULL if the page is absent, lacks the right or
+ * is being invalidated.  Under the exclusive side of mr->lock.
+ */
+static void *sv_mr_odp_va(struct sv_mr *mr, u64 addr, u32 *len, bool write)
+{
+	struct ib_umem_odp *odp = mr->umem_odp;
+	unsigned int shift = odp->page_shift;
+	u64 page_size = 1ULL << shift;
+	u64 off = addr & (page_size - 1);
+	u64 idx = (addr - ib_umem_start(odp)) >> shift;
+	dma_addr_t dma;
+
+	if (addr >= mr->odp_inval_start && addr < mr->odp_inval_end)
+		return NULL;
+	if (WARN_ON_ONCE(addr < ib_umem_start(odp) || addr >= ib_umem_end(odp)))
+		return NULL;
+	/* written by ib_core under umem_mutex; invalidation is excluded */
+	dma = READ_ONCE(odp->dma_list[idx]);
+	if (!(dma & (write ? ODP_WRITE_ALLOWED_BIT : ODP_READ_ALLOWED_BIT)))
+		return NULL;
+	*len = min_t(u64, *len, page_size - off);
+	return sv_dma_to_ptr((dma & ODP_DMA_ADDR_MASK) + off);
+}
+
+/*
+ * -EAGAIN for an absent page, unless an earlier fault of that address
+ * failed: then the access fails for good (-EFAULT) and the mark is used up.
+ */
+static int sv_mr_odp_miss(struct sv_mr *mr, u64 addr)
+{
+	if (addr >= mr->odp_bad_start && addr < mr->odp_bad_end) {
+		mr->odp_bad_start = 0;
+		mr->odp_bad_end = 0;
+		return -EFAULT;
+	}
+	sv_stat_inc(mr->sv, SV_STAT_ODP_MISSES);
+	return -EAGAIN;
+}
+
+static int sv_mr_copy_odp(struct sv_mr *mr, u64 iova, void *buf, u32 len,
+			  enum sv_copy_dir dir)
+{
+	bool write = dir == SV_COPY_TO_MR;
+	int err = 0;
+	u64 addr;
+
+	/* like a user MR, the translation never changes */
+	if (!sv_mr_range_ok(mr->iova, mr->length, iova, len))
+		return -ERANGE;
+	addr = sv_mr_odp_addr(mr, iova);
+
+	read_seqlock_excl_bh(&mr->lock);
+	while (len) {
+		u32 n = len;
+		void *va = sv_mr_odp_va(mr, addr, &n, write);
+
+		if (!va) {
+			err = sv_mr_odp_miss(mr, addr);
+			break;
+		}
+		sv_mr_copy_va(va, buf, n, dir);
+		buf += n;
+		addr += n;
+		len -= n;
+	}
+	read_sequnlock_excl_bh(&mr->lock);
+	return err;
+}
+
+static u64 sv_mr_do_atomic(u64 *p, enum sv_atomic_op op, u64 compare_add,
+			   u64 swap);
+
+static int sv_mr_atomic_odp(struct sv_mr *mr, u64 iova, enum sv_atomic_op op,
+			    u64 compare_add, u64 swap, u64 *orig)
+{
+	int err = 0;
+	u32 n = 8;
+	u64 addr;
+	void *va;
+
+	if (!sv_mr_range_ok(mr->iova, mr->length, iova, 8))
+		return -ERANGE;
+	addr = sv_mr_odp_addr(mr, iova);
+	/* IBTA 9.4.5: naturally aligned, so inside one page */
+	if (addr & 7)
+		return -EINVAL;
+	read_seqlock_excl_bh(&mr->lock);
+	va = sv_mr_odp_va(mr, addr, &n, true);
+	if (!va)
+		err = sv_mr_odp_miss(mr, addr);
+	else if (WARN_ON_ONCE(n < 8))
+		err = -EINVAL;
+	else
+		*orig = sv_mr_do_atomic(va, op, compare_add, swap);
+	read_sequnlock_excl_bh(&mr->lock);
+	return err;
+}
+
+/*
+ * mmu_interval_notifier callback: the pages of [range->start, range->end)
+ * are about to change.  After it returns no copy may touch them, and the
+ * next access faults them again.  ib_core's unmap (which dirties written
+ * pages) is not called under our spinlock: set_page_dirty() is the
+ * filesystem's; the range is marked instead, so copies, which take
+ * mr->lock, see those pages as absent from the moment the mark is set.
+ */
+static bool sv_mr_odp_invalidate(struct mmu_interval_notifier *mni,
+				 const struct mmu_notifier_range *range,
+				 unsigned long cur_seq)
+{
+	struct ib_umem_odp *odp = container_of(mni, struct ib_umem_odp,
+					       notifier);
+	struct sv_mr *mr;
+	u64 start, end;
+
+	if (!mmu_notifier_range_blockable(range))
+		return false;
+
+	mutex_lock(&odp->umem_mutex);
+	mmu_interval_set_seq(mni, cur_seq);
+	mr = odp->private;
+	start = max_t(u64, ib_umem_start(odp), range->start);
+	end = min_t(u64, ib_umem_end(odp), range->end);
+	/* NULL: not yet published, nothing was ever mapped */
+	if (mr && start < end) {
+		read_seqlock_excl_bh(&mr->lock);
+		mr->odp_inval_start = start;
+		mr->odp_inval_end = end;
+		/* the mapping changed: a failed fault may succeed now */
+		if (sv_mr_odp_overlap(start, end, mr->odp_bad_start,
+				      mr->odp_bad_end)) {
+			mr->odp_bad_start = 0;
+			mr->odp_bad_end = 0;
+		}
+		read_sequnlock_excl_bh(&mr->lock);
+
+		ib_umem_odp_unmap_dma_pages(odp, start, end);
+
+		read_seqlock_excl_bh(&mr->lock);
+		mr->odp_inval_start = 0;
+		mr->odp_inval_end = 0;
+		read_sequnlock_excl_bh(&mr->lock);
+		sv_stat_inc(mr->sv, SV_STAT_ODP_INVALIDATIONS);
+	}
+	mutex_unlock(&odp->umem_mutex);
+	return true;
+}
+
+/*
+ * A fault the transport asked for failed with @err: unless it was only
+ * contention (-EBUSY, -EAGAIN), the range is not mapped in the process or
+ * not with the rights; the access that asked fails when it comes again,
+ * rather than fault for ever.  A prefetch does not mark anything.
+ */
+void sv_mr_odp_fault_failed(struct sv_mr *mr, u64 iova, u64 len, int err)
+{
+	if (mr->kind != SV_MR_ODP || err == -EBUSY || err == -EAGAIN ||
+	    !sv_mr_range_ok(mr->iova, mr->length, iova, len))
+		return;
+	read_seqlock_excl_bh(&mr->lock);
+	mr->odp_bad_start = sv_mr_odp_addr(mr, iova);
+	mr->odp_bad_end = mr->odp_bad_start + len;
+	read_sequnlock_excl_bh(&mr->lock);
+}
+
+static const struct mmu_interval_notifier_ops sv_mr_odp_ops = {
+	.invalidate = sv_mr_odp_invalidate,
+};
+
+int sv_mr_odp_fault(struct sv_mr *mr, u64 iova, u64 len, bool write,
+		    bool fault)
+{
+	struct ib_umem_odp *odp;
+	u64 mask = ODP_READ_ALLOWED_BIT;
+	u64 addr, start, idx, mapped;
+	int npages;
+
+	might_sleep();
+	if (mr->kind != SV_MR_ODP)
+		return 0;
+	odp = mr->umem_odp;
+	if (!sv_mr_range_ok(mr->iova, mr->length, iova, len))
+		return -ERANGE;
+	if (!len)
+		return 0;
+	if (write) {
+		if (!odp->umem.writable)
+			return -EACCES;
+		mask |= ODP_WRITE_ALLOWED_BIT;
+	}
+	addr = sv_mr_odp_addr(mr, iova);
+	/* returns with umem_mutex held on success */
+	npages = ib_umem_odp_map_dma_and_lock(odp, addr, len, mask, fault);
+	if (npages < 0) {
+		sv_stat_inc(mr->sv, SV_STAT_ODP_FAULT_ERRS);
+		return npages;
+	}
+	/*
+	 * ib_core returns the pages of the range, mapped or not (NO_FAULT
+	 * skips absent ones): count what is mapped now, under umem_mutex.
+	 */
+	start = (addr - ib_umem_start(odp)) >> odp->page_shift;
+	for (idx = start, mapped = 0; idx < start + npages; idx++)
+		if (odp->dma_list[idx])
+			mapped++;
+	mutex_unlock(&odp->umem_mutex);
+	sv_stat_inc(mr->sv, SV_STAT_ODP_FAULTS);
+	sv_stat_add(mr->sv, SV_STAT_ODP_FAULT_PAGES, mapped);
+	return 0;
+}
+
 int sv_mr_copy(struct sv_mr *mr, u64 iova, void *buf, u32 len,
 	       enum sv_copy_dir dir)
 {
@@ -453,6 +695,13 @@ int sv_mr_copy(struct sv_mr *mr, u64 iova, void *buf, u32 len,
 		return sv_mr_copy_user(mr, iova, buf, len, dir);
 	case SV_MR_FAST:
 		return sv_mr_copy_fast(mr, iova, buf, len, dir);
+	case SV_MR_ODP:
+		return sv_mr_copy_odp(mr, iova, buf, len, dir);
+	case SV_MR_DMABUF:
+		if (!sv_mr_range_ok(mr->iova, mr->length, iova, len))
+			return -ERANGE;
+		sv_mr_copy_va(mr->dmabuf_va + (iova - mr->iova), buf, len, dir);
+		return 0;
 	case SV_MR_DMA:
 		if (!sv_mr_range_ok(0, U64_MAX, iova, len))
 			return -ERANGE;
@@ -508,6 +757,16 @@ int sv_mr_atomic(struct sv_mr *mr, u64 iova, enum sv_atomic_op op,
 		flush_dcache_page(mr->pages[pos >> PAGE_SHIFT]);
 		return 0;
 	}
+	case SV_MR_ODP:
+		return sv_mr_atomic_odp(mr, iova, op, compare_add, swap, orig);
+	case SV_MR_DMABUF:
+		if (!sv_mr_range_ok(mr->iova, mr->length, iova, 8))
+			return -ERANGE;
+		va = mr->dmabuf_va + (iova - mr->iova);
+		if ((uintptr_t)va & 7)
+			return -EINVAL;
+		*orig = sv_mr_do_atomic(va, op, compare_add, swap);
+		return 0;
 	case SV_MR_FAST:
 		read_seqlock_excl_bh(&mr->lock);
 		if (mr->state != SV_MR_VALID)
@@ -682,6 +941,11 @@ static struct sv_mr *sv_mr_alloc(struct sv_dev *sv, struct ib_pd *pd,
 
 static void sv_mr_free_resources(struct sv_mr *mr)
 {
+	if (mr->dmabuf) {
+		if (mr->dmabuf_va)
+			sv_dma_buf_vunmap(mr->dmabuf, &mr->dmabuf_map);
+		dma_buf_put(mr->dmabuf);
+	}
 	if (mr->umem)
 		ib_umem_release(mr->umem);
 	kvfree(mr->pages);
@@ -815,6 +1079,56 @@ err_free_mr:
 	return ERR_PTR(err);
 }
 
+/*
+ * An ODP MR: ib_umem_odp_get() checks the range against the process's
+ * address space and inserts the interval notifier; nothing is pinned or
+ * mapped, so RLIMIT_MEMLOCK does not apply.  Implicit ODP (the whole
+ * address space: start 0, length U64_MAX) is not implemented and not
+ * advertised (IB_ODP_SUPPORT_IMPLICIT).
+ */
+static struct sv_mr *sv_mr_create_odp(struct sv_dev *sv, struct ib_pd *pd,
+				      u64 start, u64 length, u64 iova,
+				      int access)
+{
+	struct ib_umem_odp *odp;
+	struct sv_mr *mr;
+
+	if (!start && length == U64_MAX) {
+		sv_dbg_dev(sv, "implicit ODP is not supported\n");
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	if (!length || length > SV_MAX_MR_SIZE) {
+		sv_dbg_dev(sv, "MR length %llu not in [1, %llu]\n", length,
+			   SV_MAX_MR_SIZE);
+		return ERR_PTR(-EINVAL);
+	}
+	if (iova + length - 1 < iova)
+		return ERR_PTR(-EINVAL);
+
+	mr = sv_mr_alloc(sv, pd, SV_MR_ODP, access);
+	if (IS_ERR(mr))
+		return mr;
+	odp = ib_umem_odp_get(&sv->ibdev, start, length, access,
+			      &sv_mr_odp_ops);
+	if (IS_ERR(odp)) {
+		sv_mr_free(mr);
+		return ERR_CAST(odp);
+	}
+	/* freed with the MR: ib_umem_release() knows an ODP umem */
+	mr->umem = &odp->umem;
+	mr->umem_odp = odp;
+	/* the callback finds the MR under umem_mutex (NULL before) */
+	mutex_lock(&odp->umem_mutex);
+	odp->private = mr;
+	mutex_unlock(&odp->umem_mutex);
+	mr->iova = iova;
+	mr->length = length;
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	mr->ibmr.page_size = 1U << odp->page_shift;
+	return mr;
+}
+
 struct ib_mr *sv_mr_reg_user(struct ib_pd *ibpd, u64 start, u64 length,
 			     u64 iova, int access, struct ib_udata *udata)
 {
@@ -825,6 +1139,15 @@ struct ib_mr *sv_mr_reg_user(struct ib_pd *ibpd, u64 start, u64 length,
 	err = sv_mr_check_udata(udata);
 	if (err)
 		return ERR_PTR(err);
+	if (access & IB_ACCESS_ON_DEMAND) {
+		err = sv_mr_check_access(sv, access, SV_MR_ACCESS_ODP);
+		if (err)
+			return ERR_PTR(err);
+		mr = sv_mr_create_odp(sv, ibpd, start, length, iova, access);
+		if (IS_ERR(mr))
+			return ERR_CAST(mr);
+		return sv_mr_publish(mr, SV_MR_VALID);
+	}
 	err = sv_mr_check_access(sv, access, SV_MR_ACCESS_USER);
 	if (err)
 		return ERR_PTR(err);
@@ -832,6 +1155,71 @@ struct ib_mr *sv_mr_reg_user(struct ib_pd *ibpd, u64 start, u64 length,
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
 	return sv_mr_publish(mr, SV_MR_VALID);
+}
+
+/*
+ * A dma-buf MR (ibv_reg_dmabuf_mr, through libsoftverbs: librxe has no
+ * reg_dmabuf_mr).  softverbs copies with the CPU and has no DMA device to
+ * attach with, so it maps the whole buffer into the kernel (dma_buf_vmap,
+ * which keeps the buffer in place until vunmap: the exporter cannot move
+ * it under the MR, and no move_notify is needed) and copies through that
+ * mapping.  An exporter without vmap, or whose memory is I/O memory,
+ * cannot be registered (-EOPNOTSUPP).
+ */
+struct ib_mr *sv_mr_reg_dmabuf(struct ib_pd *ibpd, u64 offset, u64 length,
+			       u64 iova, int fd, int access,
+			       sv_reg_dmabuf_arg_t arg)
+{
+	struct sv_dev *sv = to_sv_dev(ibpd->device);
+	struct dma_buf *dmabuf;
+	struct sv_mr *mr;
+	int err;
+
+	err = sv_mr_check_udata(sv_reg_dmabuf_udata(arg));
+	if (err)
+		return ERR_PTR(err);
+	err = sv_mr_check_access(sv, access, SV_MR_ACCESS_USER);
+	if (err)
+		return ERR_PTR(err);
+	if (!length || length > SV_MAX_MR_SIZE || offset + length < offset ||
+	    iova + length - 1 < iova)
+		return ERR_PTR(-EINVAL);
+
+	mr = sv_mr_alloc(sv, ibpd, SV_MR_DMABUF, access);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	dmabuf = dma_buf_get(fd);
+	if (IS_ERR(dmabuf)) {
+		err = PTR_ERR(dmabuf);
+		goto err_free_mr;
+	}
+	mr->dmabuf = dmabuf;
+	if (offset + length > dmabuf->size) {
+		err = -EINVAL;
+		goto err_free_mr;
+	}
+	err = sv_dma_buf_vmap(dmabuf, &mr->dmabuf_map);
+	if (err) {
+		sv_dbg_dev(sv, "dma-buf cannot be mapped: %d\n", err);
+		err = -EOPNOTSUPP;
+		goto err_free_mr;
+	}
+	if (mr->dmabuf_map.is_iomem) {
+		sv_dma_buf_vunmap(dmabuf, &mr->dmabuf_map);
+		err = -EOPNOTSUPP;
+		goto err_free_mr;
+	}
+	mr->dmabuf_va = (u8 *)mr->dmabuf_map.vaddr + offset;
+	mr->iova = iova;
+	mr->length = length;
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	mr->ibmr.page_size = PAGE_SIZE;
+	return sv_mr_publish(mr, SV_MR_VALID);
+
+err_free_mr:
+	sv_mr_free(mr);	/* puts the dma-buf too */
+	return ERR_PTR(err);
 }
 
 /*
@@ -948,6 +1336,123 @@ int sv_mr_dereg(struct ib_mr *ibmr, struct ib_udata *udata)
 
 	sv_mr_destroy(mr);
 	return 0;
+}
+
+/* ---- prefetch (advise_mr) ------------------------------------------------ */
+
+/* an asynchronous prefetch: its ranges, each with an MR reference */
+struct sv_mr_prefetch {
+	struct work_struct	work;
+	bool			write;
+	bool			fault;
+	u32			num;
+	struct {
+		struct sv_mr	*mr;
+		u64		iova;
+		u32		len;
+	} r[];
+};
+
+static void sv_mr_prefetch_work(struct work_struct *work)
+{
+	struct sv_mr_prefetch *pf = container_of(work, struct sv_mr_prefetch,
+						 work);
+	u32 i;
+
+	for (i = 0; i < pf->num; i++) {
+		/* a hint: a range that cannot be mapped is left as it is */
+		sv_mr_odp_fault(pf->r[i].mr, pf->r[i].iova, pf->r[i].len,
+				pf->write, pf->fault);
+		sv_mr_put(pf->r[i].mr);
+		cond_resched();
+	}
+	kfree(pf);
+}
+
+/*
+ * ibv_advise_mr(): map the pages of ODP MR ranges ahead of use.  PREFETCH
+ * faults them for reading, PREFETCH_WRITE for writing, PREFETCH_NO_FAULT
+ * maps only what is present in the process already.  Every SGE must name
+ * an ODP MR of @ibpd by its L_Key (with local write for PREFETCH_WRITE)
+ * and lie inside it: checked before anything is done, -EINVAL/-EACCES/
+ * -ERANGE otherwise.  With IB_UVERBS_ADVISE_MR_FLAG_FLUSH the pages are
+ * mapped when this returns (the first failure is returned); without it a
+ * work item maps them, holding a reference on each MR.
+ */
+int sv_mr_advise(struct ib_pd *ibpd, enum ib_uverbs_advise_mr_advice advice,
+		 u32 flags, struct ib_sge *sg_list, u32 num_sge,
+		 struct uverbs_attr_bundle *attrs)
+{
+	struct sv_dev *sv = to_sv_dev(ibpd->device);
+	struct sv_mr_prefetch *pf;
+	bool write, fault;
+	int err = 0;
+	u32 i;
+
+	switch (advice) {
+	case IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH:
+		write = false;
+		fault = true;
+		break;
+	case IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE:
+		write = true;
+		fault = true;
+		break;
+	case IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT:
+		write = false;
+		fault = false;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (flags & ~IB_UVERBS_ADVISE_MR_FLAG_FLUSH)
+		return -EOPNOTSUPP;
+
+	pf = kzalloc(struct_size(pf, r, num_sge), GFP_KERNEL);
+	if (!pf)
+		return -ENOMEM;
+	pf->write = write;
+	pf->fault = fault;
+	for (i = 0; i < num_sge; i++) {
+		u64 iova = sg_list[i].addr;
+		struct sv_mr *mr;
+
+		mr = sv_mr_lookup(sv, sg_list[i].lkey, ibpd, 0,
+				  write ? IB_ACCESS_LOCAL_WRITE : 0, &iova,
+				  sg_list[i].length);
+		if (IS_ERR(mr)) {
+			err = PTR_ERR(mr);
+			goto err_put;
+		}
+		pf->r[pf->num].mr = mr;
+		pf->r[pf->num].iova = iova;
+		pf->r[pf->num].len = sg_list[i].length;
+		pf->num++;
+		if (mr->kind != SV_MR_ODP) {
+			err = -EINVAL;
+			goto err_put;
+		}
+	}
+
+	if (flags & IB_UVERBS_ADVISE_MR_FLAG_FLUSH) {
+		for (i = 0; i < pf->num; i++) {
+			int ret = sv_mr_odp_fault(pf->r[i].mr, pf->r[i].iova,
+						  pf->r[i].len, write, fault);
+
+			if (ret && !err)
+				err = ret;
+		}
+		goto err_put;	/* done: the references go */
+	}
+	INIT_WORK(&pf->work, sv_mr_prefetch_work);
+	queue_work(system_unbound_wq, &pf->work);
+	return 0;
+
+err_put:
+	for (i = 0; i < pf->num; i++)
+		sv_mr_put(pf->r[i].mr);
+	kfree(pf);
+	return err;
 }
 
 struct ib_mr *sv_mr_alloc_fast(struct ib_pd *ibpd, enum ib_mr_type type,

@@ -29,10 +29,15 @@
 #include "sv.h"
 #include "sv_xport.h"
 
-/* QP access rights; LOCAL_WRITE means nothing for a QP and is ignored */
+/*
+ * QP access rights.  LOCAL_WRITE and ON_DEMAND mean nothing for a QP and
+ * are ignored, as HCAs do: programs (rdma-core's ODP tests among them)
+ * pass their MR's rights as the QP's.
+ */
 #define SV_QP_ACCESS_FLAGS \
 	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
-	 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | SV_ACCESS_FLUSH)
+	 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | SV_ACCESS_FLUSH | \
+	 IB_ACCESS_ON_DEMAND)
 
 /* Q_Keys with the high bit set are controlled Q_Keys (IBTA) */
 #define SV_QKEY_CONTROLLED	0x80000000U

@@ -86,8 +86,10 @@ static u32 sv_req_posted(struct sv_qp *qp)
 /*
  * Copy @len bytes between @buf and the SGEs of @wqe, starting @off bytes
  * into them (gather for requests, scatter for READ and atomic responses).
- * Any context.  Returns 0, or a negative errno: a key refused by
- * sv_mr_lookup() (Local Protection Error), or the SGEs end first.
+ * Any context, under req.lock.  Returns 0, or a negative errno: a key
+ * refused by sv_mr_lookup() (Local Protection Error), or the SGEs end
+ * first; -EAGAIN: a page of an ODP MR is absent, its fault is under way
+ * (sv_odp.c) and the requester is stopped until it is resolved.
  */
 int sv_req_sge_copy(struct sv_qp *qp, const struct sv_send_wqe *wqe, u32 off,
 		    void *buf, u32 len, enum sv_copy_dir dir)
@@ -97,6 +99,7 @@ int sv_req_sge_copy(struct sv_qp *qp, const struct sv_send_wqe *wqe, u32 off,
 	u8 *p = buf;
 	u32 i;
 
+	lockdep_assert_held(&qp->req.lock);
 	if (wqe->wr.send_flags & IB_SEND_INLINE) {
 		/* dma.length was checked against the slot's room */
 		if (dir != SV_COPY_FROM_MR || off > wqe->dma.length ||
@@ -124,6 +127,15 @@ int sv_req_sge_copy(struct sv_qp *qp, const struct sv_send_wqe *wqe, u32 off,
 		if (IS_ERR(mr))
 			return PTR_ERR(mr);
 		err = sv_mr_copy(mr, iova, p, n, dir);
+		if (err == -EAGAIN) {
+			sv_odp_fault_async(qp, SV_ODP_REQ, mr, iova,
+					   sge->length - off,
+					   dir == SV_COPY_TO_MR);
+			qp->req.odp_wait = true;
+			/* a response was lost: ask again after the fault */
+			if (dir == SV_COPY_TO_MR)
+				qp->req.odp_resend = true;
+		}
 		sv_mr_put(mr);
 		if (err)
 			return err;
@@ -132,6 +144,22 @@ int sv_req_sge_copy(struct sv_qp *qp, const struct sv_send_wqe *wqe, u32 off,
 		off = 0;
 	}
 	return len ? -EINVAL : 0;
+}
+
+/*
+ * An ODP fault asked for by sv_req_sge_copy() is resolved (or failed: the
+ * access then fails when retried): send again.
+ */
+void sv_req_odp_done(struct sv_qp *qp)
+{
+	spin_lock_bh(&qp->req.lock);
+	qp->req.odp_wait = false;
+	if (qp->req.odp_resend) {
+		qp->req.odp_resend = false;
+		sv_req_resend_locked(qp, qp->comp.psn);
+	}
+	spin_unlock_bh(&qp->req.lock);
+	sv_req_sched(qp);
 }
 
 /* --- retransmission timer -------------------------------------------------- */
@@ -478,10 +506,14 @@ static int sv_req_build_locked(struct sv_qp *qp, struct sv_swqe *sw,
 		} else if (paylen) {
 			u8 *pay = hdr + info->hdr_len;
 
-			if (sv_req_sge_copy(qp, wqe, off, pay, paylen,
-					    SV_COPY_FROM_MR)) {
+			int err = sv_req_sge_copy(qp, wqe, off, pay, paylen,
+						  SV_COPY_FROM_MR);
+
+			if (err) {
 				kfree_skb(skb);
-				return IB_WC_LOC_PROT_ERR;
+				/* ODP: this packet again after the fault */
+				return err == -EAGAIN ? err :
+					IB_WC_LOC_PROT_ERR;
 			}
 			memset(pay + paylen, 0, sv_hdr_pad(paylen));
 		}
@@ -537,7 +569,7 @@ static int sv_req_next_locked(struct sv_qp *qp, struct sv_req_pkt *pk,
 	lockdep_assert_held(&qp->req.lock);
 	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
 		return 0;
-	if (qp->req.rnr_wait)
+	if (qp->req.rnr_wait || qp->req.odp_wait)
 		return 0;
 
 	spin_lock_irqsave(&qp->sq.consumer_lock, flags);
@@ -587,6 +619,8 @@ static int sv_req_next_locked(struct sv_qp *qp, struct sv_req_pkt *pk,
 		return 0;
 
 	status = sv_req_build_locked(qp, sw, pk, retire);
+	if (status == -EAGAIN)
+		return 0;	/* sv_req_odp_done() runs us again */
 	if (status) {
 		sv_comp_fail_locked(qp, sw, status);
 		*retire = true;
@@ -790,6 +824,8 @@ void sv_req_reset(struct sv_qp *qp)
 	qp->req.rd_atomic = 0;
 	qp->req.noack_pkts = 0;
 	qp->req.rnr_wait = false;
+	qp->req.odp_wait = false;
+	qp->req.odp_resend = false;
 	qp->req.stopped = false;
 	qp->req.retrying = false;
 	qp->comp.psn = 0;

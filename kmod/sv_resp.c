@@ -177,12 +177,17 @@ static void sv_resp_wqe_rewind(struct sv_qp *qp)
 	qp->resp.recv_len = 0;
 }
 
-/* Scatter @len bytes at @data over the held WQE's SGEs, from its cursor. */
+/*
+ * Scatter @len bytes at @data over the held WQE's SGEs, from its cursor.
+ * On SV_RESP_ODP the cursor is where it was: the packet comes again.
+ */
 static enum sv_resp_err sv_resp_scatter(struct sv_qp *qp, const void *data,
 					u32 len)
 {
 	struct sv_dma_info *dma = &qp->resp.wqe->dma;
 	struct sv_dev *sv = sv_resp_dev(qp);
+	u32 cur_sge = dma->cur_sge, sge_offset = dma->sge_offset;
+	u32 resid = dma->resid, recv_len = qp->resp.recv_len;
 
 	lockdep_assert_held(&qp->resp.lock);
 	if (len > dma->resid)
@@ -209,7 +214,17 @@ static enum sv_resp_err sv_resp_scatter(struct sv_qp *qp, const void *data,
 		if (IS_ERR(mr))
 			return SV_RESP_LOC_PROT;
 		err = sv_mr_copy(mr, iova, (void *)data, n, SV_COPY_TO_MR);
+		if (err == -EAGAIN)
+			sv_odp_fault_async(qp, SV_ODP_RESP, mr, iova,
+					   sge->length - dma->sge_offset, true);
 		sv_mr_put(mr);
+		if (err == -EAGAIN) {
+			dma->cur_sge = cur_sge;
+			dma->sge_offset = sge_offset;
+			dma->resid = resid;
+			qp->resp.recv_len = recv_len;
+			return SV_RESP_ODP;
+		}
 		if (err)
 			return SV_RESP_LOC_PROT;
 		data += n;
@@ -320,6 +335,9 @@ static void sv_resp_dgram_fail(struct sv_qp *qp, struct sv_resp_out *out,
 	lockdep_assert_held(&qp->resp.lock);
 	if (err == SV_RESP_LOC_LEN)
 		sv_stat_inc(sv_resp_dev(qp), SV_STAT_LEN_DROPS);
+	else if (err == SV_RESP_ODP)
+		/* dropped, its pages faulted for the next (sv_odp.c) */
+		sv_stat_inc(sv_resp_dev(qp), SV_STAT_ODP_DROPS);
 	else if (qp->resp.wqe_valid &&
 		 (err == SV_RESP_LOC_PROT || err == SV_RESP_LOC_QP_OP))
 		sv_resp_complete(qp, out, sv_resp_err_status(err), IB_WC_RECV,
@@ -455,7 +473,12 @@ static enum sv_resp_err sv_resp_write_data(struct sv_qp *qp, const void *data,
 	if (IS_ERR(mr))
 		return SV_RESP_REM_ACCESS;
 	err = sv_mr_copy(mr, iova, (void *)data, len, SV_COPY_TO_MR);
+	if (err == -EAGAIN)
+		sv_odp_fault_async(qp, SV_ODP_RESP, mr, iova,
+				   qp->resp.wr_resid, true);
 	sv_mr_put(mr);
+	if (err == -EAGAIN)
+		return SV_RESP_ODP;
 	if (err)
 		return SV_RESP_REM_ACCESS;
 	qp->resp.wr_va += len;
@@ -575,12 +598,14 @@ static void sv_resp_rc(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 	else
 		err = SV_RESP_INV_REQ;
 
-	if (err == SV_RESP_RNR) {
+	if (err == SV_RESP_RNR || err == SV_RESP_ODP) {
 		/*
 		 * Receiver Not Ready (IBTA 9.7.5.2.8): the requester waits
 		 * min_rnr_timer and sends this PSN again.  Packets after it
 		 * are dropped like any after a NAK.  Behind queued responses
-		 * the packet is dropped instead; the requester retries.
+		 * the packet is dropped instead; the requester retries.  An
+		 * ODP page fault is answered the same way while sv_odp.c
+		 * faults the page in, as HCAs do: the packet left no trace.
 		 */
 		if (!qp->resp.serving) {
 			u8 timer = READ_ONCE(qp->attr.min_rnr_timer);
@@ -884,6 +909,7 @@ static void sv_resp_clear(struct sv_qp *qp)
 	qp->resp.in_msg = false;
 	qp->resp.wqe_valid = false;
 	qp->resp.serving = false;
+	qp->resp.odp_wait = false;
 	qp->resp.ack_pending = false;
 	qp->resp.wr_resid = 0;
 	qp->resp.res_head = 0;
@@ -901,6 +927,7 @@ int sv_resp_init(struct sv_qp *qp)
 
 	spin_lock_init(&qp->resp.lock);
 	INIT_WORK(&qp->resp.work, sv_resp_work);
+	sv_odp_init(qp);
 	qp->resp.wqe = kzalloc(sv_resp_wqe_size(), gfp);
 	if (!qp->resp.wqe)
 		return -ENOMEM;

@@ -89,6 +89,7 @@ enum sv_resp_err {
 	SV_RESP_LOC_LEN,	/* receive WQE too small */
 	SV_RESP_LOC_PROT,	/* receive SGE lkey violation */
 	SV_RESP_LOC_QP_OP,	/* malformed receive WQE */
+	SV_RESP_ODP,		/* an ODP page is being faulted (sv_odp.c) */
 };
 
 /* --- helpers of both files ---------------------------------------------- */

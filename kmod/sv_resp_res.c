@@ -85,8 +85,12 @@ static struct sv_resp_res *sv_resp_res_new(struct sv_qp *qp)
 	return res;
 }
 
-/* One read response packet of @res; false when no packet could be made. */
-static bool sv_resp_read_pkt(struct sv_qp *qp, struct sv_resp_out *out,
+/*
+ * One read response packet of @res: 0, -EACCES when its memory went away,
+ * -EAGAIN when an ODP page of it is being faulted (sv_odp.c): nothing
+ * was sent, the same packet is made again after the fault.
+ */
+static int sv_resp_read_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 			     struct sv_resp_res *res)
 {
 	u32 left = res->end_off - res->cur_off;
@@ -123,12 +127,19 @@ static bool sv_resp_read_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 				err = sv_mr_copy(mr, iova,
 						 hdr + info->hdr_len, n,
 						 SV_COPY_FROM_MR);
+				if (err == -EAGAIN)
+					sv_odp_fault_async(qp, SV_ODP_RESP, mr,
+							   iova, left, false);
 				sv_mr_put(mr);
+			}
+			if (err == -EAGAIN) {
+				kfree_skb(skb);
+				return err;
 			}
 			if (err) {
 				/* invalidated or deregistered meanwhile */
 				kfree_skb(skb);
-				return false;
+				return -EACCES;
 			}
 		}
 		*sv_resp_cb(skb) = (struct sv_resp_cb) {
@@ -144,11 +155,11 @@ static bool sv_resp_read_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 	res->cur_psn = sv_psn_add(res->cur_psn, 1);
 	if (last)
 		res->pending = false;
-	return true;
+	return 0;
 }
 
 /* Execute an atomic once (IBTA 9.4.5) and queue its Atomic ACK. */
-static bool sv_resp_atomic_pkt(struct sv_qp *qp, struct sv_resp_out *out,
+static int sv_resp_atomic_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 			       struct sv_resp_res *res)
 {
 	struct sk_buff *skb;
@@ -163,14 +174,19 @@ static bool sv_resp_atomic_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 				  qp->ibqp.qp_num, IB_ACCESS_REMOTE_ATOMIC,
 				  &iova, sizeof(u64));
 		if (IS_ERR(mr))
-			return false;
+			return -EACCES;
 		err = sv_mr_atomic(mr, iova, res->cmp_swap ? SV_ATOMIC_CMP_SWAP :
 							     SV_ATOMIC_FETCH_ADD,
 				   res->cmp_swap ? res->compare : res->swap_add,
 				   res->swap_add, &res->orig);
+		if (err == -EAGAIN)
+			sv_odp_fault_async(qp, SV_ODP_RESP, mr, iova,
+					   sizeof(u64), true);
 		sv_mr_put(mr);
+		if (err == -EAGAIN)
+			return err;
 		if (err)
-			return false;
+			return -EACCES;
 		res->executed = true;
 	}
 	hdr = sv_resp_new_pkt(qp, out, IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE,
@@ -186,7 +202,7 @@ static bool sv_resp_atomic_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 		__skb_queue_tail(&out->txq, skb);
 	}
 	res->pending = false;
-	return true;
+	return 0;
 }
 
 /*
@@ -204,7 +220,7 @@ static bool sv_resp_atomic_pkt(struct sv_qp *qp, struct sv_resp_out *out,
  * ATOMIC WRITE stores its 8 bytes in one atomic access, never torn, and
  * never a second time for a duplicate.
  */
-static bool sv_resp_mpe_pkt(struct sv_qp *qp, struct sv_resp_out *out,
+static int sv_resp_mpe_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 			    struct sv_resp_res *res)
 {
 	struct sk_buff *skb;
@@ -227,12 +243,17 @@ static bool sv_resp_mpe_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 				  qp->ibqp.qp_num, IB_ACCESS_REMOTE_WRITE,
 				  &iova, sizeof(u64));
 		if (IS_ERR(mr))
-			return false;
+			return -EACCES;
 		err = sv_mr_atomic(mr, iova, SV_ATOMIC_WRITE, res->value, 0,
 				   &res->orig);
+		if (err == -EAGAIN)
+			sv_odp_fault_async(qp, SV_ODP_RESP, mr, iova,
+					   sizeof(u64), true);
 		sv_mr_put(mr);
+		if (err == -EAGAIN)
+			return err;
 		if (err)
-			return false;
+			return -EACCES;
 		res->executed = true;
 	}
 	hdr = sv_resp_new_pkt(qp, out, IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY,
@@ -248,7 +269,7 @@ static bool sv_resp_mpe_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 		__skb_queue_tail(&out->txq, skb);
 	}
 	res->pending = false;
-	return true;
+	return 0;
 }
 
 /*
@@ -264,22 +285,27 @@ static bool sv_resp_serve(struct sv_qp *qp, struct sv_resp_out *out,
 	while (qp->resp.res_serve != qp->resp.res_head) {
 		struct sv_resp_res *res = sv_resp_res_at(qp,
 							 qp->resp.res_serve);
-		bool ok;
+		int err;
 
 		if (!res->pending) {
 			qp->resp.res_serve++;
 			continue;
 		}
-		if (!budget)
+		/* sv_resp_odp_done() has the work item go on */
+		if (!budget || qp->resp.odp_wait)
 			return false;
 		budget--;
 		if (res->type == SV_RES_READ)
-			ok = sv_resp_read_pkt(qp, out, res);
+			err = sv_resp_read_pkt(qp, out, res);
 		else if (res->type == SV_RES_ATOMIC)
-			ok = sv_resp_atomic_pkt(qp, out, res);
+			err = sv_resp_atomic_pkt(qp, out, res);
 		else
-			ok = sv_resp_mpe_pkt(qp, out, res);
-		if (!ok) {
+			err = sv_resp_mpe_pkt(qp, out, res);
+		if (err == -EAGAIN) {
+			qp->resp.odp_wait = true;
+			return false;
+		}
+		if (err) {
 			sv_resp_nak(qp, out, SV_NAK_REM_ACCESS_ERR,
 				    res->type == SV_RES_READ ? res->cur_psn :
 							       res->first_psn);
@@ -646,6 +672,24 @@ void sv_resp_rewind(struct sv_qp *qp, struct sv_resp_out *out,
  * reference of an instance it took off the queue, so destroy_qp would
  * wait for this one for ever.
  */
+/*
+ * The ODP fault a response waited for is resolved (or failed: the response
+ * then ends the connection): serve again, from the work item.
+ */
+void sv_resp_odp_done(struct sv_qp *qp)
+{
+	bool kick;
+
+	spin_lock_bh(&qp->resp.lock);
+	kick = qp->resp.odp_wait && qp->resp.serving;
+	qp->resp.odp_wait = false;
+	spin_unlock_bh(&qp->resp.lock);
+	if (kick) {
+		sv_qp_get(qp);		/* the work item's, dropped by it */
+		sv_resp_work_queue(qp);
+	}
+}
+
 void sv_resp_work_queue(struct sv_qp *qp)
 {
 	if (!queue_work_on(raw_smp_processor_id(), system_highpri_wq,
@@ -663,9 +707,9 @@ void sv_resp_work(struct work_struct *work)
 	struct sv_qp *qp = container_of(work, struct sv_qp, resp.work);
 	unsigned int batches = SV_RESP_WORK_BATCHES;
 	unsigned int refused = 0;
-	bool done = false;
+	bool done = false, parked = false;
 
-	while (!done) {
+	while (!done && !parked) {
 		struct sv_resp_out out;
 		bool sent = true;
 
@@ -681,6 +725,9 @@ void sv_resp_work(struct work_struct *work)
 		if (!sv_resp_state_ok(READ_ONCE(qp->state)) ||
 		    qp->resp.dead || !qp->resp.serving) {
 			done = true;
+		} else if (qp->resp.odp_wait) {
+			/* parked: sv_resp_odp_done() queues us again */
+			parked = true;
 		} else {
 			done = sv_resp_serve(qp, &out, SV_RESP_BATCH_PKTS);
 			/*

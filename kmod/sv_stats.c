@@ -13,6 +13,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_netlink.h>
 #include <rdma/restrack.h>
+#include <rdma/ib_umem_odp.h>
 
 #include "sv.h"
 
@@ -61,6 +62,12 @@ static const struct rdma_stat_desc sv_stat_descs[] = {
 	[SV_STAT_RX_DROP_LOOPBACK]	= { .name = "rx_drop_loopback" },
 	[SV_STAT_SEND_CQE_ERR]		= { .name = "send_cqe_errors" },
 	[SV_STAT_RECV_CQE_ERR]		= { .name = "recv_cqe_errors" },
+	[SV_STAT_ODP_MISSES]		= { .name = "odp_misses" },
+	[SV_STAT_ODP_FAULTS]		= { .name = "odp_faults" },
+	[SV_STAT_ODP_FAULT_PAGES]	= { .name = "odp_fault_pages" },
+	[SV_STAT_ODP_FAULT_ERRS]	= { .name = "odp_fault_errors" },
+	[SV_STAT_ODP_INVALIDATIONS]	= { .name = "odp_invalidations" },
+	[SV_STAT_ODP_DROPS]		= { .name = "odp_drops" },
 	[SV_GAUGE_QPS]			= { .name = "qps" },
 	[SV_GAUGE_QPS_PEAK]		= { .name = "qps_peak" },
 };
@@ -228,6 +235,8 @@ static const char *const sv_mr_kind_names[] = {
 	[SV_MR_DMA]	= "dma",
 	[SV_MR_USER]	= "user",
 	[SV_MR_FAST]	= "fast_reg",
+	[SV_MR_ODP]	= "odp",
+	[SV_MR_DMABUF]	= "dmabuf",
 };
 
 int sv_stats_fill_res_mr(struct sk_buff *msg, struct ib_mr *ibmr)
@@ -246,6 +255,14 @@ int sv_stats_fill_res_mr(struct sk_buff *msg, struct ib_mr *ibmr)
 	case SV_MR_FAST:
 		/* capacity of the page list; nothing is pinned by us */
 		pages = mr->max_pages;
+		break;
+	case SV_MR_ODP:
+		/* mapped now, never pinned: a snapshot */
+		pages = READ_ONCE(mr->umem_odp->npages);
+		break;
+	case SV_MR_DMABUF:
+		/* the exporter's pages, held by it */
+		pages = DIV_ROUND_UP(mr->length, PAGE_SIZE);
 		break;
 	case SV_MR_DMA:
 		break;

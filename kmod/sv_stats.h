@@ -64,6 +64,14 @@ enum sv_stat {
 	SV_STAT_SEND_CQE_ERR,
 	SV_STAT_RECV_CQE_ERR,
 
+	/* on-demand paging (sv_odp.c) */
+	SV_STAT_ODP_MISSES,		/* accesses that found a page absent */
+	SV_STAT_ODP_FAULTS,		/* page faults resolved */
+	SV_STAT_ODP_FAULT_PAGES,	/* pages mapped after them, of their ranges */
+	SV_STAT_ODP_FAULT_ERRS,		/* faults that failed */
+	SV_STAT_ODP_INVALIDATIONS,	/* invalidate callbacks */
+	SV_STAT_ODP_DROPS,		/* UC/UD messages dropped on a miss */
+
 	SV_STAT_NUM
 };
 

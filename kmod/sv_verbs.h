@@ -161,6 +161,29 @@ struct sv_qp_handle {
 	struct rcu_head		rcu;
 };
 
+/*
+ * One page fault an access of the transport asked for (sv_odp.c): @mr (a
+ * reference) at [@iova, @iova + @len), for writing or reading.  lock (_bh)
+ * protects mr..write; mr NULL: idle.  While queued, the work holds a QP
+ * reference.
+ */
+enum sv_odp_role {
+	SV_ODP_REQ,	/* requester and completer: local SGEs */
+	SV_ODP_RESP,	/* responder: receive SGEs and R_Key targets */
+	SV_ODP_ROLES,
+};
+
+struct sv_odp_fault {
+	spinlock_t		lock;
+	struct work_struct	work;
+	struct sv_qp		*qp;
+	enum sv_odp_role	role;
+	struct sv_mr		*mr;
+	u64			iova;
+	u64			len;
+	bool			write;
+};
+
 struct sv_qp {
 	struct ib_qp		ibqp;
 
@@ -172,6 +195,8 @@ struct sv_qp {
 	bool			sq_sig_all;	/* IB_SIGNAL_ALL_WR */
 	struct sv_wq		sq;
 	struct sv_wq		rq;
+	/* ODP page faults asked for by the transport (sv_odp.c) */
+	struct sv_odp_fault	odp[SV_ODP_ROLES];
 	/* RC/UC: the type 2 windows this QP bound (qpn set with ibqp.qp_num) */
 	struct sv_mw_binds	mw_binds;
 
@@ -234,6 +259,13 @@ struct sv_qp {
 		u8		retry_left;	/* of attr.retry_cnt */
 		u8		rnr_left;	/* of attr.rnr_retry (7 = infinite) */
 		bool		rnr_wait;	/* RNR NAK: wait for rnr_timer */
+		/*
+		 * an ODP page fault of a local SGE is being resolved: send
+		 * nothing until it is, then from comp.psn if odp_resend
+		 * (a response could not be placed and was dropped)
+		 */
+		bool		odp_wait;
+		bool		odp_resend;
 		bool		stopped;	/* a WQE failed: send no more */
 		/* went back after a loss, no progress since */
 		bool		retrying;
@@ -310,6 +342,8 @@ struct sv_qp {
 		u32		res_head;
 		u32		res_serve;
 		struct work_struct work;	/* sends queued responses */
+		/* a response's ODP page is being faulted: serve after */
+		bool		odp_wait;
 		/* for rdma resource show (monotonic) */
 		u32		rnr_naks;
 		u32		seq_naks;

@@ -372,6 +372,39 @@ enum sv_atomic_op {
 int sv_mr_atomic(struct sv_mr *mr, u64 iova, enum sv_atomic_op op,
 		 u64 compare_add, u64 swap, u64 *orig);
 int sv_mr_fast_reg(struct ib_mr *ibmr, struct ib_pd *pd, u32 key, int access);
+/*
+ * On-demand paging.  sv_mr_copy() and sv_mr_atomic() on an ODP MR return
+ * -EAGAIN when a page is not mapped with the rights the access needs (they
+ * never fault: any context), and -EFAULT when it was asked to be faulted
+ * and that failed (not mapped in the process, no rights).
+ * sv_mr_odp_fault(): map [@iova, @iova + @len) of @mr for writing or
+ * reading, faulting the pages in (@fault) or only taking those present;
+ * process context, sleeps; 0 for other kinds of MR.
+ */
+int sv_mr_odp_fault(struct sv_mr *mr, u64 iova, u64 len, bool write,
+		    bool fault);
+/*
+ * sv_mr_odp_fault_failed(): a fault the transport asked for failed with
+ * @err; the next access in the range fails instead of faulting again
+ * (unless @err was contention, or the range is invalidated meanwhile).
+ */
+void sv_mr_odp_fault_failed(struct sv_mr *mr, u64 iova, u64 len, int err);
+
+/*
+ * sv_odp.c: have the pages of a miss faulted in process context, for the
+ * requester/completer (@role SV_ODP_REQ: the requester sends nothing
+ * until then, see req.odp_wait) or the responder (SV_ODP_RESP: queued
+ * responses are served again after it, see resp.odp_wait).  Any context;
+ * takes its own reference on @mr.  If a fault of that role is already
+ * under way the request is dropped: the access misses again after it and
+ * asks again.
+ */
+void sv_odp_init(struct sv_qp *qp);
+void sv_odp_fault_async(struct sv_qp *qp, enum sv_odp_role role,
+			struct sv_mr *mr, u64 iova, u64 len, bool write);
+/* the fault done: sv_req.c / sv_resp_res.c carry on */
+void sv_req_odp_done(struct sv_qp *qp);
+void sv_resp_odp_done(struct sv_qp *qp);
 int sv_mr_invalidate(struct sv_dev *sv, u32 key, struct ib_pd *pd, u32 qpn,
 		     bool remote);
 

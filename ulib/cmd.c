@@ -17,9 +17,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <rdma/ib_user_ioctl_cmds.h>
+#include <rdma/ib_user_ioctl_verbs.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
 
 #include "ulib.h"
 
@@ -115,6 +121,127 @@ int sv_cmd_write_ex(int fd, uint32_t command, void *cmd, size_t core_in,
 		memset(resp, 0, core_out + drv_out);
 
 	return submit(fd, cmd, sizeof(*hdr) + sizeof(*ex) + core_in + drv_in);
+}
+
+static int sv_ioctl(int fd, void *cmd)
+{
+	int ret;
+
+	do {
+		if (sv_transport->ioctl)
+			ret = sv_transport->ioctl(fd, RDMA_VERBS_IOCTL, cmd);
+		else
+			ret = ioctl(fd, RDMA_VERBS_IOCTL, cmd);
+	} while (ret < 0 && errno == EINTR);
+	return ret < 0 ? (errno ? errno : EIO) : 0;
+}
+
+/* an inline input attribute of up to 8 bytes */
+static void sv_attr_in(struct ib_uverbs_attr *a, uint16_t id, uint16_t len,
+		       uint64_t value)
+{
+	a->attr_id = id;
+	a->flags = UVERBS_ATTR_F_MANDATORY;
+	a->len = len;
+	a->data = value;
+}
+
+/*
+ * An ioctl method call (drivers/infiniband/core/uverbs_ioctl.c): a header
+ * naming object and method, then attributes.  IDR attributes carry the
+ * handle in data with len 0; inline inputs of up to 8 bytes carry the
+ * value in data; longer inputs a pointer to it.  driver_id must be the
+ * device's: softverbs registers as RDMA_DRIVER_RXE (for librxe).
+ */
+int sv_cmd_advise_mr(int fd, uint32_t pd_handle, uint32_t advice,
+		     uint32_t flags, const struct ibv_sge *sges,
+		     uint32_t num_sge)
+{
+	struct {
+		struct ib_uverbs_ioctl_hdr hdr;
+		struct ib_uverbs_attr attrs[4];
+	} cmd;
+	struct ib_uverbs_sge *list;
+	uint32_t i;
+	int ret;
+
+	/* the attribute length is 16 bits; an empty list is refused too */
+	if (!num_sge || num_sge > UINT16_MAX / sizeof(*list))
+		return EINVAL;
+	list = calloc(num_sge, sizeof(*list));
+	if (!list)
+		return ENOMEM;
+	for (i = 0; i < num_sge; i++) {
+		list[i].addr = sges[i].addr;
+		list[i].length = sges[i].length;
+		list[i].lkey = sges[i].lkey;
+	}
+
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.hdr.length = sizeof(cmd);
+	cmd.hdr.object_id = UVERBS_OBJECT_MR;
+	cmd.hdr.method_id = UVERBS_METHOD_ADVISE_MR;
+	cmd.hdr.num_attrs = 4;
+	cmd.hdr.driver_id = RDMA_DRIVER_RXE;
+	cmd.attrs[0].attr_id = UVERBS_ATTR_ADVISE_MR_PD_HANDLE;
+	cmd.attrs[0].flags = UVERBS_ATTR_F_MANDATORY;
+	cmd.attrs[0].data = pd_handle;
+	cmd.attrs[1].attr_id = UVERBS_ATTR_ADVISE_MR_ADVICE;
+	cmd.attrs[1].flags = UVERBS_ATTR_F_MANDATORY;
+	cmd.attrs[1].len = sizeof(uint64_t);
+	cmd.attrs[1].data = advice;
+	cmd.attrs[2].attr_id = UVERBS_ATTR_ADVISE_MR_FLAGS;
+	cmd.attrs[2].flags = UVERBS_ATTR_F_MANDATORY;
+	cmd.attrs[2].len = sizeof(uint32_t);
+	cmd.attrs[2].data = flags;
+	cmd.attrs[3].attr_id = UVERBS_ATTR_ADVISE_MR_SGE_LIST;
+	cmd.attrs[3].flags = UVERBS_ATTR_F_MANDATORY;
+	cmd.attrs[3].len = num_sge * sizeof(*list);
+	cmd.attrs[3].data = (uintptr_t)list;
+
+	ret = sv_ioctl(fd, &cmd);
+	free(list);
+	return ret;
+}
+
+int sv_cmd_reg_dmabuf_mr(int fd, uint32_t pd_handle, uint64_t offset,
+			 uint64_t length, uint64_t iova, int dmabuf_fd,
+			 uint32_t access, uint32_t *handle, uint32_t *lkey,
+			 uint32_t *rkey)
+{
+	struct {
+		struct ib_uverbs_ioctl_hdr hdr;
+		struct ib_uverbs_attr attrs[9];
+	} cmd;
+	int err;
+
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.hdr.length = sizeof(cmd);
+	cmd.hdr.object_id = UVERBS_OBJECT_MR;
+	cmd.hdr.method_id = UVERBS_METHOD_REG_DMABUF_MR;
+	cmd.hdr.num_attrs = 9;
+	cmd.hdr.driver_id = RDMA_DRIVER_RXE;
+	/* IDR attributes: len 0; the kernel writes the new handle back */
+	sv_attr_in(&cmd.attrs[0], UVERBS_ATTR_REG_DMABUF_MR_HANDLE, 0, 0);
+	sv_attr_in(&cmd.attrs[1], UVERBS_ATTR_REG_DMABUF_MR_PD_HANDLE, 0,
+		   pd_handle);
+	sv_attr_in(&cmd.attrs[2], UVERBS_ATTR_REG_DMABUF_MR_OFFSET, 8, offset);
+	sv_attr_in(&cmd.attrs[3], UVERBS_ATTR_REG_DMABUF_MR_LENGTH, 8, length);
+	sv_attr_in(&cmd.attrs[4], UVERBS_ATTR_REG_DMABUF_MR_IOVA, 8, iova);
+	sv_attr_in(&cmd.attrs[5], UVERBS_ATTR_REG_DMABUF_MR_FD, 4,
+		   (uint32_t)dmabuf_fd);
+	sv_attr_in(&cmd.attrs[6], UVERBS_ATTR_REG_DMABUF_MR_ACCESS_FLAGS, 4,
+		   access);
+	/* outputs: a pointer to where the kernel writes */
+	sv_attr_in(&cmd.attrs[7], UVERBS_ATTR_REG_DMABUF_MR_RESP_LKEY, 4,
+		   (uintptr_t)lkey);
+	sv_attr_in(&cmd.attrs[8], UVERBS_ATTR_REG_DMABUF_MR_RESP_RKEY, 4,
+		   (uintptr_t)rkey);
+
+	err = sv_ioctl(fd, &cmd);
+	if (!err)
+		*handle = (uint32_t)cmd.attrs[0].data;
+	return err;
 }
 
 int sv_cmd_get_context(int fd, struct sv_resp_get_context *resp)

@@ -230,6 +230,41 @@ struct ibv_mr *sv_mr_reg(struct ibv_pd *pd, void *addr, size_t length,
 }
 
 /*
+ * A dma-buf MR: REG_DMABUF_MR exists only as an ioctl method (cmd.c).
+ * The MR's addr is the offset into the buffer, as libibverbs sets it.
+ */
+struct ibv_mr *sv_mr_reg_dmabuf(struct ibv_pd *pd, uint64_t offset,
+				size_t length, uint64_t iova, int fd,
+				int access)
+{
+	uint32_t handle, lkey, rkey;
+	struct ibv_mr *mr;
+	int err;
+
+	mr = calloc(1, sizeof(*mr));
+	if (!mr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = sv_cmd_reg_dmabuf_mr(cmd_fd(pd->context), pd->handle, offset,
+				   length, iova, fd, (uint32_t)access, &handle,
+				   &lkey, &rkey);
+	if (err) {
+		free(mr);
+		errno = err;
+		return NULL;
+	}
+	mr->context = pd->context;
+	mr->pd = pd;
+	mr->addr = (void *)(uintptr_t)offset;
+	mr->length = length;
+	mr->handle = handle;
+	mr->lkey = lkey;
+	mr->rkey = rkey;
+	return mr;
+}
+
+/*
  * Returns 0 or a positive errno; ibv_rereg_mr (verbs.c) turns that into the
  * IBV_REREG_MR_ERR_* convention and updates addr/length/pd on success.
  */

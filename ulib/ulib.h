@@ -210,6 +210,8 @@ struct sv_transport {
 	/* Optional (NULL = mmap(2)/munmap(2)): map a queue the kernel made. */
 	void *(*mmap)(int fd, size_t len, uint64_t offset);
 	int (*munmap)(void *addr, size_t len);
+	/* Optional (NULL = ioctl(2)): an RDMA_VERBS_IOCTL method call. */
+	int (*ioctl)(int fd, unsigned long request, void *arg);
 };
 extern const struct sv_transport *sv_transport;
 
@@ -272,6 +274,18 @@ int sv_cmd_write_ex(int fd, uint32_t command, void *cmd, size_t core_in,
 		     resp, sizeof(*(resp)))
 
 int sv_cmd_get_context(int fd, struct sv_resp_get_context *resp);
+/*
+ * ADVISE_MR, which exists only as an ioctl method (UVERBS_METHOD_ADVISE_MR
+ * of UVERBS_OBJECT_MR): positive errno.
+ */
+int sv_cmd_advise_mr(int fd, uint32_t pd_handle, uint32_t advice,
+		     uint32_t flags, const struct ibv_sge *sges,
+		     uint32_t num_sge);
+/* REG_DMABUF_MR, also ioctl only: the new MR's handle and keys */
+int sv_cmd_reg_dmabuf_mr(int fd, uint32_t pd_handle, uint64_t offset,
+			 uint64_t length, uint64_t iova, int dmabuf_fd,
+			 uint32_t access, uint32_t *handle, uint32_t *lkey,
+			 uint32_t *rkey);
 
 /*
  * Map the queue the kernel described in mi (struct sv_mmap_info of a
@@ -587,6 +601,9 @@ void *sv_obj_alloc(struct ibv_pd *pd, size_t size, uint64_t res_type,
 void sv_obj_free(struct ibv_pd *owner, void *obj, uint64_t res_type);
 struct ibv_mr *sv_mr_reg(struct ibv_pd *pd, void *addr, size_t length,
 			 uint64_t iova, unsigned int access);
+struct ibv_mr *sv_mr_reg_dmabuf(struct ibv_pd *pd, uint64_t offset,
+				size_t length, uint64_t iova, int fd,
+				int access);
 int sv_mr_rereg(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
 		size_t length, int access);
 int sv_mr_dereg(struct ibv_mr *mr);

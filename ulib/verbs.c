@@ -32,6 +32,7 @@ const struct sv_ops sv_softverbs_ops = {
 	.alloc_pd = sv_pd_alloc,
 	.dealloc_pd = sv_pd_dealloc,
 	.reg_mr = sv_mr_reg,
+	.reg_dmabuf_mr = sv_mr_reg_dmabuf,
 	.rereg_mr = sv_mr_rereg,
 	.dereg_mr = sv_mr_dereg,
 	.alloc_mw = sv_mw_alloc,
@@ -138,6 +139,19 @@ static int unsupported_dealloc_mw(struct ibv_mw *mw)
 	return EOPNOTSUPP;
 }
 
+/*
+ * ibv_advise_mr (a verbs.h inline calling this): prefetch ranges of ODP
+ * MRs; the kernel checks the advice, the flags and every SGE.  Returns
+ * the errno itself, as ibv_advise_mr(3) says.
+ */
+static int sv_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+			uint32_t flags, struct ibv_sge *sg_list,
+			uint32_t num_sge)
+{
+	return sv_cmd_advise_mr(pd->context->cmd_fd, pd->handle, advice, flags,
+				sg_list, num_sge);
+}
+
 /* An ops table may leave a data-path verb NULL; the slot must not be. */
 #define SLOT(ops_fn, unsupported) ((ops_fn) ? (ops_fn) : (unsupported))
 
@@ -167,10 +181,10 @@ void sv_context_init_ops(struct sv_context *ctx)
 	vctx->alloc_td = ctx->ops->alloc_td;
 	vctx->dealloc_td = ctx->ops->dealloc_td;
 	vctx->alloc_parent_domain = ctx->ops->alloc_parent_domain;
+	vctx->advise_mr = sv_advise_mr;
 	/*
 	 * Left NULL on purpose, so verbs.h's inline answers EOPNOTSUPP:
-	 * advise_mr (softverbs has no ODP MRs; without ODP the kernel's
-	 * ADVISE_MR is refused with EOPNOTSUPP too), query_rt_values (no
+	 * query_rt_values (no
 	 * device clock: hca_core_clock is 0 and CQEs carry no timestamps),
 	 * open_qp/open_xrcd/get_srq_num (XRC), flows, WQs, counters, DM.
 	 */
@@ -178,6 +192,7 @@ void sv_context_init_ops(struct sv_context *ctx)
 
 /* ------------------------------------------------------------------ */
 /* Protection domains and memory regions                               */
+
 
 SV_EXPORT struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 {

@@ -13,6 +13,7 @@
 #define SV_COMPAT_H
 
 #include "config.h"
+#include <linux/dma-buf.h>
 #include <linux/mm.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
@@ -120,6 +121,57 @@ static inline void sv_mark_name_assigned_by_user(struct ib_device *ibdev)
 #else
 static inline void sv_mark_name_assigned_by_user(struct ib_device *ibdev)
 {
+}
+#endif
+
+/*
+ * ib_device_ops.reg_user_mr_dmabuf: like create_cq, the last argument
+ * became a uverbs_attr_bundle (6.10+) in place of the udata.
+ */
+#ifdef SV_HAVE_REG_DMABUF_ATTRS
+typedef struct uverbs_attr_bundle *sv_reg_dmabuf_arg_t;
+
+static inline struct ib_udata *sv_reg_dmabuf_udata(sv_reg_dmabuf_arg_t arg)
+{
+	return arg ? &arg->driver_udata : NULL;
+}
+#else
+typedef struct ib_udata *sv_reg_dmabuf_arg_t;
+
+static inline struct ib_udata *sv_reg_dmabuf_udata(sv_reg_dmabuf_arg_t arg)
+{
+	return arg;
+}
+#endif
+
+/*
+ * A kernel mapping of a whole dma-buf: from 6.2 on dma_buf_vmap() wants
+ * the reservation lock held and dma_buf_vmap_unlocked() takes it; before,
+ * dma_buf_vmap() takes what it needs itself.
+ */
+#ifdef SV_HAVE_DMA_BUF_VMAP_UNLOCKED
+static inline int sv_dma_buf_vmap(struct dma_buf *dmabuf,
+				  struct iosys_map *map)
+{
+	return dma_buf_vmap_unlocked(dmabuf, map);
+}
+
+static inline void sv_dma_buf_vunmap(struct dma_buf *dmabuf,
+				     struct iosys_map *map)
+{
+	dma_buf_vunmap_unlocked(dmabuf, map);
+}
+#else
+static inline int sv_dma_buf_vmap(struct dma_buf *dmabuf,
+				  struct iosys_map *map)
+{
+	return dma_buf_vmap(dmabuf, map);
+}
+
+static inline void sv_dma_buf_vunmap(struct dma_buf *dmabuf,
+				     struct iosys_map *map)
+{
+	dma_buf_vunmap(dmabuf, map);
 }
 #endif
 

@@ -12,6 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <rdma/ib_user_ioctl_cmds.h>
+#include <rdma/ib_user_ioctl_verbs.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
+
 #include "fake.h"
 #include "harness.h"
 
@@ -517,9 +521,87 @@ static ssize_t fk_write(int fd, const void *buf, size_t len)
 	return fk.short_write ? (ssize_t)len - 1 : (ssize_t)len;
 }
 
+/*
+ * The two ioctl methods libsoftverbs issues, decoded as ib_uverbs does:
+ * the header, then attributes by id (inline data up to 8 bytes, else a
+ * pointer; IDRs with len 0).  Anything else is EOPNOTSUPP.
+ */
+static const struct ib_uverbs_attr *fk_attr(const struct ib_uverbs_ioctl_hdr *h,
+					    uint16_t id)
+{
+	unsigned int i;
+
+	for (i = 0; i < h->num_attrs; i++)
+		if (h->attrs[i].attr_id == id)
+			return &h->attrs[i];
+	return NULL;
+}
+
+static int fk_ioctl(int fd, unsigned long request, void *arg)
+{
+	struct ib_uverbs_ioctl_hdr *h = arg;
+	const struct ib_uverbs_attr *a, *b;
+	uint32_t key;
+
+	(void)fd;
+	if (request != RDMA_VERBS_IOCTL ||
+	    h->length != sizeof(*h) + h->num_attrs * sizeof(h->attrs[0]) ||
+	    h->driver_id != RDMA_DRIVER_RXE || h->object_id != UVERBS_OBJECT_MR) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (h->method_id == UVERBS_METHOD_ADVISE_MR) {
+		a = fk_attr(h, UVERBS_ATTR_ADVISE_MR_SGE_LIST);
+		if (!a || !fk_attr(h, UVERBS_ATTR_ADVISE_MR_PD_HANDLE) ||
+		    !fk_attr(h, UVERBS_ATTR_ADVISE_MR_ADVICE) ||
+		    fk_attr(h, UVERBS_ATTR_ADVISE_MR_PD_HANDLE)->len ||
+		    fk_attr(h, UVERBS_ATTR_ADVISE_MR_ADVICE)->len != 8 ||
+		    !a->len || a->len % sizeof(struct ib_uverbs_sge)) {
+			errno = EINVAL;
+			return -1;
+		}
+		fk.advise_count++;
+		fk.last_advise_pd = fk_attr(h, UVERBS_ATTR_ADVISE_MR_PD_HANDLE)->data;
+		fk.last_advice = fk_attr(h, UVERBS_ATTR_ADVISE_MR_ADVICE)->data;
+		b = fk_attr(h, UVERBS_ATTR_ADVISE_MR_FLAGS);
+		fk.last_advise_flags = b ? b->data : 0;
+		fk.last_advise_nsge = a->len / sizeof(struct ib_uverbs_sge);
+		memcpy(&fk.last_advise_sge, (void *)(uintptr_t)a->data,
+		       sizeof(fk.last_advise_sge));
+		return 0;
+	}
+	if (h->method_id == UVERBS_METHOD_REG_DMABUF_MR) {
+		a = fk_attr(h, UVERBS_ATTR_REG_DMABUF_MR_RESP_LKEY);
+		b = fk_attr(h, UVERBS_ATTR_REG_DMABUF_MR_RESP_RKEY);
+		if (!a || !b || a->len != 4 || b->len != 4 ||
+		    !fk_attr(h, UVERBS_ATTR_REG_DMABUF_MR_HANDLE) ||
+		    !fk_attr(h, UVERBS_ATTR_REG_DMABUF_MR_FD)) {
+			errno = EINVAL;
+			return -1;
+		}
+		fk.dmabuf_count++;
+		fk.last_dmabuf_offset = fk_attr(h, UVERBS_ATTR_REG_DMABUF_MR_OFFSET)->data;
+		fk.last_dmabuf_length = fk_attr(h, UVERBS_ATTR_REG_DMABUF_MR_LENGTH)->data;
+		fk.last_dmabuf_iova = fk_attr(h, UVERBS_ATTR_REG_DMABUF_MR_IOVA)->data;
+		fk.last_dmabuf_fd = fk_attr(h, UVERBS_ATTR_REG_DMABUF_MR_FD)->data;
+		fk.last_dmabuf_access =
+			fk_attr(h, UVERBS_ATTR_REG_DMABUF_MR_ACCESS_FLAGS)->data;
+		/* the new handle goes back into the attribute, as uverbs does */
+		((struct ib_uverbs_attr *)fk_attr(h,
+			UVERBS_ATTR_REG_DMABUF_MR_HANDLE))->data = 77;
+		key = 0x4242;
+		memcpy((void *)(uintptr_t)a->data, &key, 4);
+		memcpy((void *)(uintptr_t)b->data, &key, 4);
+		return 0;
+	}
+	errno = EOPNOTSUPP;
+	return -1;
+}
+
 static const struct sv_transport fake_transport = {
 	.open = fk_open,
 	.write = fk_write,
+	.ioctl = fk_ioctl,
 	.mmap = fk_mmap,
 	.munmap = fk_munmap,
 };

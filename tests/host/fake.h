@@ -95,6 +95,14 @@ struct fake_kernel {
 	struct fake_cmd cmds[FAKE_MAX_CMDS];
 	unsigned int count[64];		/* per legacy command number */
 	unsigned int ex_count[64];
+
+	/* ioctl methods (RDMA_VERBS_IOCTL): ADVISE_MR, REG_DMABUF_MR */
+	unsigned int advise_count, dmabuf_count;
+	uint32_t last_advice, last_advise_flags, last_advise_pd;
+	struct ib_uverbs_sge last_advise_sge;
+	uint32_t last_advise_nsge;
+	uint64_t last_dmabuf_offset, last_dmabuf_length, last_dmabuf_iova;
+	uint32_t last_dmabuf_fd, last_dmabuf_access;
 };
 
 extern struct fake_kernel fk;

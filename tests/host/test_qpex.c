@@ -489,8 +489,37 @@ TEST(ex_verbs_without_support_say_eopnotsupp)
 	errno = 0;
 	CHECK(ibv_create_srq_ex(e.ctx, &sa) == NULL);
 	CHECK_INT(errno, EOPNOTSUPP);
+	/* ADVISE_MR and REG_DMABUF_MR go out as ioctl methods */
+	CHECK_INT(ibv_advise_mr(e.pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+				IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1), 0);
+	CHECK_INT(fk.advise_count, 1);
+	CHECK_INT(fk.last_advise_pd, e.pd->handle);
+	CHECK_INT(fk.last_advice, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE);
+	CHECK_INT(fk.last_advise_flags, IBV_ADVISE_MR_FLAG_FLUSH);
+	CHECK_INT(fk.last_advise_nsge, 1);
+	CHECK(fk.last_advise_sge.addr == 0x1000 &&
+	      fk.last_advise_sge.length == 8 && fk.last_advise_sge.lkey == 1);
 	CHECK_INT(ibv_advise_mr(e.pd, IBV_ADVISE_MR_ADVICE_PREFETCH, 0,
-				&sge, 1), EOPNOTSUPP);
+				&sge, 0), EINVAL);
+	{
+		struct ibv_mr *mr = ibv_reg_dmabuf_mr(e.pd, 4096, 8192, 0x5000,
+						      9, IBV_ACCESS_LOCAL_WRITE);
+
+		CHECK(mr != NULL);
+		CHECK_INT(fk.dmabuf_count, 1);
+		CHECK(fk.last_dmabuf_offset == 4096 &&
+		      fk.last_dmabuf_length == 8192 &&
+		      fk.last_dmabuf_iova == 0x5000);
+		CHECK_INT(fk.last_dmabuf_fd, 9);
+		CHECK_INT(fk.last_dmabuf_access, IBV_ACCESS_LOCAL_WRITE);
+		if (mr) {
+			CHECK_INT(mr->handle, 77);
+			CHECK_INT(mr->lkey, 0x4242);
+			CHECK_INT(mr->rkey, 0x4242);
+			CHECK(mr->addr == (void *)4096 && mr->length == 8192);
+			free(mr);	/* the fake kernel keeps no MR */
+		}
+	}
 	CHECK_INT(ibv_query_rt_values_ex(e.ctx, &v), EOPNOTSUPP);
 	CHECK_INT(ibv_query_ece(e.qp, &ece), EOPNOTSUPP);
 	CHECK_INT(ibv_set_ece(e.qp, &ece), EOPNOTSUPP);

@@ -9,3 +9,5 @@
 
 MODULE_DESCRIPTION("KUnit tests for softverbs");
 MODULE_LICENSE("GPL");
+/* sv_mr.c: dma-buf MRs */
+MODULE_IMPORT_NS(DMA_BUF);

@@ -1,0 +1,76 @@
+#!/bin/bash
+# sv-test: kernels=debug,stock cost=M
+# On-demand paging MRs (IBV_ACCESS_ON_DEMAND): nothing pinned, pages
+# faulted when the transport needs them, invalidated through the MMU
+# interval notifier (Documentation/design.md, "On-demand paging").
+#
+#   netns sv-28a  sv28a (softverbs) on x28a 10.128.0.1 ==== x28b 10.128.0.2 sv28b (softverbs)  netns sv-28b
+#
+# 28-odp.py: odp_caps as implemented, implicit ODP refused; RDMA WRITE into untouched pages, SEND/READ/atomics with
+# ODP on both sides, munmap + remap between two WRITEs, READ of pages
+# madvised away, fork (COW) with ibv_fork_init, invalidations racing
+# WRITEs and READs, a WRITE to an unmapped page (remote access error), a
+# process killed while faulting.  Then the ODP hw counters of both devices.
+# ulib/examples/odp: ibv_advise_mr through libsoftverbs (prefetch for
+# writing with FLUSH, no-fault, asynchronous, refusals); librxe has no
+# advise_mr, so only libsoftverbs callers reach the kernel's ADVISE_MR.
+# ulib/examples/dmabuf: a dma-buf MR (ibv_reg_dmabuf_mr, libsoftverbs only
+# too) from /dev/udmabuf, with WRITE, READ, fetch-and-add and a SEND
+# gathered from it; Debian's 6.1 has no udmabuf: that part says SKIP.
+# Last, "rdma link delete" of a device under a process whose ODP MR is
+# mapped (and maybe still being prefetched); the process then unmaps it.
+. "$(dirname "$0")/lib.sh"
+
+sv_need ip rdma
+py=/usr/bin/python3
+helper=$(dirname "$0")/28-odp.py
+$py -c 'import importlib.util as u, sys; sys.exit(not u.find_spec("pyverbs.qp"))' 2>/dev/null ||
+	sv_skip "python3-pyverbs is not installed"
+
+rc=0
+run() {
+	echo "=== $1"
+	shift
+	timeout -k 5 $((120 * SV_TIME_SCALE)) "$@" && return 0
+	echo "--- kernel log"
+	dmesg | tail -n 30
+	rc=1
+}
+
+sv_xport_setup 28 softverbs softverbs
+# one python (importing pyverbs takes 5-20 s under the debug kernel)
+run "ODP capabilities of $XP_A_DEV, traffic $XP_A_DEV -> $XP_B_DEV" \
+	$py "$helper" "$XP_A_DEV" "$XP_A_GID4" "$XP_B_DEV" "$XP_B_GID4" \
+	${SV_ODP_CASES:+"$SV_ODP_CASES"}
+odp=$SV_TOOLS/ulib/examples/odp
+[ -x "$odp" ] || sv_fail "no $odp: build ulib (make -C ulib)"
+run "prefetch (ibv_advise_mr, libsoftverbs) on $XP_A_DEV" "$odp" "$XP_A_DEV"
+echo "=== dma-buf MR (ibv_reg_dmabuf_mr, libsoftverbs) on $XP_A_DEV"
+st=0
+timeout -k 5 $((60 * SV_TIME_SCALE)) "$SV_TOOLS/ulib/examples/dmabuf" "$XP_A_DEV" "$XP_A_GID4" || st=$?
+case $st in
+0) ;;
+4) echo "SV_SUMMARY: dma-buf MR not tested: no /dev/udmabuf on $SV_KVER (CONFIG_UDMABUF)" ;;
+*)
+	dmesg | tail -n 30
+	rc=1
+	;;
+esac
+# last: the device goes away under a process holding a mapped ODP MR
+echo "=== removal of $XP_B_DEV under an ODP MR"
+coproc HOLD { timeout -k 5 $((60 * SV_TIME_SCALE)) "$odp" "$XP_B_DEV" hold; }
+# bash forgets HOLD_PID once the coprocess has ended
+hold_pid=$HOLD_PID
+read -r -t $((30 * SV_TIME_SCALE)) line <&"${HOLD[0]}" || line=
+if [ "$line" = holding ]; then
+	timeout "$(sv_t 20)" rdma link delete "$XP_B_DEV" 2>/dev/null ||
+		timeout "$(sv_t 20)" ip netns exec "$XP_B_NS" rdma link delete "$XP_B_DEV" ||
+		{ echo "rdma link delete failed or blocked"; rc=1; }
+	echo go >&"${HOLD[1]}"
+	cat <&"${HOLD[0]}"
+else
+	echo "odp hold did not start: '$line'"
+	rc=1
+fi
+wait "$hold_pid" || { echo "odp hold failed"; rc=1; }
+[ $rc -eq 0 ] || sv_fail "on-demand paging failures (see FAIL lines above)"

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * dmabuf: a dma-buf MR (ibv_reg_dmabuf_mr, which only libsoftverbs offers
+ * for softverbs: librxe has no reg_dmabuf_mr) carrying RDMA, for
+ * tests/user/28-odp.sh.
+ *
+ *   dmabuf DEV GID_INDEX
+ *	a memfd turned into a dma-buf by /dev/udmabuf (skip, exit 4, where
+ *	the kernel has no udmabuf: Debian's 6.1), registered from offset
+ *	4096 at an iova of our choice; two RC QPs of DEV connected to each
+ *	other: an RDMA WRITE into it (checked through the memfd), an RDMA
+ *	READ of it, a fetch-and-add on it, a SEND gathered from it (its
+ *	L_Key); refused: a range beyond the buffer (EINVAL), an fd that is
+ *	not a dma-buf.
+ *
+ * Exit 0 all passed, 1 a check failed, 4 skipped.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/udmabuf.h>
+#include <infiniband/verbs.h>
+
+#define EXIT_SKIP	4
+#define BUF_SIZE	(64 << 10)
+#define MR_OFF		4096
+#define MR_LEN		(32 << 10)
+#define MR_IOVA		0x7ead0000ULL
+#define TIMEOUT_MS	10000
+
+static const char *step = "start";
+
+static void die(int code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), noreturn));
+static void die(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, code == EXIT_SKIP ? "SKIP: " : "FAIL: [%s] ", step);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(code);
+}
+
+#define CHECK(cond, ...) do { if (!(cond)) die(1, __VA_ARGS__); } while (0)
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+static void wait_wc(struct ibv_cq *cq, const char *what)
+{
+	long long t0 = now_ms();
+	struct ibv_wc wc;
+	int n;
+
+	while (!(n = ibv_poll_cq(cq, 1, &wc)))
+		CHECK(now_ms() - t0 < TIMEOUT_MS, "%s: no completion", what);
+	CHECK(n == 1 && wc.status == IBV_WC_SUCCESS, "%s: %s", what,
+	      n < 0 ? "poll failed" : ibv_wc_status_str(wc.status));
+}
+
+static void connect_qp(struct ibv_qp *qp, uint32_t dqpn, int gid_index,
+		       union ibv_gid *gid, enum ibv_mtu mtu)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_ATOMIC,
+	};
+
+	CHECK(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), "to INIT");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = mtu;
+	a.dest_qp_num = dqpn;
+	a.max_dest_rd_atomic = 4;
+	a.min_rnr_timer = 1;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = *gid;
+	a.ah_attr.grh.sgid_index = (uint8_t)gid_index;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	CHECK(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
+			     IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			     IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+			     IBV_QP_MIN_RNR_TIMER), "to RTR");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 4;
+	CHECK(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC),
+	      "to RTS");
+}
+
+static void post(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t addr,
+		 uint32_t len, uint32_t lkey, uint64_t raddr, uint32_t rkey)
+{
+	struct ibv_sge sge = { addr, len, lkey };
+	struct ibv_send_wr wr = {
+		.sg_list = &sge, .num_sge = 1, .opcode = op,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+
+	if (op == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+		wr.wr.atomic.remote_addr = raddr;
+		wr.wr.atomic.rkey = rkey;
+		wr.wr.atomic.compare_add = 7;
+	} else {
+		wr.wr.rdma.remote_addr = raddr;
+		wr.wr.rdma.rkey = rkey;
+	}
+	CHECK(!ibv_post_send(qp, &wr, &bad), "post_send: %s", strerror(errno));
+}
+
+int main(int argc, char **argv)
+{
+	struct udmabuf_create uc = { .flags = UDMABUF_FLAGS_CLOEXEC };
+	struct ibv_qp_init_attr ia = { .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 1,
+			 .max_recv_sge = 1 } };
+	struct ibv_qp *qa, *qb;
+	struct ibv_device **list;
+	struct ibv_context *ctx;
+	struct ibv_port_attr pa;
+	struct ibv_mr *dmr, *mr;
+	struct ibv_sge rsge;
+	struct ibv_recv_wr rwr = { .sg_list = &rsge, .num_sge = 1 }, *rbad;
+	union ibv_gid gid;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	uint8_t *mem, *buf;
+	int memfd, dev, dfd, gid_index, i;
+	uint64_t word;
+
+	if (argc != 3)
+		die(2, "usage: dmabuf DEV GID_INDEX");
+	gid_index = atoi(argv[2]);
+	dev = open("/dev/udmabuf", O_RDWR);
+	if (dev < 0)
+		die(EXIT_SKIP, "no /dev/udmabuf (%s): this kernel has no "
+		    "CONFIG_UDMABUF, nothing here exports a dma-buf",
+		    strerror(errno));
+	memfd = memfd_create("sv-dmabuf", MFD_ALLOW_SEALING);
+	CHECK(memfd >= 0 && !ftruncate(memfd, BUF_SIZE) &&
+	      !fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK), "memfd: %s",
+	      strerror(errno));
+	uc.memfd = memfd;
+	uc.size = BUF_SIZE;
+	dfd = ioctl(dev, UDMABUF_CREATE, &uc);
+	CHECK(dfd >= 0, "UDMABUF_CREATE: %s", strerror(errno));
+	mem = mmap(NULL, BUF_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+	buf = aligned_alloc(4096, BUF_SIZE);
+	CHECK(mem != MAP_FAILED && buf, "no memory");
+	memset(mem, 0, BUF_SIZE);
+
+	list = ibv_get_device_list(NULL);
+	CHECK(list, "ibv_get_device_list: %s", strerror(errno));
+	for (i = 0; list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), argv[1]))
+			break;
+	if (!list[i])
+		die(EXIT_SKIP, "no device %s", argv[1]);
+	ctx = ibv_open_device(list[i]);
+	CHECK(ctx, "open: %s", strerror(errno));
+	ibv_free_device_list(list);
+	CHECK(!ibv_query_gid(ctx, 1, gid_index, &gid) &&
+	      !ibv_query_port(ctx, 1, &pa), "query");
+	pd = ibv_alloc_pd(ctx);
+	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	CHECK(pd && cq, "pd/cq: %s", strerror(errno));
+
+	step = "reg_dmabuf_mr";
+	dmr = ibv_reg_dmabuf_mr(pd, MR_OFF, MR_LEN, MR_IOVA, dfd,
+				IBV_ACCESS_LOCAL_WRITE |
+				IBV_ACCESS_REMOTE_WRITE |
+				IBV_ACCESS_REMOTE_READ |
+				IBV_ACCESS_REMOTE_ATOMIC);
+	CHECK(dmr, "ibv_reg_dmabuf_mr: %s", strerror(errno));
+	CHECK(!ibv_reg_dmabuf_mr(pd, BUF_SIZE - 4096, 8192, 0, dfd,
+				 IBV_ACCESS_LOCAL_WRITE) && errno == EINVAL,
+	      "a range beyond the buffer: %s", strerror(errno));
+	CHECK(!ibv_reg_dmabuf_mr(pd, 0, 4096, 0, memfd,
+				 IBV_ACCESS_LOCAL_WRITE),
+	      "a memfd registered as a dma-buf");
+	mr = ibv_reg_mr(pd, buf, BUF_SIZE, IBV_ACCESS_LOCAL_WRITE);
+	CHECK(mr, "reg_mr: %s", strerror(errno));
+
+	ia.send_cq = ia.recv_cq = cq;
+	qa = ibv_create_qp(pd, &ia);
+	qb = ibv_create_qp(pd, &ia);
+	CHECK(qa && qb, "create_qp: %s", strerror(errno));
+	connect_qp(qa, qb->qp_num, gid_index, &gid, pa.active_mtu);
+	connect_qp(qb, qa->qp_num, gid_index, &gid, pa.active_mtu);
+
+	step = "RDMA WRITE into the dma-buf";
+	for (i = 0; i < 8192; i++)
+		buf[i] = (uint8_t)(i * 7 + 3);
+	post(qa, IBV_WR_RDMA_WRITE, (uintptr_t)buf, 8192, mr->lkey,
+	     MR_IOVA + 100, dmr->rkey);
+	wait_wc(cq, step);
+	CHECK(!memcmp(mem + MR_OFF + 100, buf, 8192), "data not in the memfd");
+	CHECK(!mem[MR_OFF + 99] && !mem[MR_OFF + 100 + 8192],
+	      "bytes around the target changed");
+
+	step = "RDMA READ of the dma-buf";
+	memset(mem + MR_OFF + 16384, 0x6b, 4096);
+	post(qa, IBV_WR_RDMA_READ, (uintptr_t)buf + 32768, 4096, mr->lkey,
+	     MR_IOVA + 16384, dmr->rkey);
+	wait_wc(cq, step);
+	for (i = 0; i < 4096; i++)
+		CHECK(buf[32768 + i] == 0x6b, "byte %d read wrong", i);
+
+	step = "fetch-and-add on the dma-buf";
+	word = 35;
+	memcpy(mem + MR_OFF + 64, &word, 8);
+	post(qa, IBV_WR_ATOMIC_FETCH_AND_ADD, (uintptr_t)buf + 40960, 8,
+	     mr->lkey, MR_IOVA + 64, dmr->rkey);
+	wait_wc(cq, step);
+	memcpy(&word, buf + 40960, 8);
+	CHECK(word == 35, "original %llu", (unsigned long long)word);
+	memcpy(&word, mem + MR_OFF + 64, 8);
+	CHECK(word == 42, "result %llu", (unsigned long long)word);
+
+	step = "SEND gathered from the dma-buf";
+	rsge = (struct ibv_sge){ (uintptr_t)buf + 49152, 4096, mr->lkey };
+	CHECK(!ibv_post_recv(qb, &rwr, &rbad), "post_recv");
+	memset(mem + MR_OFF + 20480, 0x3c, 4096);
+	post(qa, IBV_WR_SEND, MR_IOVA + 20480, 4096, dmr->lkey, 0, 0);
+	wait_wc(cq, "send");
+	wait_wc(cq, "recv");
+	for (i = 0; i < 4096; i++)
+		CHECK(buf[49152 + i] == 0x3c, "byte %d received wrong", i);
+
+	step = "teardown";
+	CHECK(!ibv_destroy_qp(qa) && !ibv_destroy_qp(qb), "destroy_qp");
+	CHECK(!ibv_dereg_mr(dmr) && !ibv_dereg_mr(mr), "dereg_mr");
+	CHECK(!ibv_destroy_cq(cq) && !ibv_dealloc_pd(pd), "cq/pd");
+	CHECK(!ibv_close_device(ctx), "close");
+	munmap(mem, BUF_SIZE);
+	close(dfd);
+	close(memfd);
+	close(dev);
+	free(buf);
+	printf("ok: dma-buf MR on %s\n", argv[1]);
+	return 0;
+}

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * odp: on-demand paging MRs and ibv_advise_mr() through libsoftverbs, for
+ * tests/user/28-odp.sh (librxe has no advise_mr: only libsoftverbs
+ * callers reach the kernel's ADVISE_MR).
+ *
+ *   odp DEV
+ *	on an anonymous mapping never touched, registered with
+ *	IBV_ACCESS_ON_DEMAND: PREFETCH_WRITE with IBV_ADVISE_MR_FLAG_FLUSH
+ *	maps every page before it returns (the device's odp_fault_pages
+ *	counter grows by the page count); PREFETCH_NO_FAULT maps only what
+ *	the process has (after MADV_DONTNEED: nothing); PREFETCH without
+ *	FLUSH (asynchronous) maps the pages soon after; refused: an MR that
+ *	is not ODP (EINVAL), a range outside the MR (ERANGE), an unknown
+ *	L_Key (EINVAL), an empty SGE list (EINVAL).
+ *
+ *   odp DEV hold
+ *	registers an ODP MR, maps it (PREFETCH_WRITE, then an asynchronous
+ *	PREFETCH of it that may still run), says "holding" and waits for a
+ *	line on stdin: meanwhile the test removes DEV ("rdma link delete"),
+ *	which destroys the MR under us; then the range is madvised away and
+ *	unmapped (no notifier may be left to call) and we exit.
+ *
+ * Exit 0 all passed, 1 a check failed, 4 skipped (no such device).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#define EXIT_SKIP	4
+#define NPAGES		64
+#define TIMEOUT_MS	10000
+
+static const char *step = "start";
+static const char *dev_name;
+
+static void die(int code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), noreturn));
+static void die(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, code == EXIT_SKIP ? "SKIP: " : "FAIL: [%s] ", step);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(code);
+}
+
+#define CHECK(cond, ...) do { if (!(cond)) die(1, __VA_ARGS__); } while (0)
+
+/*
+ * ib_core caches hw counters for RDMA_HW_STATS_DEFAULT_LIFESPAN (10 ms)
+ * after a read: wait that out, so the value read is the current one.
+ */
+static long long counter(const char *name)
+{
+	char path[256];
+	long long v;
+	FILE *f;
+
+	usleep(30000);
+	snprintf(path, sizeof(path),
+		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s", dev_name,
+		 name);
+	f = fopen(path, "r");
+	CHECK(f, "%s: %s", path, strerror(errno));
+	CHECK(fscanf(f, "%lld", &v) == 1, "%s: unreadable", path);
+	fclose(f);
+	return v;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_device **list;
+	struct ibv_context *ctx;
+	struct ibv_mr *mr, *plain;
+	struct ibv_sge sge;
+	struct ibv_pd *pd;
+	long page = sysconf(_SC_PAGESIZE);
+	size_t size = NPAGES * page;
+	long long before, t0;
+	char *buf, *pbuf;
+	int i, err;
+
+	if (argc != 2 && (argc != 3 || strcmp(argv[2], "hold")))
+		die(2, "usage: odp DEV [hold]");
+	dev_name = argv[1];
+	list = ibv_get_device_list(NULL);
+	CHECK(list, "ibv_get_device_list: %s", strerror(errno));
+	for (i = 0; list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), dev_name))
+			break;
+	if (!list[i])
+		die(EXIT_SKIP, "no device %s", dev_name);
+	ctx = ibv_open_device(list[i]);
+	CHECK(ctx, "open %s: %s", dev_name, strerror(errno));
+	ibv_free_device_list(list);
+	pd = ibv_alloc_pd(ctx);
+	CHECK(pd, "alloc_pd: %s", strerror(errno));
+
+	buf = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	pbuf = malloc(page);
+	CHECK(buf != MAP_FAILED && pbuf, "no memory");
+	step = "reg ODP";
+	mr = ibv_reg_mr(pd, buf, size, IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_ON_DEMAND);
+	CHECK(mr, "reg_mr ON_DEMAND: %s", strerror(errno));
+	plain = ibv_reg_mr(pd, pbuf, page, IBV_ACCESS_LOCAL_WRITE);
+	CHECK(plain, "reg_mr: %s", strerror(errno));
+
+	if (argc == 3) {
+		char line[16];
+
+		step = "hold";
+		sge = (struct ibv_sge){ (uintptr_t)buf, size, mr->lkey };
+		err = ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+				    IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
+		CHECK(!err, "advise_mr: %s", strerror(err));
+		err = ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH, 0,
+				    &sge, 1);
+		CHECK(!err, "advise_mr: %s", strerror(err));
+		printf("holding\n");
+		fflush(stdout);
+		CHECK(fgets(line, sizeof(line), stdin), "no go-ahead");
+		CHECK(!madvise(buf, size, MADV_DONTNEED), "madvise: %s",
+		      strerror(errno));
+		munmap(buf, size);
+		printf("ok: ODP MR through device removal\n");
+		return 0;
+	}
+
+	step = "PREFETCH_WRITE, FLUSH";
+	before = counter("odp_fault_pages");
+	sge = (struct ibv_sge){ (uintptr_t)buf, size, mr->lkey };
+	err = ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+			    IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
+	CHECK(!err, "advise_mr: %s", strerror(err));
+	CHECK(counter("odp_fault_pages") - before >= NPAGES,
+	      "%lld pages mapped, want %d", counter("odp_fault_pages") - before,
+	      NPAGES);
+
+	step = "PREFETCH_NO_FAULT after MADV_DONTNEED";
+	CHECK(!madvise(buf, size, MADV_DONTNEED), "madvise: %s",
+	      strerror(errno));
+	before = counter("odp_fault_pages");
+	err = ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT,
+			    IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
+	CHECK(!err, "advise_mr: %s", strerror(err));
+	CHECK(counter("odp_fault_pages") == before,
+	      "%lld pages mapped of an empty range",
+	      counter("odp_fault_pages") - before);
+
+	step = "PREFETCH, asynchronous";
+	err = ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH, 0, &sge, 1);
+	CHECK(!err, "advise_mr: %s", strerror(err));
+	for (t0 = now_ms(); counter("odp_fault_pages") - before < NPAGES;) {
+		CHECK(now_ms() - t0 < TIMEOUT_MS, "%lld of %d pages after %d ms",
+		      counter("odp_fault_pages") - before, NPAGES, TIMEOUT_MS);
+		usleep(1000);
+	}
+
+	step = "refusals";
+	sge = (struct ibv_sge){ (uintptr_t)pbuf, page, plain->lkey };
+	err = ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH,
+			    IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
+	CHECK(err == EINVAL, "not an ODP MR: %s", strerror(err));
+	sge = (struct ibv_sge){ (uintptr_t)buf + page, size, mr->lkey };
+	err = ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH,
+			    IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
+	CHECK(err == ERANGE, "beyond the MR: %s", strerror(err));
+	sge = (struct ibv_sge){ (uintptr_t)buf, page, mr->lkey ^ 0x80 };
+	err = ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH,
+			    IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
+	CHECK(err == EINVAL, "stale L_Key: %s", strerror(err));
+	err = ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH,
+			    IBV_ADVISE_MR_FLAG_FLUSH, &sge, 0);
+	CHECK(err == EINVAL, "no SGE: %s", strerror(err));
+
+	CHECK(!ibv_dereg_mr(plain) && !ibv_dereg_mr(mr), "dereg_mr");
+	CHECK(!ibv_dealloc_pd(pd), "dealloc_pd");
+	CHECK(!ibv_close_device(ctx), "close");
+	munmap(buf, size);
+	free(pbuf);
+	printf("ok: ODP prefetch on %s\n", dev_name);
+	return 0;
+}
