@@ -121,6 +121,8 @@ struct sv_dev {
 	atomic_t		num_mr;
 	atomic_t		num_mw;
 	atomic_t		num_ah;
+	/* asynchronous ibv_advise_mr() prefetches queued (sv_mr_advise()) */
+	atomic_t		num_prefetch;
 
 	/* data path counters (sv_stats.h), allocated with the device */
 	struct sv_stats __percpu *stats;

@@ -1343,6 +1343,7 @@ int sv_mr_dereg(struct ib_mr *ibmr, struct ib_udata *udata)
 /* an asynchronous prefetch: its ranges, each with an MR reference */
 struct sv_mr_prefetch {
 	struct work_struct	work;
+	struct sv_dev		*sv;	/* counted in sv->num_prefetch */
 	bool			write;
 	bool			fault;
 	u32			num;
@@ -1366,6 +1367,7 @@ static void sv_mr_prefetch_work(struct work_struct *work)
 		sv_mr_put(pf->r[i].mr);
 		cond_resched();
 	}
+	sv_dev_count_put(&pf->sv->num_prefetch);
 	kfree(pf);
 }
 
@@ -1377,7 +1379,8 @@ static void sv_mr_prefetch_work(struct work_struct *work)
  * and lie inside it: checked before anything is done, -EINVAL/-EACCES/
  * -ERANGE otherwise.  With IB_UVERBS_ADVISE_MR_FLAG_FLUSH the pages are
  * mapped when this returns (the first failure is returned); without it a
- * work item maps them, holding a reference on each MR.
+ * work item on sv_odp_wq maps them, holding a reference on each MR, or the
+ * caller does when SV_MAX_ASYNC_PREFETCH are queued (a hint still: no error).
  */
 int sv_mr_advise(struct ib_pd *ibpd, enum ib_uverbs_advise_mr_advice advice,
 		 u32 flags, struct ib_sge *sg_list, u32 num_sge,
@@ -1408,9 +1411,10 @@ int sv_mr_advise(struct ib_pd *ibpd, enum ib_uverbs_advise_mr_advice advice,
 	if (flags & ~IB_UVERBS_ADVISE_MR_FLAG_FLUSH)
 		return -EOPNOTSUPP;
 
-	pf = kzalloc(struct_size(pf, r, num_sge), GFP_KERNEL);
+	pf = kzalloc(struct_size(pf, r, num_sge), GFP_KERNEL_ACCOUNT);
 	if (!pf)
 		return -ENOMEM;
+	pf->sv = sv;
 	pf->write = write;
 	pf->fault = fault;
 	for (i = 0; i < num_sge; i++) {
@@ -1434,19 +1438,28 @@ int sv_mr_advise(struct ib_pd *ibpd, enum ib_uverbs_advise_mr_advice advice,
 		}
 	}
 
-	if (flags & IB_UVERBS_ADVISE_MR_FLAG_FLUSH) {
-		for (i = 0; i < pf->num; i++) {
-			int ret = sv_mr_odp_fault(pf->r[i].mr, pf->r[i].iova,
-						  pf->r[i].len, write, fault);
-
-			if (ret && !err)
-				err = ret;
-		}
-		goto err_put;	/* done: the references go */
+	/*
+	 * Asynchronous unless asked to flush, or unless the device has its
+	 * SV_MAX_ASYNC_PREFETCH queued already: then the caller does the
+	 * work, and an asynchronous prefetch stays a hint (no error).
+	 */
+	if (!(flags & IB_UVERBS_ADVISE_MR_FLAG_FLUSH) &&
+	    sv_dev_count_get(&sv->num_prefetch, SV_MAX_ASYNC_PREFETCH)) {
+		INIT_WORK(&pf->work, sv_mr_prefetch_work);
+		queue_work(sv_odp_wq, &pf->work);
+		return 0;
 	}
-	INIT_WORK(&pf->work, sv_mr_prefetch_work);
-	queue_work(system_unbound_wq, &pf->work);
-	return 0;
+	for (i = 0; i < pf->num; i++) {
+		int ret = sv_mr_odp_fault(pf->r[i].mr, pf->r[i].iova,
+					  pf->r[i].len, write, fault);
+
+		if (ret && !err)
+			err = ret;
+		cond_resched();
+	}
+	if (!(flags & IB_UVERBS_ADVISE_MR_FLAG_FLUSH))
+		err = 0;
+	/* done: the references go */
 
 err_put:
 	for (i = 0; i < pf->num; i++)

@@ -34,6 +34,25 @@
 /* a fault maps at most this much at once; an access beyond misses again */
 #define SV_ODP_FAULT_MAX	(4ULL << 20)
 
+/*
+ * The module's own queue for faults and asynchronous prefetches, not a
+ * system one: these work items run module code after their last QP or MR
+ * reference is dropped, and destroying this queue at module exit waits for
+ * them.  Not WQ_MEM_RECLAIM: a fault allocates pages.
+ */
+struct workqueue_struct *sv_odp_wq;
+
+int sv_odp_wq_create(void)
+{
+	sv_odp_wq = alloc_workqueue("softverbs_odp", WQ_UNBOUND, 0);
+	return sv_odp_wq ? 0 : -ENOMEM;
+}
+
+void sv_odp_wq_destroy(void)
+{
+	destroy_workqueue(sv_odp_wq);
+}
+
 static void sv_odp_work(struct work_struct *work)
 {
 	struct sv_odp_fault *f = container_of(work, struct sv_odp_fault, work);
@@ -103,5 +122,5 @@ void sv_odp_fault_async(struct sv_qp *qp, enum sv_odp_role role,
 
 	sv_qp_get(qp);
 	/* idle while f->mr was NULL: queue_work() cannot find it queued */
-	queue_work(system_unbound_wq, &f->work);
+	queue_work(sv_odp_wq, &f->work);
 }

@@ -134,4 +134,11 @@ static_assert(SV_MKEY_INDEX_MAX < (1 << 24));
 /* the longest valid RoCEv2 UDP datagram: a 4096-byte MTU's payload */
 #define SV_ROCE_MAX_UDP_LEN	(SV_UDP_HDR_LEN + 4096 + SV_ROCE_MAX_IB_HDRS)
 
+/*
+ * Asynchronous prefetches (ibv_advise_mr() without the FLUSH flag) a
+ * device has queued at once; past it the caller does the prefetch itself,
+ * so no process can queue unbounded work and memory behind its back.
+ */
+#define SV_MAX_ASYNC_PREFETCH	64
+
 #endif /* SV_PARAM_H */

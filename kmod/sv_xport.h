@@ -399,6 +399,9 @@ void sv_mr_odp_fault_failed(struct sv_mr *mr, u64 iova, u64 len, int err);
  * under way the request is dropped: the access misses again after it and
  * asks again.
  */
+extern struct workqueue_struct *sv_odp_wq;
+int sv_odp_wq_create(void);
+void sv_odp_wq_destroy(void);
 void sv_odp_init(struct sv_qp *qp);
 void sv_odp_fault_async(struct sv_qp *qp, enum sv_odp_role role,
 			struct sv_mr *mr, u64 iova, u64 len, bool write);
