@@ -57,9 +57,11 @@ restore_host_dkms() {
 	done
 }
 if [ -d /var/lib/dkms/softverbs ]; then
-	# shellcheck disable=SC2046 # the paths have no blanks
-	(cd / && tar -cf "$tmp/host-dkms.tar" var/lib/dkms/softverbs \
-		$(ls -d usr/src/softverbs-* lib/modules/*/updates/dkms/softverbs*.ko* 2>/dev/null))
+	(
+		cd /
+		saved=(var/lib/dkms/softverbs usr/src/softverbs-* lib/modules/*/updates/dkms/softverbs*.ko*)
+		tar -cf "$tmp/host-dkms.tar" "${saved[@]}"
+	)
 	sv_on_exit restore_host_dkms
 fi
 for v in /var/lib/dkms/softverbs/*/source; do
@@ -142,11 +144,14 @@ sv_assert_eq "$version" "$(pkg-config --modversion softverbs)" "pkg-config softv
 gcc -O1 -o "$tmp/devinfo" "$SV_ROOT/ulib/examples/devinfo.c" $(pkg-config --cflags --libs softverbs)
 ldd "$tmp/devinfo" | grep -q "libsoftverbs.so.1 => /usr/lib/" || sv_fail "devinfo does not use the packaged libsoftverbs: $(ldd "$tmp/devinfo")"
 ldd "$tmp/devinfo" | grep -q libibverbs && sv_fail "devinfo links libibverbs too"
-"$tmp/devinfo" svd0 >"$tmp/devinfo.out" 2>&1 || { cat "$tmp/devinfo.out"; sv_fail "the packaged libsoftverbs does not open svd0"; }
-echo '#include <softverbs.h>
-int main(void) { return softverbs_post_flush == 0; }' >"$tmp/ext.c"
+"$tmp/devinfo" -d svd0 >"$tmp/devinfo.out" 2>&1 || { cat "$tmp/devinfo.out"; sv_fail "the packaged libsoftverbs does not open svd0"; }
+# the extensions' header, <softverbs.h> through pkg-config's -I
+printf '%s\n' '#include <stdio.h>' '#include <softverbs.h>' \
+	'int main(void) { printf("%p\n", (void *)softverbs_post_flush); return SOFTVERBS_FLUSH_GLOBAL != 1; }' >"$tmp/ext.c"
 # shellcheck disable=SC2046
-gcc -o "$tmp/ext" "$tmp/ext.c" $(pkg-config --cflags --libs softverbs) || sv_fail "softverbs.h does not compile with pkg-config's flags"
+gcc -Wall -Werror -o "$tmp/ext" "$tmp/ext.c" $(pkg-config --cflags --libs softverbs) ||
+	sv_fail "softverbs.h does not compile with pkg-config's flags"
+"$tmp/ext" >/dev/null || sv_fail "a program linked with pkg-config's flags does not run"
 
 rdma link delete svd0
 rmmod softverbs

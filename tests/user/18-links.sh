@@ -19,7 +19,8 @@
 # "unshare --pid --mount --fork" makes it PID 1 of a new PID namespace, in
 # container mode ($container), with only an empty target to reach.
 # Everything that needs its view (systemctl, ip netns) runs in its
-# namespaces through nsenter.
+# namespaces through nsenter; it has a /run of its own, so its namespaces
+# ("ip netns add lns") exist there only, and end with it.
 . "$(dirname "$0")/lib.sh"
 
 sv_need unshare nsenter systemctl ip rdma
@@ -50,9 +51,12 @@ EOF
 
 sv_veth_pair vL0 vL0p
 
+# its own /run (a copied mount is the same tmpfs: the guest's /run must
+# not get a /run/systemd/system that tells later tests systemd is running)
 unshare --pid --mount --fork --mount-proc --propagation private \
-	env container=sv-test /lib/systemd/systemd --system --unit=sv-idle.target \
-	--log-target=console --show-status=0 >"$tmp/systemd.log" 2>&1 </dev/null &
+	sh -c 'mount -t tmpfs -o mode=0755 tmpfs /run && exec env container=sv-test \
+		/lib/systemd/systemd --system --unit=sv-idle.target --log-target=console \
+		--show-status=0' >"$tmp/systemd.log" 2>&1 </dev/null &
 unshare_pid=$!
 sd_pid=
 stop_systemd() {
