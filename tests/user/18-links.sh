@@ -76,13 +76,15 @@ sv_wait_for '[ -n "$(cat /proc/$unshare_pid/task/$unshare_pid/children 2>/dev/nu
 	sv_fail "unshare started no systemd"
 sd_pid=$(cat "/proc/$unshare_pid/task/$unshare_pid/children")
 sd_pid=${sd_pid%% *}
-# in_sd CMD...: CMD in systemd's PID and mount namespaces
-in_sd() { SYSTEMD_IGNORE_CHROOT=1 nsenter -t "$sd_pid" -m -p -- "$@"; }
+# in_sd CMD...: CMD in systemd's PID and mount namespaces, and its root
+# (entering a mount namespace sets the root to the namespace's, and the
+# guest runs chrooted into its overlay)
+in_sd() { SYSTEMD_IGNORE_CHROOT=1 nsenter -t "$sd_pid" -m -p -r -w -- "$@"; }
 show_logs() {
-	echo "--- systemd"
+	echo "--- systemd (as PID 1 it writes to the console)"
 	tail -n 40 "$tmp/systemd.log"
 	echo "--- softverbs-links.service"
-	cat "$tmp/links.log" 2>/dev/null
+	cat "$tmp/links.log" 2>/dev/null || true
 }
 # lfail WHY: sv_fail with systemd's and the service's logs
 lfail() {
