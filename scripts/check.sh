@@ -49,6 +49,10 @@
 #   SV_DEMO=0             skip "make demo" in a fresh clone (also skipped with
 #                         SV_TESTS or SV_DEBUG_TESTS)
 #   SV_DEB=0              skip "make deb" (tests/user/17-deb.sh then skips)
+#   SV_DEB_VM=1           run tests/user/17-deb.sh (the packages installed,
+#                         upgraded, removed in the VMs: ~20 min a kernel
+#                         under TCG, so it skips by default) and fill its
+#                         compiler cache first (scripts/deb-ccache.sh)
 #   SV_DKMS=0             skip the DKMS install (as root it installs through DKMS
 #                         for tests/user/16-dkms.sh and removes it at exit)
 #   SV_HOST_TIMEOUT=SEC   timeout of the host unit tests and of the fuzzing (default 600)
@@ -566,8 +570,9 @@ if [ "${SV_DEB:-1}" != 0 ]; then
 		row "host: make deb" 0 1 0 "$stage_secs" "see results/deb.log"
 	fi
 	# the compiler cache of 17-deb's DKMS builds in the VMs (root: it
-	# builds in a private mount namespace); ~65 s a kernel cold, ~10 s warm
-	if [ "$(id -u)" = 0 ] && [ -n "$kernels" ] && [ -d build/deb ]; then
+	# builds in a private mount namespace); ~65 s a kernel cold, ~10 s
+	# warm.  Only when 17-deb runs (SV_DEB_VM=1: ~20 min a kernel)
+	if [ "${SV_DEB_VM:-0}" = 1 ] && [ "$(id -u)" = 0 ] && [ -n "$kernels" ] && [ -d build/deb ]; then
 		# shellcheck disable=SC2086 # a list of kernel releases
 		if stage deb-ccache bash scripts/deb-ccache.sh $kernels; then
 			row "host: deb ccache" 1 0 0 "$stage_secs" "$(grep -m1 -i hits "$results/deb-ccache.log" | tr -s ' ')"
