@@ -27,6 +27,11 @@
 . "$(dirname "$0")/lib.sh"
 
 sv_need dpkg dpkg-deb apt-get dkms rdma ip modinfo ibv_devinfo gcc pkg-config
+# Measured on 6.12 under TCG (2026-11-26): dpkg reads its database (182k
+# files over 9p) for 40-75 s per call, and DKMS's build ran over 6 minutes
+# even with the compiler cache: the whole test is about 20 minutes, too
+# much for make check's budget.  It runs when asked for.
+[ "${SV_DEB_VM:-0}" = 1 ] || sv_skip "the package install test takes ~20 min under TCG: SV_DEB_VM=1 runs it"
 debs=${SV_DEBS:-$SV_ROOT/build/deb}
 shopt -s nullglob
 found=("$debs"/softverbs-dkms_*_all.deb)
