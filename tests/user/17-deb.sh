@@ -160,7 +160,7 @@ bash -n /usr/share/bash-completion/completions/svctl || sv_fail "the bash comple
 sv_assert_eq "$version" "$(pkg-config --modversion softverbs)" "pkg-config softverbs"
 # shellcheck disable=SC2046 # pkg-config's words
 gcc -O1 -o "$tmp/devinfo" "$SV_ROOT/ulib/examples/devinfo.c" $(pkg-config --cflags --libs softverbs)
-ldd "$tmp/devinfo" | grep -q "libsoftverbs.so.1 => /usr/lib/" || sv_fail "devinfo does not use the packaged libsoftverbs: $(ldd "$tmp/devinfo")"
+ldd "$tmp/devinfo" | grep -Eq "libsoftverbs.so.1 => (/usr)?/lib/$(gcc -dumpmachine)/libsoftverbs.so.1" || sv_fail "devinfo does not use the packaged libsoftverbs: $(ldd "$tmp/devinfo")"
 ldd "$tmp/devinfo" | grep -q libibverbs && sv_fail "devinfo links libibverbs too"
 "$tmp/devinfo" -d svd0 >"$tmp/devinfo.out" 2>&1 || { cat "$tmp/devinfo.out"; sv_fail "the packaged libsoftverbs does not open svd0"; }
 # the extensions' header, <softverbs.h> through pkg-config's -I
