@@ -7,6 +7,7 @@
 #   make check         every test, in VMs on each installed Debian kernel
 #   make demo          build, boot a VM, create devices, show them working
 #   make bench         softverbs vs Soft-RoCE perftest numbers in one VM
+#   make deb           Debian packages (debian/) in build/deb/
 #
 # KDIR defaults to the running kernel's build tree if present, else the
 # newest installed one (a container's kernel usually has no headers).
@@ -18,7 +19,7 @@ KDIR ?= $(shell \
 		ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n 1; \
 	fi)
 
-.PHONY: all kmod ulib tools check demo clean install dkms-install dkms-remove
+.PHONY: all kmod ulib tools check demo clean install dkms-install dkms-remove deb
 
 all: kmod ulib tools
 
@@ -78,3 +79,24 @@ dkms-install:
 dkms-remove:
 	-dkms remove softverbs/$(VERSION) --all
 	rm -rf $(DKMS_SRC)
+
+# Debian packages: softverbs-dkms, libsoftverbs1, libsoftverbs-dev and
+# softverbs-tools, built by debhelper from a copy of the tree (the files git
+# knows, tracked or not ignored; all files outside a git checkout) in
+# build/deb/softverbs-VERSION, so the tree stays clean; the .debs land in
+# build/deb/.  Needs debhelper, dh-dkms, libibverbs-dev, libmnl-dev
+# (scripts/deps.sh installs them).
+DEB_DIR := build/deb
+
+deb:
+	rm -rf $(DEB_DIR)
+	mkdir -p $(DEB_DIR)/softverbs-$(VERSION)
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+		git ls-files -z --cached --others --exclude-standard | \
+			xargs -0 sh -c 'for f; do [ -e "$$f" ] && printf "%s\0" "$$f"; done' sh | \
+			cpio -0 -pdm --quiet $(DEB_DIR)/softverbs-$(VERSION); \
+	else \
+		tar -c --exclude=./build --exclude=./results . | tar -x -C $(DEB_DIR)/softverbs-$(VERSION); \
+	fi
+	cd $(DEB_DIR)/softverbs-$(VERSION) && dpkg-buildpackage -b -us -uc
+	ls -l $(DEB_DIR)/*.deb

@@ -48,6 +48,11 @@
 #                         whole: each test also has its own timeout in the guest.
 #   SV_DEMO=0             skip "make demo" in a fresh clone (also skipped with
 #                         SV_TESTS or SV_DEBUG_TESTS)
+#   SV_DEB=0              skip "make deb" (tests/user/17-deb.sh then skips)
+#   SV_DEB_VM=1           run tests/user/17-deb.sh (the packages installed,
+#                         upgraded, removed in the VMs: ~20 min a kernel
+#                         under TCG, so it skips by default) and fill its
+#                         compiler cache first (scripts/deb-ccache.sh)
 #   SV_DKMS=0             skip the DKMS install (as root it installs through DKMS
 #                         for tests/user/16-dkms.sh and removes it at exit)
 #   SV_HOST_TIMEOUT=SEC   timeout of the host unit tests and of the fuzzing (default 600)
@@ -85,6 +90,7 @@ cd "$root"
 #             every kernel has (it skips, exit 4, where that is missing): rxe
 #             (rdma_rxe), nvmet, nfsd, srp (LIO and ib_srpt), dkms (the module
 #             installed through DKMS for the kernel: check.sh does it as root),
+#             deb (the Debian packages, built on the host by "make deb"),
 #             nic (a virtio-net NIC, a PCI function: check.sh boots every VM
 #             that runs such a test with run.sh --nic; without one the test
 #             says so and does without)
@@ -109,7 +115,7 @@ cd "$root"
 # plan_debug_shards).  SV_PLAN=1 prints every VM's selection and exits
 # before building anything.
 kunit_meta='kernels=debug,stock cost=M'
-dk_lacks='dkms nfsd srp'
+dk_lacks='dkms deb nfsd srp'
 dk_nshards=3
 declare -A cost_secs=([S]=20 [M]=45 [L]=80 [XL]=120)
 # What a VM costs besides its tests' "# time:" (measured, 2026-11-25 run):
@@ -551,6 +557,28 @@ if [ "$(id -u)" = 0 ] && [ "${SV_DKMS:-1}" != 0 ]; then
 		row "host: dkms install" 1 0 0 "$stage_secs"
 	else
 		row "host: dkms install" 0 1 0 "$stage_secs" "see results/dkms.log"
+	fi
+fi
+
+# The Debian packages (make deb, build/deb/): tests/user/17-deb.sh installs,
+# upgrades and removes them in the VMs, each in its own overlay.  ~10 s.
+if [ "${SV_DEB:-1}" != 0 ]; then
+	# lintian's errors and warnings fail the stage (its infos do not)
+	if stage deb sh -c 'make deb && lintian --fail-on error,warning build/deb/*.changes'; then
+		row "host: make deb" 1 0 0 "$stage_secs" "$(cd build/deb && du -bc ./*.deb | tail -n 1 | cut -f1) bytes of .deb"
+	else
+		row "host: make deb" 0 1 0 "$stage_secs" "see results/deb.log"
+	fi
+	# the compiler cache of 17-deb's DKMS builds in the VMs (root: it
+	# builds in a private mount namespace); ~65 s a kernel cold, ~10 s
+	# warm.  Only when 17-deb runs (SV_DEB_VM=1: ~20 min a kernel)
+	if [ "${SV_DEB_VM:-0}" = 1 ] && [ "$(id -u)" = 0 ] && [ -n "$kernels" ] && [ -d build/deb ]; then
+		# shellcheck disable=SC2086 # a list of kernel releases
+		if stage deb-ccache bash scripts/deb-ccache.sh $kernels; then
+			row "host: deb ccache" 1 0 0 "$stage_secs" "$(grep -m1 -i hits "$results/deb-ccache.log" | tr -s ' ')"
+		else
+			row "host: deb ccache" 0 1 0 "$stage_secs" "see results/deb-ccache.log"
+		fi
 	fi
 fi
 

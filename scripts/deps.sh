@@ -28,6 +28,8 @@ packages=(
 	# bed) it starts nothing, on a systemd host stop them if unwanted:
 	# systemctl disable --now nfs-server rpcbind.socket rpcbind
 	nfs-kernel-server nfs-common rpcbind
+	# the Debian packages (make deb) and their check
+	debhelper dh-dkms dpkg-dev fakeroot lintian
 	# source hygiene (scripts/lint.sh; sparse is listed above)
 	cppcheck
 	# user-space fuzzing of kmod code (tests/fuzz): clang with libFuzzer

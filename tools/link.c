@@ -17,7 +17,11 @@ void link_usage(FILE *f)
 		"Usage: svctl link [show] [DEV[/PORT]]\n"
 		"       svctl link add NAME netdev NETDEV\n"
 		"       svctl link { del | delete } NAME\n"
-		"       svctl link help\n");
+		"       svctl link save [ file FILE ]\n"
+		"       svctl link apply [ file FILE ]\n"
+		"       svctl link watch [ file FILE ]\n"
+		"       svctl link help\n"
+		"FILE: NAME netdev NETDEV [ netns NS ] lines, default /etc/softverbs/links.conf\n");
 }
 
 /* IBTA 14.2.5.6 PortState; rdma prints the same names */
@@ -318,6 +322,9 @@ int cmd_link(struct svctl *sv)
 		{ "add",	link_add },
 		{ "del",	link_del },
 		{ "delete",	link_del },
+		{ "save",	link_save },
+		{ "apply",	link_apply },
+		{ "watch",	link_watch },
 		{ "help",	link_help },
 		{ NULL,		NULL },
 	};

@@ -37,6 +37,19 @@ check 2 link show a/x
 check 2 res show a b
 check 2 qp a b
 check 2 help bogus
+check 2 link save bogus
+check 2 link apply file
+check 2 link watch file ''
+# the configuration is read, and refused, before any netlink
+conf=$(mktemp)
+printf 'sv0 netdev eth0\nsv1 netdev eth0\n' >"$conf"
+check 1 link apply file "$conf"
+printf 'sv0 netdev eth0 netns a/b\n' >"$conf"
+check 1 link watch file "$conf"
+printf 'sv0 netdev eth0 mtu 9000\n' >"$conf"
+check 1 link apply file "$conf"
+rm -f "$conf"
+check 1 link apply file /nonexistent/links.conf
 check 2 stats -w
 check 2 stats -w 0
 check 2 stats -w x

@@ -283,6 +283,12 @@ struct jv *sv_ports_json(struct svctl *sv, const struct svctl_dev *dev,
 int cmd_link(struct svctl *sv);
 void link_usage(FILE *f);
 
+/* --- persist.c: the configuration file and its daemon -------------------- */
+
+int link_save(struct svctl *sv);
+int link_apply(struct svctl *sv);
+int link_watch(struct svctl *sv);
+
 /* --- res.c --------------------------------------------------------------- */
 
 int cmd_res(struct svctl *sv);
