@@ -105,17 +105,18 @@ int sv_exec(struct svctl *sv, const struct sv_cmd *cmds)
 
 	if (!word)
 		return cmds[0].fn(sv);
+	/*
+	 * An exact name wins; otherwise the first row the word abbreviates,
+	 * in table order, as iproute2 does ("link a" is "link add", not
+	 * "link apply"): the tables list the common command first.
+	 */
 	for (c = cmds; c->name; c++) {
 		if (!strcmp(word, c->name)) {
 			hit = c;
 			break;
 		}
-		if (sv_is(word, c->name)) {
-			/* aliases of one function ("del", "delete") agree */
-			if (hit && hit->fn != c->fn)
-				return sv_usage(sv, "\"%s\" is ambiguous", word);
+		if (!hit && sv_is(word, c->name))
 			hit = c;
-		}
 	}
 	if (!hit)
 		return cmds[0].fn(sv);

@@ -169,7 +169,8 @@ struct sv_cmd {
 
 /*
  * Run the row of cmds (ended by a NULL name) named by the next word, exact
- * or a unique prefix, with the word consumed.  No word, or a word that names
+ * or else the first row (in table order) it is a prefix of, with the word
+ * consumed.  No word, or a word that names
  * no row, runs the first row with the arguments untouched: the first row is
  * the default, and "dev sv0" is "dev show sv0".
  */

@@ -6,8 +6,8 @@
 #
 # 22-mr.py does the verbs: registration of 1 byte to 64 MiB at aligned and
 # unaligned addresses, the access-flag matrix (legal combinations register,
-# remote write/atomic without local write give EINVAL, on-demand paging,
-# zero-based, FLUSH and unknown flags are refused), length 0, lengths past
+# remote write/atomic without local write give EINVAL, on-demand paging
+# registers, zero-based, FLUSH and unknown flags are refused), length 0, lengths past
 # max_mr_size or wrapping, unmapped memory, RLIMIT_MEMLOCK (ENOMEM past the
 # limit for a process without CAP_IPC_LOCK), re-registration of access, PD
 # and translation alone and combined (raw uverbs commands: librxe has no
