@@ -42,6 +42,12 @@
 /* Q_Keys with the high bit set are controlled Q_Keys (IBTA) */
 #define SV_QKEY_CONTROLLED	0x80000000U
 
+/* UD and GSI QPs: their sends name an AH (sv_pd_ud_linger()) */
+static bool sv_qp_is_ud(const struct sv_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
+}
+
 static struct sv_dev *sv_qp_dev(struct sv_qp *qp)
 {
 	return to_sv_dev(qp->ibqp.device);
@@ -519,6 +525,8 @@ int sv_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = sv_qp_publish(sv, qp);
 	if (err)
 		goto err_destroy_queues;
+	if (sv_qp_is_ud(qp))
+		sv_pd_ud_add(qp);
 
 	sv_dbg_qp(qp, "created type %d QP, %s, SQ %u x %u SGE/%u inline, RQ %u x %u SGE%s\n",
 		  init->qp_type, udata ? "user" : "kernel",
@@ -868,11 +876,15 @@ int sv_qp_query(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 /* --- destroy --------------------------------------------------------------- */
 
+/* how long a destroy waits for the UD/UC sends rung in before it */
+#define SV_QP_LINGER_MS		200
+
 /*
  * Outstanding WQEs are discarded, not flushed: the CQs may outlive the QP,
  * and a completion must not name a QP that no longer exists (IBTA
  * 11.2.4.4: destroying a QP ends its outstanding work requests; consumers
- * drain first if they want completions, e.g. ib_drain_qp()).
+ * drain first if they want completions, e.g. ib_drain_qp()).  UD and UC
+ * sends already rung in are first let go out (sv_req_linger()).
  */
 int sv_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 {
@@ -881,6 +893,9 @@ int sv_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct sv_path *path;
 	unsigned long flags;
 
+	if (sv_qp_is_ud(qp))
+		sv_pd_ud_del(qp);
+	sv_req_linger(qp, jiffies + msecs_to_jiffies(SV_QP_LINGER_MS));
 	mutex_lock(&qp->modify_mutex);
 	/* RESET: the transport stops processing, posting fails */
 	spin_lock_irqsave(&qp->state_lock, flags);

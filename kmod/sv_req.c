@@ -681,9 +681,17 @@ static bool sv_req_send_some(struct sv_qp *qp, int *budget)
 static bool sv_req_task_run(struct sv_task *task, int *budget)
 {
 	struct sv_qp *qp = container_of(task, struct sv_qp, req.task);
+	int before = *budget;
+	bool idle;
 
-	task->cpu = raw_smp_processor_id();
-	return sv_req_send_some(qp, budget);
+	idle = sv_req_send_some(qp, budget);
+	/*
+	 * A run that sent nothing (e.g. the kick of modify_qp to RTS) leaves
+	 * nothing on the way from this CPU: the QP is not tied to it.
+	 */
+	if (*budget != before)
+		task->cpu = raw_smp_processor_id();
+	return idle;
 }
 
 /*
@@ -830,6 +838,52 @@ void sv_req_reset(struct sv_qp *qp)
 	qp->req.retrying = false;
 	qp->comp.psn = 0;
 	spin_unlock_bh(&qp->req.lock);
+}
+
+/*
+ * Destroying a QP ends its outstanding WQEs (IBTA 11.2.4.4), but on a
+ * datagram or UC QP a send that was posted and rung in is, for its
+ * poster, as good as on the wire: nothing acknowledges it, a NIC has
+ * fetched it at the doorbell, and programs post unsignaled sends and
+ * destroy (mckey's sender exits right after posting).  softverbs may have
+ * deferred the run to the work item on the CPU the QP last sent from
+ * (sv_req_sched()), and that CPU may be busy: discarding the run then
+ * drops datagrams only under load.  So the destroy takes a queued run
+ * back and does it here (UD promises no order; losing what was posted
+ * is worse), or waits for a running one, bounded in time: a thread that
+ * keeps ringing cannot hold the destroy, and what is not sent by then is
+ * discarded as before.  RC needs none of this: its unacknowledged sends
+ * never completed, and the connection goes with the QP.  An AH's destroy
+ * does the same for its PD's UD QPs (sv_pd_ud_linger()).
+ */
+void sv_req_linger(struct sv_qp *qp, unsigned long deadline)
+{
+	enum ib_qp_type type = qp->ibqp.qp_type;
+	struct sv_task *task = &qp->req.task;
+
+	if (type != IB_QPT_UD && type != IB_QPT_GSI && type != IB_QPT_UC)
+		return;
+	might_sleep();
+	while (!sv_task_idle(task)) {
+		enum ib_qp_state state = READ_ONCE(qp->state);
+
+		if (state != IB_QPS_RTS && state != IB_QPS_SQD)
+			return;
+		if (time_after(jiffies, deadline)) {
+			sv_dbg_qp(qp, "destroyed with sends left unsent\n");
+			return;
+		}
+		if (sv_task_take_back(task)) {
+			/* the runner now, pinned here as an inline one is */
+			get_cpu();
+			sv_task_run(task, SV_REQ_BUDGET_WORK);
+			put_cpu();
+			continue;
+		}
+		/* an inline runner on another CPU, or a running work item */
+		if (!sv_task_flush(task))
+			usleep_range(100, 200);
+	}
 }
 
 void sv_req_cleanup(struct sv_qp *qp)

@@ -62,3 +62,8 @@ bool sv_task_flush(struct sv_task *task)
 	flush_work(&task->work);
 	return sv_task_idle(task);
 }
+
+bool sv_task_take_back(struct sv_task *task)
+{
+	return cancel_work(&task->work);
+}

@@ -82,6 +82,17 @@ void sv_task_defer(struct sv_task *task);
  */
 void sv_task_sched(struct sv_task *task, int budget);
 
+/*
+ * Take the runner role back from a work item that is queued and has not
+ * started (process context).  Returns true if the caller is now the
+ * runner and must call sv_task_run() or sv_task_defer(); false if no
+ * work item was waiting (idle, or a runner is running now).  A work item
+ * that requeued itself is done with the task once it is queued
+ * (sv_task_defer() is a runner's last act), so taking it back never
+ * makes two runners.
+ */
+bool sv_task_take_back(struct sv_task *task);
+
 /* No runner owns the task (nothing asked for is left undone). */
 static inline bool sv_task_idle(const struct sv_task *task)
 {

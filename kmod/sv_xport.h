@@ -124,6 +124,11 @@ void sv_recv_v1_local(struct sv_dev *sv, struct sk_buff *skb);
 int sv_req_init(struct sv_qp *qp);
 void sv_req_reset(struct sv_qp *qp);
 void sv_req_cleanup(struct sv_qp *qp);
+/*
+ * destroy_qp before RESET, destroy_ah: let the UD/UC sends already rung
+ * in go out, until @deadline (jiffies) at most
+ */
+void sv_req_linger(struct sv_qp *qp, unsigned long deadline);
 int sv_resp_init(struct sv_qp *qp);
 void sv_resp_reset(struct sv_qp *qp);
 void sv_resp_cleanup(struct sv_qp *qp);

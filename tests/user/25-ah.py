@@ -14,6 +14,11 @@
                          ENETUNREACH without an IPv6 route), never hanging
   25-ah.py DEV bad       an empty source GID index, no GRH, port 2, SL 16,
                          the unspecified address: refused
+  25-ah.py DEV late      unsignaled UD sends, then at once the AH and the QP
+                         destroyed (what mckey's sender does), while the CPU
+                         the QP last sent from is held by a SCHED_FIFO
+                         spinner: every datagram arrives (the run deferred
+                         to that CPU is taken back by the destroy)
   25-ah.py DEV hold N    create N AHs, print "ready", sleep until killed
 
 Several tests can run in one process (python and pyverbs take seconds to
@@ -51,7 +56,7 @@ try:
     from pyverbs.pd import PD
     from pyverbs.pyverbs_error import PyverbsRDMAError
     from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
-    from pyverbs.wr import SGE, SendWR
+    from pyverbs.wr import RecvWR, SGE, SendWR
     import pyverbs.enums as e
 except ImportError as import_err:
     print(f"SKIP: python3-pyverbs is not installed ({import_err})",
@@ -213,9 +218,116 @@ def t_hold(ctx, pd, count, ready="ready"):
     while True:
         time.sleep(60)
 
+def ud_qp(pd, cq, depth):
+    qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_UD, scq=cq, rcq=cq,
+                           cap=QPCap(max_send_wr=depth, max_recv_wr=depth)))
+    for state, mask in ((e.IBV_QPS_INIT, e.IBV_QP_STATE | e.IBV_QP_PKEY_INDEX |
+                         e.IBV_QP_PORT | e.IBV_QP_QKEY),
+                        (e.IBV_QPS_RTR, e.IBV_QP_STATE),
+                        (e.IBV_QPS_RTS, e.IBV_QP_STATE | e.IBV_QP_SQ_PSN)):
+        qa = QPAttr(qp_state=state)
+        qa.qkey = 0x1234
+        qa.pkey_index = 0
+        qa.port_num = 1
+        qa.sq_psn = 0
+        qp.modify(qa, mask)
+    return qp
+
+
+def spin_child(cpu, secs):
+    """fork a SCHED_FIFO busy loop on @cpu for @secs; returns its pid once
+    it spins (the caller must not be on @cpu)"""
+    sys.stdout.flush()
+    rfd, wfd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(rfd)
+            os.sched_setaffinity(0, {cpu})
+            os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
+            os.write(wfd, b'x')
+            end = time.monotonic() + secs
+            while time.monotonic() < end:
+                pass
+        except BaseException:
+            traceback.print_exc()
+            os._exit(1)
+        os._exit(0)
+    os.close(wfd)
+    ready = os.read(rfd, 1)
+    os.close(rfd)
+    if ready != b'x':
+        os.waitpid(pid, 0)
+        raise AssertionError("the SCHED_FIFO spinner did not start")
+    return pid
+
+
+def t_late(ctx, pd):
+    count = 20
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        print("ok: late: not run, one CPU")
+        return
+    v4 = int(ENV['V4'])
+    my4 = str(ctx.query_gid(1, v4))
+    rcq, scq = CQ(ctx, 2 * count), CQ(ctx, 2 * count)
+    rqp, sqp = ud_qp(pd, rcq, 2 * count), ud_qp(pd, scq, count)
+    rmr = MR(pd, 2 * count * 128, e.IBV_ACCESS_LOCAL_WRITE)
+    smr = MR(pd, 64, e.IBV_ACCESS_LOCAL_WRITE)
+    for i in range(2 * count):
+        rqp.post_recv(RecvWR(wr_id=i, num_sge=1,
+                             sg=[SGE(rmr.buf + i * 128, 128, rmr.lkey)]))
+    ah = AH(pd, attr=attr(my4, v4))
+
+    # one signaled send from the first CPU: the QP last sent from there
+    os.sched_setaffinity(0, {cpus[0]})
+    wr = SendWR(wr_id=1, opcode=e.IBV_WR_SEND, num_sge=1,
+                sg=[SGE(smr.buf, 16, smr.lkey)],
+                send_flags=e.IBV_SEND_SIGNALED)
+    wr.set_wr_ud(ah, rqp.qp_num, 0x1234)
+    sqp.post_send(wr)
+    end, n = time.time() + 5, 0
+    while not n and time.time() < end:
+        n, wcs = scq.poll(1)
+    if not n or wcs[0].status != e.IBV_WC_SUCCESS:
+        raise AssertionError("late: the first UD send did not complete")
+    # the poster on another CPU, that one busy: the runs go to a work item
+    # that cannot run for about a second
+    os.sched_setaffinity(0, {cpus[1]})
+    spinner = spin_child(cpus[0], 1.5)
+    wr = SendWR(wr_id=2, opcode=e.IBV_WR_SEND, num_sge=1,
+                sg=[SGE(smr.buf, 16, smr.lkey)])
+    wr.set_wr_ud(ah, rqp.qp_num, 0x1234)
+    for _ in range(count - 1):
+        sqp.post_send(wr)
+    early, wcs = rcq.poll(2 * count)
+    ah.close()
+    sqp.close()
+    if os.waitpid(spinner, 0)[1]:
+        raise AssertionError("late: the SCHED_FIFO spinner failed")
+    os.sched_setaffinity(0, set(cpus))
+    if early >= count:
+        raise AssertionError("late: not tested: the sends were not deferred "
+                             "(the busy CPU ran the work item)")
+    got, end = early, time.time() + 5
+    while got < count and time.time() < end:
+        n, wcs = rcq.poll(2 * count)
+        for wc in wcs[:n]:
+            if wc.status != e.IBV_WC_SUCCESS:
+                raise AssertionError(f"late: receive status {wc.status}")
+        got += n
+    if got != count:
+        raise AssertionError(f"late: {got} of {count} datagrams arrived "
+                             "(sent, then AH and QP destroyed at once)")
+    print(f"ok: late: {count} of {count} UD sends arrived although the AH "
+          f"and the QP were destroyed right after posting ({early} before)")
+    for o in (rqp, rcq, scq, rmr, smr):
+        o.close()
+
 
 PR_SET_PDEATHSIG = 1
-TESTS = {'good': t_good, 'unreach': t_unreach, 'bad': t_bad}
+TESTS = {'good': t_good, 'unreach': t_unreach, 'bad': t_bad,
+         'late': t_late}
 
 
 def hold_child(dev, count, out):

@@ -14,7 +14,8 @@
 # about a second (ETIMEDOUT from ib_core's ARP/ND resolution, ENETUNREACH
 # with no IPv6 route); a 32-bit flow label (UCX's ~0) and the widest traffic
 # class, hop limit and SL accepted; an empty source GID index, no GRH, a bad
-# port or SL refused.  Here: a process killed with SIGKILL while holding AHs, the
+# port or SL refused; unsignaled UD sends whose AH and QP are destroyed at
+# once, with the CPU they were deferred to busy, all arrive.  Here: a process killed with SIGKILL while holding AHs, the
 # device removed under a process holding AHs, the module unloads without
 # complaining about AHs left behind; the kernel log stays clean.
 #
@@ -100,13 +101,26 @@ PEER6=$(exploded 2001:db8:25::2)
 PEERLL=$(exploded "$(link_local sv-ah vB)")
 echo "GIDs: IPv4 $V4, IPv6 $V6, link-local $LL"
 
+# "late" holds a CPU with a SCHED_FIFO spinner so that the work item a UD
+# QP's sends were deferred to cannot run.  From 6.12 on, the fair server
+# (debugfs sched/fair_server) runs normal tasks on a CPU an RT task holds
+# within milliseconds; its runtime is set to 0 on CPU 0 for the test, as
+# RT throttling alone (950 ms of each second) holds the CPU on 6.1.
+fair=/sys/kernel/debug/sched/fair_server/cpu0/runtime
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+if [ -w $fair ]; then
+	fair_old=$(cat $fair)
+	echo 0 >$fair
+	sv_on_exit "echo $fair_old >$fair"
+fi
+
 # One python process (its start and pyverbs' import cost 10-30 s under the
-# debug kernel) runs the three tests, each on its own context, then forks
+# debug kernel) runs the tests, each on its own context, then forks
 # the two AH holders below one after the other, each when the one before
 # has ended, and reports how each ended.
 tmp=$(mktemp -d)
 sv_on_exit "rm -rf '$tmp'"
-$py "$helper" $dev good unreach bad hold 200 "$tmp/hold1" hold 50 "$tmp/hold2" >"$tmp/py" 2>&1 &
+$py "$helper" $dev good unreach bad late hold 200 "$tmp/hold1" hold 50 "$tmp/hold2" >"$tmp/py" 2>&1 &
 pyp=$!
 sv_on_exit "kill -9 $pyp 2>/dev/null"
 # py_ended: the helper process has exited
