@@ -16,14 +16,14 @@ it waits for every send completion, which must be successful, before it
 leaves the group and destroys its QP and address handle.
 
 Why not mckey: "mckey -s" posts its messages unsignalled and at once leaves
-the group and destroys its AH and QP.  A device that transmitted them from
-the ibv_post_send system call (Soft-RoCE up to 6.1, softverbs mostly) has
-sent them by then; one that sends from a work item (6.12's Soft-RoCE
-always, softverbs when the posting thread changed CPUs) finds the AH gone
-when the work runs ("rxe_get_av: Unable to find AH matching ah_num"),
-fails the WQE and moves the QP to the error state, so messages are lost
-before they reach the wire.  Waiting for the completions is what a verbs
-consumer has to do before it may tear down what its work requests use.
+the group and destroys its AH and QP.  A device that sends from a work item
+(6.12's Soft-RoCE always) finds the AH gone when the work runs
+("rxe_get_av: Unable to find AH matching ah_num"), fails the WQE and moves
+the QP to the error state, so messages are lost before they reach the
+wire; this test runs against Soft-RoCE too.  (softverbs' destroy_ah and
+destroy_qp first send what was rung in: 25-ah "late", and 33-ulib-stock
+runs mckey.)  Waiting for the completions is what a verbs consumer has to
+do before it may tear down what its work requests use.
 
 Exit status 0 when every send completed successfully; failures raise.
 """

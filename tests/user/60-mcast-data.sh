@@ -24,10 +24,10 @@
 # the AH destroyed ("rxe_get_av: Unable to find AH matching ah_num"),
 # fails the WQE and moves the QP to the error state: in the VM one of ten
 # messages reached the wire, and softverbs received that one (rx_packets
-# 1, no drops).  softverbs transmits from the system call unless the
-# posting thread has moved to another CPU (a UD QP's requester stays on
-# the CPU it started on, sv_req.c): then a work item sends, and the same
-# race lost a softverbs-softverbs case on 6.12.  The helper waits for each
+# 1, no drops).  (softverbs' destroy_ah and destroy_qp send what was rung
+# in first, also when a work item on a busy CPU was to send it: 25-ah
+# "late"; 33-ulib-stock runs "mckey -s" between softverbs devices.)  The
+# cases here include Soft-RoCE senders, so the helper waits for each
 # send completion before it tears down, as a verbs consumer must; it
 # otherwise sends what mckey does (the join's AH, QPN 0xFFFFFF, Q_Key
 # 0x01234567, 10 x 256 bytes), but SENDs without immediate data.
