@@ -1,5 +1,5 @@
 #!/bin/bash
-# sv-test: kernels=debug,stock cost=L
+# sv-test: kernels=all cost=XL
 # softverbs on IP-only (L3) netdevs: RoCEv2 needs UDP/IP, not Ethernet.
 #
 #   netns sv-19a                                   netns sv-19b
@@ -57,7 +57,7 @@ gid_v4() { # 10.x.y.z -> sysfs GID
 # only RoCE v2 GIDs, each an address of NETDEV, these GIDs among them,
 # active_mtu as the MTU allows, link layer Ethernet
 check_dev() {
-	local dev=$1 nd=$2 mtu=$3 p=/sys/class/infiniband/$1/ports/1 f g t want n=0 am
+	local dev=$1 nd=$2 mtu=$3 p=/sys/class/infiniband/$1/ports/1 f g t want n=0 am l=
 	shift 3
 	for g in "$@"; do
 		sv_wait_for "sv_gid_present $dev $g" 10 || sv_fail "$dev: no GID $g"
@@ -69,7 +69,7 @@ check_dev() {
 			sv_fail "$dev: the MAC-less default GID fe80:: is listed (${f##*/})"
 		read -r t <"$p/gid_attrs/types/${f##*/}"
 		[ "$t" = "RoCE v2" ] || sv_fail "$dev: GID ${f##*/} $g of type '$t' on an L3 netdev"
-		n=$((n + 1))
+		n=$((n + 1)) l+=" ${f##*/}=$g"
 	done
 	read -r am <"$p/link_layer"
 	[ "$am" = Ethernet ] || sv_fail "$dev: link layer '$am'"
@@ -81,7 +81,7 @@ check_dev() {
 	else want=256; fi
 	am=$(ibv_devinfo -d "$dev" | sed -n 's/.*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p')
 	[ "$am" = "$want" ] || sv_fail "$dev on $nd (MTU $mtu): active_mtu $am, expected $want"
-	echo "$dev on $nd: $n GIDs, all RoCE v2; active_mtu $am (netdev MTU $mtu)"
+	echo "$dev on $nd: $n GIDs, all RoCE v2; active_mtu $am (netdev MTU $mtu); GIDs:$l"
 }
 
 # l3_pair KIND TAG IP4 IP6: devices sv${TAG}a/b on the L3 netdevs ${TAG}a/b
@@ -148,9 +148,9 @@ EOF
 # rping over rdma_cm: ib_core's rdma_cm (6.1, 6.12) binds a RoCE port only
 # through an Ethernet netdev (cma_validate_port() looks a non-Ethernet
 # netdev's address up as an IB GID), so on an L3 netdev it must either work
-# or fail at once and cleanly, never hang
+# or be refused at once with ENODEV, never hang or fail otherwise
 rping_case() {
-	local pid rs=0 rc=0 d
+	local pid rs=0 rc=0 d refused=
 	d=$(mktemp -d)
 	_xp_runt
 	ip netns exec $B timeout -k 5 "$_xp_t" rping -s -V -C 5 -S 1000 -a 10.119.0.2 -p 21999 >"$d/srv" 2>&1 &
@@ -162,13 +162,15 @@ rping_case() {
 	echo "  rping server rc $rs, client rc $rc"
 	sed 's/^/  srv| /' "$d/srv" | head -n 5
 	sed 's/^/  cli| /' "$d/cli" | head -n 5
+	sv_file_has "$d/cli" "RDMA_CM_EVENT_ADDR_ERROR, error -19" &&
+		sv_file_has "$d/srv" "rdma_bind_addr: No such device" && refused=1
 	rm -rf "$d"
 	if [ $rc -eq 0 ] && [ $rs -eq 0 ]; then
 		echo "  rping over WireGuard: works"
 		return 0
 	fi
-	[ $rc -ne 124 ] && [ $rs -ne 124 ] || { echo "  rping hung"; return 1; }
-	echo "  rping over WireGuard: refused by ib_core's rdma_cm (non-Ethernet netdev)"
+	[ -n "$refused" ] || { echo "  rping failed, but not with ENODEV from rdma_cm"; return 1; }
+	echo "  rping over WireGuard: refused by ib_core's rdma_cm (ENODEV: non-Ethernet netdev)"
 }
 
 # RoCE v1 cannot be chosen for rdma_cm on an L3 device (no v1 GID type)
@@ -195,13 +197,22 @@ if have_kind wireguard && command -v wg >/dev/null; then
 	xp_case "WireGuard IPv6 ib_read_bw" xp_pair 6 A B ib_read_bw -F -n 50 -s 65536
 	xp_case "WireGuard IPv6 ib_write_bw" xp_pair 6 A B ib_write_bw -F -n 20 -s 65536
 	xp_case "WireGuard IPv4 ib_read_bw" xp_pair 4 B A ib_read_bw -F -n 20 -s 65536
-	xp_case "WireGuard rping (rdma_cm)" rping_case
+	xp_case "WireGuard rping: works or ENODEV from rdma_cm" rping_case
 	xp_case "WireGuard RoCE v1 refused" v1_refused
 	# an address added after creation becomes a GID (ib_core does not
 	# follow address events of non-Ethernet netdevs: softverbs rescans)
 	ip -n $A addr add 10.119.1.1/24 dev w19a
 	xp_case "WireGuard later address becomes a GID" \
 		sv_wait_for "sv_gid_present svw19a $(gid_v4 10.119.1.1)" 10
+	# a removed address keeps its GID (ib_core exports no GID delete):
+	# reported, not judged
+	ip -n $A addr del 10.119.1.1/24 dev w19a
+	sv_sleep 1
+	if sv_gid_present svw19a "$(gid_v4 10.119.1.1)"; then
+		echo "removed address 10.119.1.1: its GID stays until the device goes"
+	else
+		echo "removed address 10.119.1.1: its GID went too"
+	fi
 	# the tunnel goes: its device goes with it
 	ip -n $A link del w19a
 	xp_case "WireGuard netdev deleted: device removed" \
