@@ -240,6 +240,9 @@ EOF
 	xp_case "sit IPv6 rc_pingpong" xp_pair 6 A B ibv_rc_pingpong -n 50 -s 4096 -c
 	xp_case "sit IPv6 ib_write_bw" xp_pair 6 B A ib_write_bw -F -n 20 -s 65536
 	xp_case "sit IPv6 ib_read_bw" xp_pair 6 A B ib_read_bw -F -n 20 -s 65536
+	ip -n $A addr add fd79::1/64 dev s19a nodad
+	xp_case "sit later IPv6 address becomes a GID" \
+		sv_wait_for "sv_gid_present svs19a fd79:0000:0000:0000:0000:0000:0000:0001" 10
 	ip -n $B link del s19b
 	xp_case "sit netdev deleted: device removed" \
 		sv_wait_for '[ ! -e /sys/class/infiniband/svs19b ]' 20
