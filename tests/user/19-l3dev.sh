@@ -186,6 +186,14 @@ v1_refused() {
 	return $rc
 }
 
+# svctl lists the device on its tunnel
+svctl_case() {
+	local o
+	o=$(ip netns exec $A "$SV_TOOLS/tools/svctl" dev svw19a) || return 1
+	echo "$o" | sed 's/^/  /'
+	[[ $o == *w19a* ]]
+}
+
 if have_kind wireguard && command -v wg >/dev/null; then
 	wg_setup
 	l3_pair WireGuard w19 10.119.0. fd77
@@ -199,6 +207,7 @@ if have_kind wireguard && command -v wg >/dev/null; then
 	xp_case "WireGuard IPv4 ib_read_bw" xp_pair 4 B A ib_read_bw -F -n 20 -s 65536
 	xp_case "WireGuard rping: works or ENODEV from rdma_cm" rping_case
 	xp_case "WireGuard RoCE v1 refused" v1_refused
+	xp_case "svctl dev on WireGuard" svctl_case
 	# an address added after creation becomes a GID (ib_core does not
 	# follow address events of non-Ethernet netdevs: softverbs rescans)
 	ip -n $A addr add 10.119.1.1/24 dev w19a
