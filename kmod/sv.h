@@ -66,12 +66,22 @@ struct sv_dev {
 	netdevice_tracker	ndev_tracker;
 	struct net		*net;	/* dev_net(ndev) at creation */
 	struct sv_net_sock	*sock;	/* RoCEv2 sockets of net, ref held */
+	/*
+	 * The netdev carries IP without a link header (tun, WireGuard,
+	 * ipip, gre: sv_dev_netdev_is_l3()): RoCEv2 only, no MACs.
+	 */
+	bool			l3;
 
 	/* In sv_devices; written under sv_devices_mutex, read under RCU. */
 	struct list_head	list;
 
 	/* Unregisters the device when its netdev goes away. */
 	struct work_struct	unreg_work;
+	/*
+	 * L3 netdevs only: adds the GIDs of addresses that appeared after
+	 * creation (ib_core follows address events of Ethernet netdevs only).
+	 */
+	struct work_struct	gid_work;
 
 	/* /sys/devices/softverbsN, the ib_device's parent */
 	struct sv_parent	parent;
@@ -218,6 +228,8 @@ enum rdma_link_layer sv_port_link_layer(struct ib_device *ibdev,
 					u32 port_num);
 struct net_device *sv_port_get_netdev(struct ib_device *ibdev, u32 port_num);
 void sv_port_update(struct sv_dev *sv);
+int sv_port_add_gid(const struct ib_gid_attr *attr, void **context);
+int sv_port_del_gid(const struct ib_gid_attr *attr, void **context);
 void sv_port_get_fw_str(struct ib_device *ibdev, char *str);
 extern const struct attribute_group sv_port_dev_attr_group;
 

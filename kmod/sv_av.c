@@ -253,8 +253,9 @@ static int sv_path_route(struct sv_dev *sv, struct sv_path *path)
 		err = sv_path_refuse(sv, -EHOSTUNREACH,
 			"destination GID %pI6 is behind a router, and RoCE v1 (source GID index %u) is L2-only: use a RoCE v2 GID",
 			sv_gid_in6(&path->dgid), path->sgid_index);
-	} else if (!sv_path_is_multicast(path) &&
+	} else if (!sv->l3 && !sv_path_is_multicast(path) &&
 		   is_zero_ether_addr(path->dmac)) {
+		/* an L3 netdev has no next hop MAC: the IP stack sends */
 		err = sv_path_neigh(dst, path);
 		if (err)
 			sv_path_refuse(sv, err,
@@ -340,8 +341,9 @@ static int sv_path_init(struct sv_dev *sv, struct sv_path *path,
 
 	if (flags & SV_PATH_ROUTE)
 		return sv_path_route(sv, path);
-	if (!sv_path_is_multicast(path) && is_zero_ether_addr(path->dmac))
-		/* atomic callers pass resolved AVs */
+	if (!sv->l3 && !sv_path_is_multicast(path) &&
+	    is_zero_ether_addr(path->dmac))
+		/* atomic callers pass resolved AVs (an L3 netdev has no MACs) */
 		return sv_path_refuse(sv, -EHOSTUNREACH,
 			"destination GID %pI6 without a MAC (atomic context)",
 			sv_gid_in6(&path->dgid));

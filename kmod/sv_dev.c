@@ -11,8 +11,11 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/if_arp.h>
+#include <linux/etherdevice.h>
 #include <linux/if_vlan.h>
+#include <linux/inetdevice.h>
 #include <linux/rtnetlink.h>
+#include <net/addrconf.h>
 #include <rdma/ib_verbs.h>
 
 #include "sv.h"
@@ -152,11 +155,44 @@ static const struct ib_device_ops sv_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_mw, sv_mw_obj, ibmw),
 };
 
+/*
+ * Added to sv_dev_ops for a device on an L3 netdev: ib_core then shows us
+ * each GID before it enters the table (sv_port_add_gid()).
+ */
+static const struct ib_device_ops sv_dev_l3_ops = {
+	.add_gid = sv_port_add_gid,
+	.del_gid = sv_port_del_gid,
+};
+
 static void sv_dev_unreg_work(struct work_struct *work)
 {
 	struct sv_dev *sv = container_of(work, struct sv_dev, unreg_work);
 
 	ib_unregister_device_and_put(&sv->ibdev);
+}
+
+/*
+ * ib_core's RoCE GID management (roce_gid_mgmt.c, 6.1 and 6.12) lists the
+ * addresses of every netdev when a device registers, but follows address
+ * and netdev events of ARPHRD_ETHER netdevs only.  For an L3 netdev the
+ * addresses that appear later are added by a rescan of the device, which
+ * adds what is missing (an existing GID is kept).  A removed address cannot
+ * be taken out: ib_core exports nothing that deletes a GID.
+ */
+static void sv_dev_gid_work(struct work_struct *work)
+{
+	struct sv_dev *sv = container_of(work, struct sv_dev, gid_work);
+
+	rdma_roce_rescan_device(&sv->ibdev);
+	ib_device_put(&sv->ibdev);
+}
+
+static void sv_dev_queue_gid_rescan(struct sv_dev *sv)
+{
+	if (!ib_device_try_get(&sv->ibdev))
+		return;
+	if (!queue_work(sv_wq, &sv->gid_work))
+		ib_device_put(&sv->ibdev);
 }
 
 /*
@@ -186,14 +222,43 @@ struct sv_dev *sv_dev_find_rcu(const struct net_device *ndev)
 	return NULL;
 }
 
+/*
+ * Netdevs that carry IP packets without a link header: tun (IFF_TUN),
+ * WireGuard, raw-IP modems (ARPHRD_NONE, ARPHRD_RAWIP), ipip and ip6tnl
+ * (ARPHRD_TUNNEL, ARPHRD_TUNNEL6), sit, gre and ip6gre.  RoCEv2 is UDP/IP
+ * (IBTA Annex A17), so it runs over them; RoCE v1 (Annex A16) is an
+ * Ethernet frame and cannot.
+ */
+static bool sv_dev_netdev_is_l3(const struct net_device *ndev)
+{
+	switch (ndev->type) {
+	case ARPHRD_NONE:
+	case ARPHRD_RAWIP:
+	case ARPHRD_TUNNEL:
+	case ARPHRD_TUNNEL6:
+	case ARPHRD_SIT:
+	case ARPHRD_IPGRE:
+	case ARPHRD_IP6GRE:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static int sv_dev_check_netdev(struct net_device *ndev)
 {
 	/*
-	 * RoCE needs Ethernet framing: loopback, tunnels and IPoIB are
-	 * refused.
+	 * RoCE needs Ethernet framing (v1 and v2) or an IP-only netdev (v2
+	 * only, see sv_dev_netdev_is_l3()): loopback, IPoIB and the rest
+	 * are refused.
 	 */
-	if (ndev->type != ARPHRD_ETHER || (ndev->flags & IFF_LOOPBACK)) {
-		pr_info("netdev %s is not an Ethernet device\n", ndev->name);
+	if (ndev->flags & IFF_LOOPBACK) {
+		pr_info("netdev %s is a loopback device\n", ndev->name);
+		return -EINVAL;
+	}
+	if (ndev->type != ARPHRD_ETHER && !sv_dev_netdev_is_l3(ndev)) {
+		pr_info("netdev %s is neither an Ethernet nor an IP-only device (type %u)\n",
+			ndev->name, ndev->type);
 		return -EINVAL;
 	}
 	/*
@@ -260,7 +325,9 @@ int sv_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 	sv->ndev = ndev;
 	netdev_hold(ndev, &sv->ndev_tracker, GFP_KERNEL);
 	INIT_LIST_HEAD(&sv->list);
+	sv->l3 = sv_dev_netdev_is_l3(ndev);
 	INIT_WORK(&sv->unreg_work, sv_dev_unreg_work);
+	INIT_WORK(&sv->gid_work, sv_dev_gid_work);
 	/* _BH: numbers are looked up from the receive path (softirq) */
 	xa_init_flags(&sv->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 	xa_init_flags(&sv->mr_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
@@ -295,9 +362,19 @@ int sv_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 	 */
 	sv->ibdev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 	/* fixed at creation, like a NIC's burnt-in GUID */
-	sv->ibdev.node_guid = sv_eth_guid_from_mac(ndev->dev_addr);
+	if (sv->l3) {
+		u8 mac[ETH_ALEN];
+
+		/* no MAC to derive it from: a random, locally administered one */
+		eth_random_addr(mac);
+		sv->ibdev.node_guid = sv_eth_guid_from_mac(mac);
+	} else {
+		sv->ibdev.node_guid = sv_eth_guid_from_mac(ndev->dev_addr);
+	}
 	strscpy(sv->ibdev.node_desc, "softverbs", sizeof(sv->ibdev.node_desc));
 	ib_set_device_ops(&sv->ibdev, &sv_dev_ops);
+	if (sv->l3)
+		ib_set_device_ops(&sv->ibdev, &sv_dev_l3_ops);
 	/* librxe rings the SQ doorbell with a POST_SEND of no work requests */
 	sv->ibdev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
 
@@ -451,12 +528,73 @@ static struct notifier_block sv_dev_netdev_nb = {
 	.notifier_call = sv_dev_netdev_event,
 };
 
+/* An address of @ndev appeared: an L3 device's GIDs need a rescan. */
+static void sv_dev_addr_up(struct net_device *ndev)
+{
+	struct sv_dev *sv;
+
+	rcu_read_lock();
+	sv = sv_dev_find_rcu(ndev);
+	if (sv && sv->l3)
+		sv_dev_queue_gid_rescan(sv);
+	rcu_read_unlock();
+}
+
+/* under RTNL */
+static int sv_dev_inetaddr_event(struct notifier_block *nb,
+				 unsigned long event, void *ptr)
+{
+	const struct in_ifaddr *ifa = ptr;
+
+	if (event == NETDEV_UP)
+		sv_dev_addr_up(ifa->ifa_dev->dev);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block sv_dev_inetaddr_nb = {
+	.notifier_call = sv_dev_inetaddr_event,
+};
+
+/* atomic context (an atomic notifier chain) */
+static int sv_dev_inet6addr_event(struct notifier_block *nb,
+				  unsigned long event, void *ptr)
+{
+	const struct inet6_ifaddr *ifa = ptr;
+
+	if (event == NETDEV_UP)
+		sv_dev_addr_up(ifa->idev->dev);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block sv_dev_inet6addr_nb = {
+	.notifier_call = sv_dev_inet6addr_event,
+};
+
 int sv_dev_notifier_register(void)
 {
-	return register_netdevice_notifier(&sv_dev_netdev_nb);
+	int err;
+
+	err = register_netdevice_notifier(&sv_dev_netdev_nb);
+	if (err)
+		return err;
+	err = register_inetaddr_notifier(&sv_dev_inetaddr_nb);
+	if (err)
+		goto err_unregister_netdev_nb;
+	err = register_inet6addr_notifier(&sv_dev_inet6addr_nb);
+	if (err)
+		goto err_unregister_inetaddr_nb;
+	return 0;
+
+err_unregister_inetaddr_nb:
+	unregister_inetaddr_notifier(&sv_dev_inetaddr_nb);
+err_unregister_netdev_nb:
+	unregister_netdevice_notifier(&sv_dev_netdev_nb);
+	return err;
 }
 
 void sv_dev_notifier_unregister(void)
 {
+	unregister_inet6addr_notifier(&sv_dev_inet6addr_nb);
+	unregister_inetaddr_notifier(&sv_dev_inetaddr_nb);
 	unregister_netdevice_notifier(&sv_dev_netdev_nb);
 }

@@ -790,7 +790,11 @@ static int sv_net_v1_rcv(struct sk_buff *skb, struct net_device *ndev,
 
 	rcu_read_lock();
 	sv = sv_net_ndev_dev_rcu(ndev);
-	if (sv && net_eq(dev_net(ndev), sv->net)) {
+	/*
+	 * Not on an L3 netdev (RoCEv2 only), where the protocol of a packet
+	 * can be what a process wrote (a tun's packet information header).
+	 */
+	if (sv && !sv->l3 && net_eq(dev_net(ndev), sv->net)) {
 		sv_recv_v1(sv, skb);
 		rcu_read_unlock();
 		return NET_RX_SUCCESS;

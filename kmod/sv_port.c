@@ -5,8 +5,10 @@
  * table from the netdev's addresses (it finds the netdev through
  * sv_port_get_netdev()).
  */
+#include <linux/inetdevice.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
+#include <net/addrconf.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_verbs.h>
 
@@ -153,19 +155,80 @@ int sv_port_query(struct ib_device *ibdev, u32 port_num,
 int sv_port_immutable(struct ib_device *ibdev, u32 port_num,
 		      struct ib_port_immutable *immutable)
 {
+	struct sv_dev *sv = to_sv_dev(ibdev);
+
 	/*
 	 * RoCE v1 (Annex A16) and RoCEv2 (Annex A17), as RoCE NICs: ib_core
 	 * lists a GID of each type for every address of the netdev, the v1
 	 * one first (GID index 0 is the v1 link-local GID), and every GID in
 	 * the table carries traffic (the source GID's type picks the
-	 * framing, sv_av.c).
+	 * framing, sv_av.c).  On an L3 netdev (no link header) RoCEv2 only:
+	 * ib_core then never makes a v1 GID, so nothing can ask for v1
+	 * framing there, and rdma_cm refuses the v1 mode for the device.
 	 */
-	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE |
-				    RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	if (sv->l3)
+		immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	else
+		immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE |
+					    RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
 	immutable->gid_tbl_len = SV_PORT_GID_TBL_LEN;
 	immutable->pkey_tbl_len = SV_PORT_PKEY_TBL_LEN;
 	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
 	return 0;
+}
+
+/* Is the address of @gid (IPv4-mapped or IPv6) an address of @ndev? */
+static bool sv_port_gid_is_addr_of(const union ib_gid *gid,
+				   struct net_device *ndev)
+{
+	const struct in6_addr *a6 = (const struct in6_addr *)gid->raw;
+	const struct in_ifaddr *ifa;
+	struct in_device *in_dev;
+	bool found = false;
+
+	if (!ipv6_addr_v4mapped(a6))
+		return ipv6_chk_addr_and_flags(dev_net(ndev), a6, ndev, false,
+					       1, 0);
+	rcu_read_lock();
+	in_dev = __in_dev_get_rcu(ndev);
+	if (in_dev) {
+		in_dev_for_each_ifa_rcu(ifa, in_dev) {
+			if (ifa->ifa_local == a6->s6_addr32[3]) {
+				found = true;
+				break;
+			}
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+/*
+ * ib_core's add_gid callback, for devices on L3 netdevs only
+ * (sv_dev_l3_ops).  The table takes only GIDs that are addresses of the
+ * netdev.  That keeps out the default GID, which ib_core derives from a
+ * MAC (fe80::/64 and the EUI-64 of dev_addr, roce_gid_mgmt.c) and which on
+ * a netdev without a MAC is fe80:: with a zero interface ID, an address
+ * nobody has; and, for a point-to-point IPv4 address ("peer"), the GID
+ * ib_core makes from the peer's address (it lists ifa_address, which is
+ * the peer's there).  ib_core logs each refusal ("GID add failed").
+ */
+int sv_port_add_gid(const struct ib_gid_attr *attr, void **context)
+{
+	struct sv_dev *sv = to_sv_dev(attr->device);
+
+	if (attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP ||
+	    !sv_port_gid_is_addr_of(&attr->gid, sv->ndev)) {
+		sv_dbg_dev(sv, "GID %pI6 refused: not an address of %s\n",
+			   attr->gid.raw, netdev_name(sv->ndev));
+		return -EADDRNOTAVAIL;
+	}
+	return 0;
+}
+
+int sv_port_del_gid(const struct ib_gid_attr *attr, void **context)
+{
+	return 0;	/* no per-GID state */
 }
 
 int sv_port_query_pkey(struct ib_device *ibdev, u32 port_num, u16 index,

@@ -79,7 +79,9 @@ static void sv_recv_addrs(struct sv_rx_pkt *pkt, bool v1)
 		pkt->hop_limit = ip6h->hop_limit;
 		pkt->flow_label = be32_to_cpu(ip6_flowlabel(ip6h));
 	}
-	if (skb_mac_header_was_set(skb) && skb_mac_header_len(skb) >= ETH_HLEN)
+	/* an L3 netdev's packets have no link header (a tunnel's may be the outer one) */
+	if (!pkt->sv->l3 && skb_mac_header_was_set(skb) &&
+	    skb_mac_header_len(skb) >= ETH_HLEN)
 		ether_addr_copy(pkt->smac, eth_hdr(skb)->h_source);
 	else
 		eth_zero_addr(pkt->smac);

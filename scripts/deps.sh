@@ -20,6 +20,8 @@ packages=(
 	# RDMA userspace: the interop peer (rdma_rxe + rdma-core) and test tools
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev perftest
 	rdmacm-utils python3-pyverbs libmnl-dev nvme-cli
+	# wg, for the WireGuard tunnel of tests/user/19-l3dev.sh
+	wireguard-tools
 	# third-party RDMA clients (tests/user/64-ucx.sh, 65-libfabric.sh)
 	ucx-utils libfabric-bin
 	# NFS over RDMA (tests/user/58-nfsrdma.sh): rpc.nfsd, mountd, exportfs,

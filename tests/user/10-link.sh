@@ -12,7 +12,8 @@
 # Ethernet, its port ACTIVE, a sysfs parent whose net/ links the netdev
 # (renamed with it) and that rdma-core's udev rename rule leaves alone; it
 # goes away with "rdma link delete".  Unknown
-# netdev, duplicate name, non-Ethernet netdevs and a second link on the
+# netdev, duplicate name, loopback and netdevs that are neither Ethernet nor
+# IP-only (IP-only ones are accepted: 19-l3dev), and a second link on the
 # same netdev each fail with a clear error and leave nothing behind.
 . "$(dirname "$0")/lib.sh"
 
@@ -70,12 +71,15 @@ sv_expect_fail rdma link add sv_l1 type softverbs netdev nosuchdev
 sv_expect_fail rdma link add sv_l0 type softverbs netdev vB	# duplicate name
 sv_expect_fail rdma link add sv_l1 type softverbs netdev vA	# netdev taken
 sv_expect_fail rdma link add sv_l1 type softverbs netdev lo	# loopback
-if ip link add sv_ipip0 type ipip local 10.10.0.1 remote 10.10.0.2 2>/dev/null; then
-	sv_on_exit 'ip link del sv_ipip0 2>/dev/null'
-	sv_expect_fail rdma link add sv_l1 type softverbs netdev sv_ipip0
+# neither Ethernet nor IP-only (IP tunnels are accepted: 19-l3dev)
+if ip link add sv_nlmon0 type nlmon 2>/dev/null; then
+	sv_on_exit 'ip link del sv_nlmon0 2>/dev/null'
+	sv_expect_fail rdma link add sv_l1 type softverbs netdev sv_nlmon0
+	dmesg | grep -q 'softverbs: netdev sv_nlmon0 is neither an Ethernet nor an IP-only device' ||
+		sv_fail "no error message for the netlink monitor netdev"
 fi
 sv_assert_eq "$before" "$(rdma dev show | wc -l)" "devices after bad link adds"
-dmesg | grep -q 'softverbs: netdev lo is not an Ethernet device' ||
+dmesg | grep -q 'softverbs: netdev lo is a loopback device' ||
 	sv_fail "no error message for the loopback netdev"
 
 # delete, and the name and the netdev are free again

@@ -283,6 +283,7 @@ struct ib_qp_init_attr;
 struct ib_device_attr;
 struct ib_port_attr;
 struct ib_port_immutable;
+struct ib_gid_attr;
 struct ib_umem;
 struct rdma_hw_stats;
 struct rdma_user_mmap_entry;
