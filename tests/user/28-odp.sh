@@ -6,14 +6,21 @@
 #
 #   netns sv-28a  sv28a (softverbs) on x28a 10.128.0.1 ==== x28b 10.128.0.2 sv28b (softverbs)  netns sv-28b
 #
-# 28-odp.py: odp_caps as implemented, implicit ODP refused; RDMA WRITE into untouched pages, SEND/READ/atomics with
-# ODP on both sides, munmap + remap between two WRITEs, READ of pages
-# madvised away, fork (COW) with ibv_fork_init, invalidations racing
-# WRITEs and READs, a WRITE to an unmapped page (remote access error), a
-# process killed while faulting.  Then the ODP hw counters of both devices.
+# 28-odp.py: odp_caps as implemented (explicit and implicit); RDMA WRITE
+# into untouched pages, SEND/READ/atomics with ODP on both sides, munmap +
+# remap between two WRITEs, READ of pages madvised away, fork (COW) with
+# ibv_fork_init, invalidations racing WRITEs and READs, a WRITE to an
+# unmapped page (remote access error), a process killed while faulting;
+# implicit MRs (NULL, SIZE_MAX) from two QPs, with munmap/remap and
+# unmapped targets; rereg of ODP MRs; UD and UC receive into ODP (dropped
+# and counted, then landing), SRQ receive, ATOMIC WRITE.  Then the ODP hw
+# counters of both devices.
 # ulib/examples/odp: ibv_advise_mr through libsoftverbs (prefetch for
-# writing with FLUSH, no-fault, asynchronous, refusals); librxe has no
-# advise_mr, so only libsoftverbs callers reach the kernel's ADVISE_MR.
+# writing with FLUSH, no-fault, asynchronous, refusals, an implicit MR);
+# librxe has no advise_mr, so only libsoftverbs callers reach the
+# kernel's ADVISE_MR.
+# ulib/examples/mpe -o: FLUSH and ATOMIC WRITE into ODP MRs (rdma-core 44
+# has no FLUSH verb); where ib_core lacks FLUSH (6.1) it says SKIP.
 # ulib/examples/dmabuf: a dma-buf MR (ibv_reg_dmabuf_mr, libsoftverbs only
 # too) from /dev/udmabuf, with WRITE, READ, fetch-and-add and a SEND
 # gathered from it; Debian's 6.1 has no udmabuf: that part says SKIP.
@@ -51,6 +58,18 @@ timeout -k 5 $((60 * SV_TIME_SCALE)) "$SV_TOOLS/ulib/examples/dmabuf" "$XP_A_DEV
 case $st in
 0) ;;
 4) echo "SV_SUMMARY: dma-buf MR not tested: no /dev/udmabuf on $SV_KVER (CONFIG_UDMABUF)" ;;
+*)
+	dmesg | tail -n 30
+	rc=1
+	;;
+esac
+echo "=== FLUSH and ATOMIC WRITE into ODP MRs (libsoftverbs) $XP_A_DEV <-> $XP_B_DEV"
+st=0
+timeout -k 5 $((60 * SV_TIME_SCALE)) "$SV_TOOLS/ulib/examples/mpe" -o \
+	"$XP_A_DEV" "$XP_A_GID4" "$XP_B_DEV" "$XP_B_GID4" || st=$?
+case $st in
+0) ;;
+4) echo "SV_SUMMARY: FLUSH into ODP MRs not tested: ib_core of $SV_KVER lacks FLUSH" ;;
 *)
 	dmesg | tail -n 30
 	rc=1
