@@ -29,8 +29,9 @@ remap, madvise and fork it:
   fork          after ibv_fork_init(), fork(); the parent writes its
                 buffer (COW: new pages): a READ returns the parent's new
                 data, not the page the child shares
-  race          60 WRITEs and READs (24 under KASAN) while a thread keeps
-                madvise()ing the target away: every one completes
+  race          60 WRITEs and READs (24 under KASAN) at least, and on
+                until the target went away 60 (24) times, while a thread
+                keeps madvise()ing it away: every one completes
                 successfully
   unmapped      a WRITE to a part of the MR that is no longer mapped ends
                 in IBV_WC_REM_ACCESS_ERR, not in endless retries
@@ -94,6 +95,9 @@ _spec.loader.exec_module(mpe)
 PAGE = os.sysconf('SC_PAGE_SIZE')
 # a KASAN kernel under TCG: fewer rounds of the race (lib.sh's scale)
 RACE_OPS = 30 if int(os.environ.get('SV_TIME_SCALE', '1')) <= 1 else 12
+# madvise() pace of the race: under KASAN a fault and its RNR retry take
+# ~17 ms, and a 5 ms pace there made each op lose ~35 rounds (0.8 s per op)
+RACE_PACE = 0.005 if int(os.environ.get('SV_TIME_SCALE', '1')) <= 1 else 0.015
 SIZE = 1 << 20
 CHUNK = 2 << 20          # an implicit MR's chunk (SV_ODP_CHUNK_SIZE)
 SCALE = int(os.environ.get('SV_TIME_SCALE', '1'))
@@ -321,10 +325,7 @@ def c_race(p):
         while not stop.is_set():
             madvise_away(buf.addr, buf.size)
             count[0] += 1
-            # every 5 ms on a stock kernel, as often relative to the
-            # kernel's speed under KASAN: there a fault and its RNR retry
-            # take ~17 ms, and a 5 ms pace made each op lose ~35 rounds
-            time.sleep(0.005 * SCALE)
+            time.sleep(RACE_PACE)
 
     timeouts = counter(p.req.dev, 'retry_timeouts')
     rnr = counter(p.req.dev, 'rnr_retries')
@@ -334,7 +335,11 @@ def c_race(p):
     try:
         data = m.pattern(16 << 10, 7)
         p.req.fill(0, data)
-        for i in range(RACE_OPS):
+        i = 0
+        # RACE_OPS ops at least, and on until the pages went away
+        # 2 * RACE_OPS times (at most 4 * RACE_OPS ops)
+        while i < RACE_OPS or (count[0] < 2 * RACE_OPS and
+                               i < 4 * RACE_OPS):
             off = (i * 37 * PAGE) % (buf.size - len(data))
             post(p, e.IBV_WR_RDMA_WRITE, p.req.sge(0, len(data)), 10 + i,
                  rdma=(buf.mr.rkey, buf.addr + off))
@@ -342,20 +347,21 @@ def c_race(p):
                  1000 + i, rdma=(buf.mr.rkey, buf.addr + off))
             for wc in m.poll(p.req.scq, 2):
                 m.check_wc(wc, f"op {wc.wr_id} under invalidation")
+            i += 1
     finally:
         stop.set()
         t.join()
         buf.close()
     inval = counter(p.resp.dev, 'odp_invalidations') - inval
-    print(f"SV_SUMMARY: race: {count[0]} madvise() calls, {inval} "
+    print(f"SV_SUMMARY: race: {i} ops, {count[0]} madvise() calls, {inval} "
           f"invalidations of mapped "
           f"pages meanwhile; requester: "
           f"{counter(p.req.dev, 'retry_timeouts') - timeouts} ACK timeouts, "
           f"{counter(p.req.dev, 'rnr_retries') - rnr} RNR retries")
     # a race needs both sides: pages mapped by the traffic taken away
-    if inval < RACE_OPS:
-        raise AssertionError(f"only {inval} invalidations for {RACE_OPS} "
-                             f"ops: the race did not happen")
+    if inval < 2 * RACE_OPS:
+        raise AssertionError(f"only {inval} invalidations in {i} ops: "
+                             f"the race did not happen")
 
 
 def c_unmapped(p):
