@@ -10,9 +10,11 @@
 
 #include <linux/completion.h>
 #include <linux/iosys-map.h>
+#include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/seqlock.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
 struct sv_dev;
@@ -138,6 +140,24 @@ struct sv_mr {
 	u64			odp_bad_end;
 
 	/*
+	 * Implicit ODP (odp_implicit: the whole address space, iova 0,
+	 * length U64_MAX): umem_odp is ib_core's implicit parent, which has
+	 * no pages; the pages are in child umem_odps of SV_ODP_CHUNK_SIZE
+	 * each (struct sv_odp_chunk), created by the first fault in their
+	 * range and kept until the MR dies.  odp_chunks maps an address >>
+	 * SV_ODP_CHUNK_SHIFT to its chunk: stored under odp_chunk_mutex
+	 * (process context), read locklessly (xa_load) by copies; a stored
+	 * chunk is never removed before the MR is destroyed.  odp_mm: our
+	 * reference (mmgrab) on the process's mm, which ib_core's parent
+	 * does not hold and a child needs at creation.
+	 */
+	bool			odp_implicit;
+	struct xarray		odp_chunks;
+	struct mutex		odp_chunk_mutex;
+	u32			odp_num_chunks;	/* under odp_chunk_mutex */
+	struct mm_struct	*odp_mm;
+
+	/*
 	 * SV_MR_DMABUF: immutable after creation.  The buffer (a reference)
 	 * and its kernel mapping; the MR's first byte is dmabuf_va.  The
 	 * dma-buf contract keeps a vmapped buffer in place until vunmap, so
@@ -156,6 +176,19 @@ struct sv_mr {
 	struct sv_mr_pages	*staged;
 	struct sv_mr_pages	lists[2];
 	u32			max_pages;
+};
+
+/*
+ * One chunk of an implicit ODP MR: a child umem_odp (its private points
+ * here) and the range its invalidate callback is unmapping (inval_start/
+ * end, under mr->lock exclusive, as odp_inval_start/end of an explicit
+ * MR); invalidations of one chunk are serialised by its umem_mutex.
+ */
+struct sv_odp_chunk {
+	struct ib_umem_odp	*odp;
+	struct sv_mr		*mr;
+	u64			inval_start;
+	u64			inval_end;
 };
 
 /* [iova, iova + len) inside [base, base + size), without overflow */

@@ -20,7 +20,9 @@
  */
 #include <linux/highmem.h>
 #include <linux/log2.h>
+#include <linux/mm.h>
 #include <linux/random.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_umem_odp.h>
@@ -482,16 +484,31 @@ static inline u64 sv_mr_odp_addr(struct sv_mr *mr, u64 iova)
 static void *sv_mr_odp_va(struct sv_mr *mr, u64 addr, u32 *len, bool write)
 {
 	struct ib_umem_odp *odp = mr->umem_odp;
-	unsigned int shift = odp->page_shift;
-	u64 page_size = 1ULL << shift;
-	u64 off = addr & (page_size - 1);
-	u64 idx = (addr - ib_umem_start(odp)) >> shift;
+	u64 inval_start = mr->odp_inval_start;
+	u64 inval_end = mr->odp_inval_end;
+	unsigned int shift;
+	u64 page_size, off, idx;
 	dma_addr_t dma;
 
-	if (addr >= mr->odp_inval_start && addr < mr->odp_inval_end)
+	if (mr->odp_implicit) {
+		/* a page never crosses a chunk: chunks are aligned */
+		struct sv_odp_chunk *c = xa_load(&mr->odp_chunks,
+						 addr >> SV_ODP_CHUNK_SHIFT);
+
+		if (!c)
+			return NULL;
+		odp = c->odp;
+		inval_start = c->inval_start;
+		inval_end = c->inval_end;
+	}
+	shift = odp->page_shift;
+	page_size = 1ULL << shift;
+	off = addr & (page_size - 1);
+	if (addr >= inval_start && addr < inval_end)
 		return NULL;
 	if (WARN_ON_ONCE(addr < ib_umem_start(odp) || addr >= ib_umem_end(odp)))
 		return NULL;
+	idx = (addr - ib_umem_start(odp)) >> shift;
 	/* written by ib_core under umem_mutex; invalidation is excluded */
 	dma = READ_ONCE(odp->dma_list[idx]);
 	if (!(dma & (write ? ODP_WRITE_ALLOWED_BIT : ODP_READ_ALLOWED_BIT)))
@@ -582,6 +599,35 @@ static int sv_mr_atomic_odp(struct sv_mr *mr, u64 iova, enum sv_atomic_op op,
  * filesystem's; the range is marked instead, so copies, which take
  * mr->lock, see those pages as absent from the moment the mark is set.
  */
+static void sv_mr_odp_unmap(struct sv_mr *mr, struct ib_umem_odp *odp,
+			    u64 *inval_start, u64 *inval_end,
+			    const struct mmu_notifier_range *range)
+{
+	u64 start = max_t(u64, ib_umem_start(odp), range->start);
+	u64 end = min_t(u64, ib_umem_end(odp), range->end);
+
+	lockdep_assert_held(&odp->umem_mutex);
+	if (start >= end)
+		return;
+	read_seqlock_excl_bh(&mr->lock);
+	*inval_start = start;
+	*inval_end = end;
+	/* the mapping changed: a failed fault may succeed now */
+	if (sv_mr_odp_overlap(start, end, mr->odp_bad_start, mr->odp_bad_end)) {
+		mr->odp_bad_start = 0;
+		mr->odp_bad_end = 0;
+	}
+	read_sequnlock_excl_bh(&mr->lock);
+
+	ib_umem_odp_unmap_dma_pages(odp, start, end);
+
+	read_seqlock_excl_bh(&mr->lock);
+	*inval_start = 0;
+	*inval_end = 0;
+	read_sequnlock_excl_bh(&mr->lock);
+	sv_stat_inc(mr->sv, SV_STAT_ODP_INVALIDATIONS);
+}
+
 static bool sv_mr_odp_invalidate(struct mmu_interval_notifier *mni,
 				 const struct mmu_notifier_range *range,
 				 unsigned long cur_seq)
@@ -589,7 +635,6 @@ static bool sv_mr_odp_invalidate(struct mmu_interval_notifier *mni,
 	struct ib_umem_odp *odp = container_of(mni, struct ib_umem_odp,
 					       notifier);
 	struct sv_mr *mr;
-	u64 start, end;
 
 	if (!mmu_notifier_range_blockable(range))
 		return false;
@@ -597,29 +642,32 @@ static bool sv_mr_odp_invalidate(struct mmu_interval_notifier *mni,
 	mutex_lock(&odp->umem_mutex);
 	mmu_interval_set_seq(mni, cur_seq);
 	mr = odp->private;
-	start = max_t(u64, ib_umem_start(odp), range->start);
-	end = min_t(u64, ib_umem_end(odp), range->end);
 	/* NULL: not yet published, nothing was ever mapped */
-	if (mr && start < end) {
-		read_seqlock_excl_bh(&mr->lock);
-		mr->odp_inval_start = start;
-		mr->odp_inval_end = end;
-		/* the mapping changed: a failed fault may succeed now */
-		if (sv_mr_odp_overlap(start, end, mr->odp_bad_start,
-				      mr->odp_bad_end)) {
-			mr->odp_bad_start = 0;
-			mr->odp_bad_end = 0;
-		}
-		read_sequnlock_excl_bh(&mr->lock);
+	if (mr)
+		sv_mr_odp_unmap(mr, odp, &mr->odp_inval_start,
+				&mr->odp_inval_end, range);
+	mutex_unlock(&odp->umem_mutex);
+	return true;
+}
 
-		ib_umem_odp_unmap_dma_pages(odp, start, end);
+/* the same for a chunk of an implicit MR: its private is the chunk */
+static bool sv_mr_odp_chunk_invalidate(struct mmu_interval_notifier *mni,
+				       const struct mmu_notifier_range *range,
+				       unsigned long cur_seq)
+{
+	struct ib_umem_odp *odp = container_of(mni, struct ib_umem_odp,
+					       notifier);
+	struct sv_odp_chunk *c;
 
-		read_seqlock_excl_bh(&mr->lock);
-		mr->odp_inval_start = 0;
-		mr->odp_inval_end = 0;
-		read_sequnlock_excl_bh(&mr->lock);
-		sv_stat_inc(mr->sv, SV_STAT_ODP_INVALIDATIONS);
-	}
+	if (!mmu_notifier_range_blockable(range))
+		return false;
+
+	mutex_lock(&odp->umem_mutex);
+	mmu_interval_set_seq(mni, cur_seq);
+	c = odp->private;
+	if (c)
+		sv_mr_odp_unmap(c->mr, odp, &c->inval_start, &c->inval_end,
+				range);
 	mutex_unlock(&odp->umem_mutex);
 	return true;
 }
@@ -645,13 +693,131 @@ static const struct mmu_interval_notifier_ops sv_mr_odp_ops = {
 	.invalidate = sv_mr_odp_invalidate,
 };
 
+static const struct mmu_interval_notifier_ops sv_mr_odp_chunk_ops = {
+	.invalidate = sv_mr_odp_chunk_invalidate,
+};
+
+/*
+ * Map [@addr, @addr + @len) of @odp (user addresses, inside it); returns
+ * how many of its pages are mapped now, or a negative errno.
+ */
+static int sv_mr_odp_map(struct ib_umem_odp *odp, u64 addr, u64 len,
+			 u64 mask, bool fault)
+{
+	u64 start, idx;
+	int npages, mapped = 0;
+
+	/* returns with umem_mutex held on success */
+	npages = ib_umem_odp_map_dma_and_lock(odp, addr, len, mask, fault);
+	if (npages < 0)
+		return npages;
+	/*
+	 * ib_core returns the pages of the range, mapped or not (NO_FAULT
+	 * skips absent ones): count what is mapped now, under umem_mutex.
+	 */
+	start = (addr - ib_umem_start(odp)) >> odp->page_shift;
+	for (idx = start; idx < start + npages; idx++)
+		if (odp->dma_list[idx])
+			mapped++;
+	mutex_unlock(&odp->umem_mutex);
+	return mapped;
+}
+
+/*
+ * Is [@addr, @addr + 1) inside a mapping of the MR's process?  A chunk is
+ * created only there, so neither the process nor a peer holding the
+ * R_Key can make an implicit MR allocate tables for address space the
+ * process never mapped.
+ */
+static bool sv_mr_odp_addr_mapped(struct sv_mr *mr, u64 addr)
+{
+	struct mm_struct *mm = mr->odp_mm;
+	struct vm_area_struct *vma;
+	bool mapped;
+
+	if (!mmget_not_zero(mm))
+		return false;
+	mmap_read_lock(mm);
+	vma = find_vma(mm, addr);
+	mapped = vma && vma->vm_start <= addr;
+	mmap_read_unlock(mm);
+	mmput(mm);
+	return mapped;
+}
+
+/*
+ * The chunk of an implicit MR that holds @addr, created if the address is
+ * mapped in the process (-EFAULT if not, -ENOSPC past SV_ODP_MAX_CHUNKS).
+ * Process context.
+ */
+static struct sv_odp_chunk *sv_mr_odp_chunk_get(struct sv_mr *mr, u64 addr)
+{
+	unsigned long idx = addr >> SV_ODP_CHUNK_SHIFT;
+	struct sv_odp_chunk *c;
+	struct ib_umem_odp *odp;
+	int err;
+
+	c = xa_load(&mr->odp_chunks, idx);
+	if (c)
+		return c;
+
+	mutex_lock(&mr->odp_chunk_mutex);
+	c = xa_load(&mr->odp_chunks, idx);
+	if (c)
+		goto out_unlock;
+	if (mr->odp_num_chunks >= SV_ODP_MAX_CHUNKS) {
+		sv_dbg_dev(mr->sv, "implicit MR %#x has %u chunks\n",
+			   mr->mkey.key, mr->odp_num_chunks);
+		c = ERR_PTR(-ENOSPC);
+		goto out_unlock;
+	}
+	if (!sv_mr_odp_addr_mapped(mr, addr)) {
+		c = ERR_PTR(-EFAULT);
+		goto out_unlock;
+	}
+	/* the process's: charged to its memory cgroup (ib_core's are not) */
+	c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
+	if (!c) {
+		c = ERR_PTR(-ENOMEM);
+		goto out_unlock;
+	}
+	odp = ib_umem_odp_alloc_child(mr->umem_odp,
+				      (u64)idx << SV_ODP_CHUNK_SHIFT,
+				      SV_ODP_CHUNK_SIZE, &sv_mr_odp_chunk_ops);
+	if (IS_ERR(odp)) {
+		err = PTR_ERR(odp);
+		goto err_free_chunk;
+	}
+	c->odp = odp;
+	c->mr = mr;
+	/* the callback finds the chunk under umem_mutex (NULL before) */
+	mutex_lock(&odp->umem_mutex);
+	odp->private = c;
+	mutex_unlock(&odp->umem_mutex);
+	/* copies see the chunk from here on, fully set up */
+	err = xa_err(xa_store(&mr->odp_chunks, idx, c, GFP_KERNEL_ACCOUNT));
+	if (err)
+		goto err_release_odp;
+	mr->odp_num_chunks++;
+	goto out_unlock;
+
+err_release_odp:
+	ib_umem_odp_release(odp);
+err_free_chunk:
+	kfree(c);
+	c = ERR_PTR(err);
+out_unlock:
+	mutex_unlock(&mr->odp_chunk_mutex);
+	return c;
+}
+
 int sv_mr_odp_fault(struct sv_mr *mr, u64 iova, u64 len, bool write,
 		    bool fault)
 {
 	struct ib_umem_odp *odp;
 	u64 mask = ODP_READ_ALLOWED_BIT;
-	u64 addr, start, idx, mapped;
-	int npages;
+	u64 addr, end, mapped = 0;
+	int ret;
 
 	might_sleep();
 	if (mr->kind != SV_MR_ODP)
@@ -662,29 +828,52 @@ int sv_mr_odp_fault(struct sv_mr *mr, u64 iova, u64 len, bool write,
 	if (!len)
 		return 0;
 	if (write) {
+		/* an implicit MR's children inherit this from the parent */
 		if (!odp->umem.writable)
 			return -EACCES;
 		mask |= ODP_WRITE_ALLOWED_BIT;
 	}
 	addr = sv_mr_odp_addr(mr, iova);
-	/* returns with umem_mutex held on success */
-	npages = ib_umem_odp_map_dma_and_lock(odp, addr, len, mask, fault);
-	if (npages < 0) {
-		sv_stat_inc(mr->sv, SV_STAT_ODP_FAULT_ERRS);
-		return npages;
+	if (!mr->odp_implicit) {
+		ret = sv_mr_odp_map(odp, addr, len, mask, fault);
+		if (ret < 0)
+			goto err_count;
+		mapped = ret;
+		goto out;
 	}
-	/*
-	 * ib_core returns the pages of the range, mapped or not (NO_FAULT
-	 * skips absent ones): count what is mapped now, under umem_mutex.
-	 */
-	start = (addr - ib_umem_start(odp)) >> odp->page_shift;
-	for (idx = start, mapped = 0; idx < start + npages; idx++)
-		if (odp->dma_list[idx])
-			mapped++;
-	mutex_unlock(&odp->umem_mutex);
+	/* no overflow: the range check bounds addr + len by U64_MAX */
+	end = addr + len;
+	while (addr < end) {
+		u64 next = min_t(u64, end, round_down(addr, SV_ODP_CHUNK_SIZE) +
+					   SV_ODP_CHUNK_SIZE);
+		struct sv_odp_chunk *c;
+
+		/* a prefetch that may not fault does not create chunks */
+		c = fault ? sv_mr_odp_chunk_get(mr, addr) :
+			    xa_load(&mr->odp_chunks,
+				    addr >> SV_ODP_CHUNK_SHIFT);
+		if (IS_ERR(c)) {
+			ret = PTR_ERR(c);
+			goto err_count;
+		}
+		if (c) {
+			ret = sv_mr_odp_map(c->odp, addr, next - addr, mask,
+					    fault);
+			if (ret < 0)
+				goto err_count;
+			mapped += ret;
+		}
+		addr = next;
+		cond_resched();
+	}
+out:
 	sv_stat_inc(mr->sv, SV_STAT_ODP_FAULTS);
 	sv_stat_add(mr->sv, SV_STAT_ODP_FAULT_PAGES, mapped);
 	return 0;
+
+err_count:
+	sv_stat_inc(mr->sv, SV_STAT_ODP_FAULT_ERRS);
+	return ret;
 }
 
 int sv_mr_copy(struct sv_mr *mr, u64 iova, void *buf, u32 len,
@@ -941,6 +1130,18 @@ static struct sv_mr *sv_mr_alloc(struct sv_dev *sv, struct ib_pd *pd,
 
 static void sv_mr_free_resources(struct sv_mr *mr)
 {
+	if (mr->odp_implicit) {
+		struct sv_odp_chunk *c;
+		unsigned long idx;
+
+		/* no copy or fault runs any more: the MR is unreachable */
+		xa_for_each(&mr->odp_chunks, idx, c) {
+			ib_umem_odp_release(c->odp);
+			kfree(c);
+		}
+		xa_destroy(&mr->odp_chunks);
+		mmdrop(mr->odp_mm);
+	}
 	if (mr->dmabuf) {
 		if (mr->dmabuf_va)
 			sv_dma_buf_vunmap(mr->dmabuf, &mr->dmabuf_map);
@@ -1080,11 +1281,48 @@ err_free_mr:
 }
 
 /*
+ * An implicit ODP MR (start 0, length U64_MAX, IBTA's "whole address
+ * space"; iova must be 0 as for mlx5): ib_core's implicit parent umem_odp
+ * holds the process (tgid, mm) and the rights; chunks are created by the
+ * faults (sv_mr_odp_chunk_get()).  HUGETLB is refused by ib_core.
+ */
+static struct sv_mr *sv_mr_create_odp_implicit(struct sv_dev *sv,
+					       struct ib_pd *pd, u64 iova,
+					       int access)
+{
+	struct ib_umem_odp *odp;
+	struct sv_mr *mr;
+
+	if (iova)
+		return ERR_PTR(-EINVAL);
+	mr = sv_mr_alloc(sv, pd, SV_MR_ODP, access);
+	if (IS_ERR(mr))
+		return mr;
+	odp = ib_umem_odp_alloc_implicit(&sv->ibdev, access);
+	if (IS_ERR(odp)) {
+		sv_mr_free(mr);
+		return ERR_CAST(odp);
+	}
+	mr->umem = &odp->umem;
+	mr->umem_odp = odp;
+	mr->odp_implicit = true;
+	xa_init(&mr->odp_chunks);
+	mutex_init(&mr->odp_chunk_mutex);
+	mr->odp_mm = odp->umem.owning_mm;
+	mmgrab(mr->odp_mm);
+	mr->iova = 0;
+	mr->length = U64_MAX;
+	mr->ibmr.iova = 0;
+	mr->ibmr.length = U64_MAX;
+	mr->ibmr.page_size = PAGE_SIZE;
+	return mr;
+}
+
+/*
  * An ODP MR: ib_umem_odp_get() checks the range against the process's
  * address space and inserts the interval notifier; nothing is pinned or
- * mapped, so RLIMIT_MEMLOCK does not apply.  Implicit ODP (the whole
- * address space: start 0, length U64_MAX) is not implemented and not
- * advertised (IB_ODP_SUPPORT_IMPLICIT).
+ * mapped, so RLIMIT_MEMLOCK does not apply.  The whole address space
+ * (start 0, length U64_MAX) is an implicit MR.
  */
 static struct sv_mr *sv_mr_create_odp(struct sv_dev *sv, struct ib_pd *pd,
 				      u64 start, u64 length, u64 iova,
@@ -1093,10 +1331,8 @@ static struct sv_mr *sv_mr_create_odp(struct sv_dev *sv, struct ib_pd *pd,
 	struct ib_umem_odp *odp;
 	struct sv_mr *mr;
 
-	if (!start && length == U64_MAX) {
-		sv_dbg_dev(sv, "implicit ODP is not supported\n");
-		return ERR_PTR(-EOPNOTSUPP);
-	}
+	if (!start && length == U64_MAX)
+		return sv_mr_create_odp_implicit(sv, pd, iova, access);
 	if (!length || length > SV_MAX_MR_SIZE) {
 		sv_dbg_dev(sv, "MR length %llu not in [1, %llu]\n", length,
 			   SV_MAX_MR_SIZE);
@@ -1228,8 +1464,9 @@ err_free_mr:
  * ib_mr that replaces the old one under the same handle (ib_core then
  * deregisters the old MR).  Both 6.1 and 6.12 behave so.
  *
- * A new translation, or write access on pages pinned read-only, needs new
- * pinned pages: in-flight packets may still copy through the old ones, so
+ * A new translation, write access on pages pinned read-only (or an ODP
+ * umem_odp made read-only), or IB_ACCESS_ON_DEMAND set or cleared, needs
+ * a new umem: in-flight packets may still copy through the old ones, so
  * they are not swapped under the MR but a new MR is built and the old one
  * dies when ib_core deregisters it (waiting for those packets), and the
  * MR gets a new key: keys handed out before name the old pages and are
@@ -1248,6 +1485,7 @@ struct ib_mr *sv_mr_rereg_user(struct ib_mr *ibmr, int flags, u64 start,
 {
 	struct sv_mr *mr = to_sv_mr(ibmr);
 	struct sv_dev *sv = mr->sv;
+	enum sv_mr_kind new_kind;
 	struct sv_mr *new;
 	int new_access;
 	int err;
@@ -1257,19 +1495,21 @@ struct ib_mr *sv_mr_rereg_user(struct ib_mr *ibmr, int flags, u64 start,
 		return ERR_PTR(err);
 	if (!flags || (flags & ~IB_MR_REREG_SUPPORTED))
 		return ERR_PTR(-EOPNOTSUPP);
-	if (mr->kind != SV_MR_USER)
+	if (mr->kind != SV_MR_USER && mr->kind != SV_MR_ODP)
 		return ERR_PTR(-EINVAL);
+	/* the translation and access are stable: only rereg changes them */
+	new_access = flags & IB_MR_REREG_ACCESS ? access : mr->access;
+	new_kind = new_access & IB_ACCESS_ON_DEMAND ? SV_MR_ODP : SV_MR_USER;
 	if (flags & IB_MR_REREG_ACCESS) {
-		err = sv_mr_check_access(sv, access, SV_MR_ACCESS_USER);
+		err = sv_mr_check_access(sv, access, new_kind == SV_MR_ODP ?
+					 SV_MR_ACCESS_ODP : SV_MR_ACCESS_USER);
 		if (err)
 			return ERR_PTR(err);
 	}
-	/* the translation and access are stable: only rereg changes them */
-	new_access = flags & IB_MR_REREG_ACCESS ? access : mr->access;
 	if (!(flags & IB_MR_REREG_PD))
 		pd = mr->pd;
 
-	if (!(flags & IB_MR_REREG_TRANS) &&
+	if (!(flags & IB_MR_REREG_TRANS) && new_kind == mr->kind &&
 	    (mr->umem->writable || !ib_access_writable(new_access))) {
 		write_seqlock_bh(&mr->lock);
 		if (mr->num_mw) {
@@ -1283,7 +1523,11 @@ struct ib_mr *sv_mr_rereg_user(struct ib_mr *ibmr, int flags, u64 start,
 	}
 
 	if (!(flags & IB_MR_REREG_TRANS)) {
-		/* same range, pinned again for writing */
+		/*
+		 * Same range, pinned again for writing, or turned into an
+		 * ODP MR or back; an implicit MR's parent has address 0 and
+		 * the MR length U64_MAX, so it stays implicit.
+		 */
 		start = mr->umem->address;
 		length = mr->length;
 		iova = mr->iova;
@@ -1298,7 +1542,11 @@ struct ib_mr *sv_mr_rereg_user(struct ib_mr *ibmr, int flags, u64 start,
 	mr->state = SV_MR_INVALID;
 	write_sequnlock_bh(&mr->lock);
 
-	new = sv_mr_create_user(sv, pd, start, length, iova, new_access);
+	if (new_kind == SV_MR_ODP)
+		new = sv_mr_create_odp(sv, pd, start, length, iova, new_access);
+	else
+		new = sv_mr_create_user(sv, pd, start, length, iova,
+					new_access);
 	if (IS_ERR(new))
 		goto err_restore;
 	ibmr = sv_mr_publish(new, SV_MR_VALID);

@@ -141,4 +141,16 @@ static_assert(SV_MKEY_INDEX_MAX < (1 << 24));
  */
 #define SV_MAX_ASYNC_PREFETCH	64
 
+/*
+ * Implicit ODP MRs (sv_mr.c) map the address space in chunks of
+ * SV_ODP_CHUNK_SIZE, each a child umem_odp with two u64 per page (ib_core's
+ * pfn and DMA lists): 8 KiB for a 2 MiB chunk.  A chunk is created only
+ * over an address the process has mapped, and an MR has at most
+ * SV_ODP_MAX_CHUNKS of them (128 GiB of address space, about 550 MiB of
+ * tables at most): a fault that would need one more fails.
+ */
+#define SV_ODP_CHUNK_SHIFT	21
+#define SV_ODP_CHUNK_SIZE	(1ULL << SV_ODP_CHUNK_SHIFT)
+#define SV_ODP_MAX_CHUNKS	(1U << 16)
+
 #endif /* SV_PARAM_H */

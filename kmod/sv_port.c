@@ -92,15 +92,16 @@ int sv_port_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	/* "rdma link delete" may remove the device */
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	/*
-	 * On-demand paging (sv_mr.c, sv_odp.c): explicit ODP MRs, not
-	 * implicit ones.  RC: every access waits for its fault (RNR NAK, or
+	 * On-demand paging (sv_mr.c, sv_odp.c): explicit ODP MRs and
+	 * implicit ones (the whole address space, in chunks).  RC: every access waits for its fault (RNR NAK, or
 	 * the response or request held back).  UC and UD can only drop a
 	 * message whose receive or R_Key target page is absent, so for them
 	 * only the requester's gather is advertised, as HCAs do.
 	 */
 	if (IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING)) {
 		attr->kernel_cap_flags |= IBK_ON_DEMAND_PAGING;
-		attr->odp_caps.general_caps = IB_ODP_SUPPORT;
+		attr->odp_caps.general_caps = IB_ODP_SUPPORT |
+					      IB_ODP_SUPPORT_IMPLICIT;
 		attr->odp_caps.per_transport_caps.rc_odp_caps =
 			IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
 			IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ |

@@ -258,7 +258,16 @@ int sv_stats_fill_res_mr(struct sk_buff *msg, struct ib_mr *ibmr)
 		break;
 	case SV_MR_ODP:
 		/* mapped now, never pinned: a snapshot */
-		pages = READ_ONCE(mr->umem_odp->npages);
+		if (mr->odp_implicit) {
+			struct sv_odp_chunk *c;
+			unsigned long idx;
+
+			/* chunks go only with the MR, which restrack holds */
+			xa_for_each(&mr->odp_chunks, idx, c)
+				pages += READ_ONCE(c->odp->npages);
+		} else {
+			pages = READ_ONCE(mr->umem_odp->npages);
+		}
 		break;
 	case SV_MR_DMABUF:
 		/* the exporter's pages, held by it */

@@ -205,20 +205,23 @@ struct ibv_mr *sv_mr_reg(struct ibv_pd *pd, void *addr, size_t length,
 		.core.access_flags = access,
 	};
 	struct ib_uverbs_reg_mr_resp resp;
+	struct sv_umr *umr;
 	struct ibv_mr *mr;
 	int err;
 
-	mr = calloc(1, sizeof(*mr));
-	if (!mr) {
+	umr = calloc(1, sizeof(*umr));
+	if (!umr) {
 		errno = ENOMEM;
 		return NULL;
 	}
+	mr = &umr->ibv;
 	err = SV_CMD(cmd_fd(pd->context), REG_MR, &cmd, &resp);
 	if (err) {
-		free(mr);
+		free(umr);
 		errno = err;
 		return NULL;
 	}
+	umr->fork_range = !(access & IBV_ACCESS_ON_DEMAND);
 	mr->context = pd->context;
 	mr->pd = pd;
 	mr->addr = addr;
@@ -238,14 +241,17 @@ struct ibv_mr *sv_mr_reg_dmabuf(struct ibv_pd *pd, uint64_t offset,
 				int access)
 {
 	uint32_t handle, lkey, rkey;
+	struct sv_umr *umr;
 	struct ibv_mr *mr;
 	int err;
 
-	mr = calloc(1, sizeof(*mr));
-	if (!mr) {
+	/* fork_range false: the range is the buffer's, not the process's */
+	umr = calloc(1, sizeof(*umr));
+	if (!umr) {
 		errno = ENOMEM;
 		return NULL;
 	}
+	mr = &umr->ibv;
 	err = sv_cmd_reg_dmabuf_mr(cmd_fd(pd->context), pd->handle, offset,
 				   length, iova, fd, (uint32_t)access, &handle,
 				   &lkey, &rkey);

@@ -599,6 +599,23 @@ struct ibv_pd *sv_parent_domain_alloc(struct ibv_context *ctx,
 void *sv_obj_alloc(struct ibv_pd *pd, size_t size, uint64_t res_type,
 		   struct ibv_pd **owner);
 void sv_obj_free(struct ibv_pd *owner, void *obj, uint64_t res_type);
+/*
+ * An MR as libsoftverbs allocates it (pd.c).  fork_range: fork.c protects
+ * its range (ibv_dontfork_range) while it exists; not for an ODP MR,
+ * which pins nothing (the kernel follows fork's COW through MMU
+ * notifiers; an implicit one has no range), nor for a dma-buf MR, whose
+ * addr is an offset in the buffer.  As libibverbs.
+ */
+struct sv_umr {
+	struct ibv_mr	ibv;	/* first: free() of the ibv_mr frees it */
+	bool		fork_range;
+};
+
+static inline struct sv_umr *to_sv_umr(struct ibv_mr *mr)
+{
+	return (struct sv_umr *)mr;
+}
+
 struct ibv_mr *sv_mr_reg(struct ibv_pd *pd, void *addr, size_t length,
 			 uint64_t iova, unsigned int access);
 struct ibv_mr *sv_mr_reg_dmabuf(struct ibv_pd *pd, uint64_t offset,

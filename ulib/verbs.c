@@ -217,18 +217,26 @@ SV_EXPORT struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr,
 					  size_t length, uint64_t iova,
 					  unsigned int access)
 {
+	bool odp = access & IBV_ACCESS_ON_DEMAND;
 	struct ibv_mr *mr;
 
 	if (!ops_of(pd->context)->reg_mr)
 		return fail_null(EOPNOTSUPP);
-	/* fork.c: a no-op unless ibv_fork_init() turned tracking on */
-	if (ibv_dontfork_range(addr, length))
+	/*
+	 * fork.c: a no-op unless ibv_fork_init() turned tracking on.  An ODP
+	 * MR pins nothing (the kernel follows fork's COW through MMU
+	 * notifiers), and an implicit one (NULL, SIZE_MAX) is no range
+	 * madvise() could take: not protected, as libibverbs does.
+	 */
+	if (!odp && ibv_dontfork_range(addr, length))
 		return NULL;
+	/* pd.c records it in the MR's fork_range */
 	mr = ops_of(pd->context)->reg_mr(pd, addr, length, iova, access);
 	if (!mr) {
 		int err = errno;
 
-		ibv_dofork_range(addr, length);
+		if (!odp)
+			ibv_dofork_range(addr, length);
 		errno = err;
 	} else {
 		mr->context = pd->context;
@@ -283,6 +291,9 @@ SV_EXPORT struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
 SV_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 			   void *addr, size_t length, int access)
 {
+	bool trans, old_fr, new_fr, protect, release;
+	size_t new_length, old_length;
+	void *new_addr, *old_addr;
 	int err;
 
 	if ((flags & ~IBV_REREG_MR_FLAGS_SUPPORTED) ||
@@ -296,33 +307,43 @@ SV_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 		errno = EOPNOTSUPP;
 		return IBV_REREG_MR_ERR_CMD;
 	}
-	if ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) &&
-	    ibv_dontfork_range(addr, length))
+	/*
+	 * Which range fork.c protects changes with a new translation, and
+	 * with IBV_ACCESS_ON_DEMAND set (nothing pinned: none) or cleared.
+	 */
+	trans = flags & IBV_REREG_MR_CHANGE_TRANSLATION;
+	old_fr = to_sv_umr(mr)->fork_range;
+	new_fr = flags & IBV_REREG_MR_CHANGE_ACCESS ?
+		 !(access & IBV_ACCESS_ON_DEMAND) : old_fr;
+	new_addr = trans ? addr : mr->addr;
+	new_length = trans ? length : mr->length;
+	protect = new_fr && (trans || !old_fr);
+	release = old_fr && (trans || !new_fr);
+	if (protect && ibv_dontfork_range(new_addr, new_length))
 		return IBV_REREG_MR_ERR_DONT_FORK_NEW;
 	err = ops_of(mr->context)->rereg_mr(mr, flags, pd, addr, length,
 					    access);
 	if (err) {
-		if (flags & IBV_REREG_MR_CHANGE_TRANSLATION)
-			ibv_dofork_range(addr, length);
+		if (protect)
+			ibv_dofork_range(new_addr, new_length);
 		errno = err;
 		return IBV_REREG_MR_ERR_CMD;
 	}
+	to_sv_umr(mr)->fork_range = new_fr;
 	if (flags & IBV_REREG_MR_CHANGE_PD)
 		mr->pd = pd;
-	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
-		void *old_addr = mr->addr;
-		size_t old_length = mr->length;
-
-		mr->addr = addr;
-		mr->length = length;
-		if (ibv_dofork_range(old_addr, old_length))
-			return IBV_REREG_MR_ERR_DO_FORK_OLD;
-	}
+	old_addr = mr->addr;
+	old_length = mr->length;
+	mr->addr = new_addr;
+	mr->length = new_length;
+	if (release && ibv_dofork_range(old_addr, old_length))
+		return IBV_REREG_MR_ERR_DO_FORK_OLD;
 	return 0;
 }
 
 SV_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
 {
+	bool fork_range = to_sv_umr(mr)->fork_range;
 	void *addr = mr->addr;
 	size_t length = mr->length;
 	int err;
@@ -330,7 +351,7 @@ SV_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
 	if (!ops_of(mr->context)->dereg_mr)
 		return fail_int(EOPNOTSUPP);
 	err = ops_of(mr->context)->dereg_mr(mr);
-	if (!err)
+	if (!err && fork_range)
 		ibv_dofork_range(addr, length);
 	return err;
 }

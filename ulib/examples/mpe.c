@@ -11,6 +11,11 @@
  *	without flush access -> IBV_WC_REM_ACCESS_ERR, FLUSH to persistence
  *	-> an error (no softverbs MR may grant it), ATOMIC WRITE to a
  *	misaligned address -> refused at post (EINVAL).
+ *   mpe -o DEV_A GID_A DEV_B GID_B
+ *	the same with every MR registered IBV_ACCESS_ON_DEMAND (for
+ *	tests/user/28-odp.sh): the ATOMIC WRITE and FLUSHes find the
+ *	responder's pages unmapped and wait for their faults; exit 4 where
+ *	the device does not advertise FLUSH (ib_core before 6.2).
  *   mpe -r DEV GID
  *	requester only, for a responder in another process (57-mpe.py
  *	flush-peer, on Soft-RoCE): prints "QPN GID" of its QP, reads
@@ -45,6 +50,7 @@
 			 SOFTVERBS_ACCESS_FLUSH_GLOBAL)
 
 static const char *step = "start";
+static unsigned int odp_access;	/* IBV_ACCESS_ON_DEMAND with -o */
 
 static void die(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
@@ -111,11 +117,20 @@ static void side_open(struct side *s, const char *name, int gid_index)
 	CHECK(s->buf && s->buf2, "no memory");
 	memset(s->buf, 0x5a, BUF_SIZE);
 	memset(s->buf2, 0x5a, BUF_SIZE);
-	s->mr = ibv_reg_mr(s->pd, s->buf, BUF_SIZE,
-			   MR_ACCESS | SOFTVERBS_ACCESS_FLUSH_GLOBAL);
+	if (odp_access) {
+		struct ibv_device_attr_ex da;
+
+		CHECK(!ibv_query_device_ex(s->ctx, NULL, &da),
+		      "query_device_ex");
+		/* device_cap_flags_ex bit 38: FLUSH_GLOBAL (softverbs.h) */
+		if (!(da.device_cap_flags_ex & (1ULL << 38)))
+			die(EXIT_SKIP, "%s does not advertise FLUSH", name);
+	}
+	s->mr = ibv_reg_mr(s->pd, s->buf, BUF_SIZE, MR_ACCESS | odp_access |
+			   SOFTVERBS_ACCESS_FLUSH_GLOBAL);
 	CHECK(s->mr, "reg_mr with IBV_ACCESS_FLUSH_GLOBAL: %s",
 	      strerror(errno));
-	s->mr2 = ibv_reg_mr(s->pd, s->buf2, BUF_SIZE, MR_ACCESS);
+	s->mr2 = ibv_reg_mr(s->pd, s->buf2, BUF_SIZE, MR_ACCESS | odp_access);
 	CHECK(s->mr2, "reg_mr: %s", strerror(errno));
 	/* persistence cannot be granted: ib_core or softverbs refuses */
 	CHECK(!ibv_reg_mr(s->pd, s->buf2, BUF_SIZE,
@@ -261,7 +276,8 @@ static void one_way(struct side *req, struct side *resp)
 	expect_wc(req, 7, IBV_WC_REM_ACCESS_ERR, 0);
 	ibv_destroy_qp(qa);
 	ibv_destroy_qp(qb);
-	printf("ok: FLUSH and ATOMIC WRITE %s -> %s\n", req->name, resp->name);
+	printf("ok: FLUSH and ATOMIC WRITE %s -> %s%s\n", req->name,
+	       resp->name, odp_access ? " (ODP MRs)" : "");
 	fflush(stdout);
 }
 
@@ -303,12 +319,17 @@ int main(int argc, char **argv)
 {
 	struct side a = { 0 }, b = { 0 };
 
+	if (argc == 6 && !strcmp(argv[1], "-o")) {
+		odp_access = IBV_ACCESS_ON_DEMAND;
+		argc--;
+		argv++;
+	}
 	if (argc == 4 && !strcmp(argv[1], "-r")) {
 		side_open(&a, argv[2], atoi(argv[3]));
 		return remote_peer(&a);
 	}
 	if (argc != 5) {
-		fprintf(stderr, "usage: mpe DEV_A GID_A DEV_B GID_B | "
+		fprintf(stderr, "usage: mpe [-o] DEV_A GID_A DEV_B GID_B | "
 			"mpe -r DEV GID\n");
 		return 2;
 	}

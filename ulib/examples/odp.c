@@ -12,7 +12,10 @@
  *	the process has (after MADV_DONTNEED: nothing); PREFETCH without
  *	FLUSH (asynchronous) maps the pages soon after; refused: an MR that
  *	is not ODP (EINVAL), a range outside the MR (ERANGE), an unknown
- *	L_Key (EINVAL), an empty SGE list (EINVAL).
+ *	L_Key (EINVAL), an empty SGE list (EINVAL).  Then an implicit ODP
+ *	MR (NULL, SIZE_MAX; ibv_fork_init() first, which must leave it
+ *	alone): PREFETCH_WRITE with FLUSH of a fresh mapping maps all its
+ *	pages, of an unmapped range fails (EFAULT).
  *
  *   odp DEV hold
  *	registers an ODP MR, maps it (PREFETCH_WRITE, then an asynchronous
@@ -24,6 +27,7 @@
  * Exit 0 all passed, 1 a check failed, 4 skipped (no such device).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +90,38 @@ static long long now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
+/* an implicit MR: the whole address space, nothing pinned */
+static void implicit(struct ibv_pd *pd, long page)
+{
+	size_t size = 4 * NPAGES * page;
+	struct ibv_mr *mr;
+	struct ibv_sge sge;
+	long long before;
+	char *buf;
+	int err;
+
+	mr = ibv_reg_mr(pd, NULL, SIZE_MAX, IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_ON_DEMAND);
+	CHECK(mr, "reg_mr(NULL, SIZE_MAX, ON_DEMAND): %s", strerror(errno));
+	buf = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(buf != MAP_FAILED, "no memory");
+	before = counter("odp_fault_pages");
+	sge = (struct ibv_sge){ (uintptr_t)buf, size, mr->lkey };
+	err = ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+			    IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
+	CHECK(!err, "advise_mr: %s", strerror(err));
+	CHECK(counter("odp_fault_pages") - before >= 4 * NPAGES,
+	      "%lld pages mapped, want %d", counter("odp_fault_pages") - before,
+	      4 * NPAGES);
+	munmap(buf, size);
+	err = ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+			    IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
+	CHECK(err == EFAULT, "prefetch of an unmapped range: %s",
+	      strerror(err));
+	CHECK(!ibv_dereg_mr(mr), "dereg_mr implicit: %s", strerror(errno));
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_device **list;
@@ -102,6 +138,8 @@ int main(int argc, char **argv)
 	if (argc != 2 && (argc != 3 || strcmp(argv[2], "hold")))
 		die(2, "usage: odp DEV [hold]");
 	dev_name = argv[1];
+	/* fork.c's tracking on: ODP MRs must not touch it */
+	CHECK(!ibv_fork_init(), "ibv_fork_init");
 	list = ibv_get_device_list(NULL);
 	CHECK(list, "ibv_get_device_list: %s", strerror(errno));
 	for (i = 0; list[i]; i++)
@@ -176,6 +214,9 @@ int main(int argc, char **argv)
 		      counter("odp_fault_pages") - before, NPAGES, TIMEOUT_MS);
 		usleep(1000);
 	}
+
+	step = "implicit";
+	implicit(pd, page);
 
 	step = "refusals";
 	sge = (struct ibv_sge){ (uintptr_t)pbuf, page, plain->lkey };
