@@ -49,6 +49,7 @@ static int qp_env_init(struct kunit *test)
 	struct ib_cq_init_attr cq_attr = { .cqe = 63 };
 	struct qp_env *env = kunit_kzalloc(test, sizeof(*env), GFP_KERNEL);
 	struct sv_dev *sv;
+	struct sv_pd *pd;
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env);
 	sv = kunit_kzalloc(test, sizeof(*sv), GFP_KERNEL);
@@ -64,9 +65,12 @@ static int qp_env_init(struct kunit *test)
 	sv->active_mtu = IB_MTU_1024;
 	env->sv = sv;
 
-	env->pd = kunit_kzalloc(test, sizeof(*env->pd), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->pd);
-	env->pd->device = &sv->ibdev;
+	/* a whole sv_pd: UD QPs join its list (sv_pd_ud_add()) */
+	pd = kunit_kzalloc(test, sizeof(*pd), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pd);
+	pd->ibpd.device = &sv->ibdev;
+	KUNIT_ASSERT_EQ(test, sv_pd_alloc(&pd->ibpd, NULL), 0);
+	env->pd = &pd->ibpd;
 
 	env->cq = kunit_kzalloc(test, sizeof(*env->cq), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->cq);
@@ -84,6 +88,7 @@ static void qp_env_exit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&env->sv->num_qp), 0);
 	KUNIT_EXPECT_TRUE(test, xa_empty(&env->sv->qp_xa));
 	KUNIT_EXPECT_EQ(test, sv_cq_destroy(&env->cq->ibcq, NULL), 0);
+	KUNIT_EXPECT_EQ(test, sv_pd_dealloc(env->pd, NULL), 0);
 	free_percpu(env->sv->stats);
 	/* QP handles and paths are freed after a grace period */
 	rcu_barrier();
