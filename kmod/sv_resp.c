@@ -98,6 +98,18 @@ void sv_resp_ack(struct sv_qp *qp, struct sv_resp_out *out, u32 psn)
 	sv_stat_inc(sv_resp_dev(qp), SV_STAT_TX_ACKS);
 }
 
+/* Receiver Not Ready for @psn (IBTA 9.7.5.2.8): sent again from there */
+void sv_resp_rnr_nak(struct sv_qp *qp, struct sv_resp_out *out, u32 psn)
+{
+	u8 timer = READ_ONCE(qp->attr.min_rnr_timer);
+
+	lockdep_assert_held(&qp->resp.lock);
+	sv_resp_send_aeth(qp, out, sv_aeth_syn_rnr(timer), psn);
+	sv_stat_inc(sv_resp_dev(qp), SV_STAT_TX_NAK_RNR);
+	qp->resp.rnr_naks++;
+	qp->resp.nak_sent = true;
+}
+
 void sv_resp_nak(struct sv_qp *qp, struct sv_resp_out *out,
 		 enum sv_aeth_nak code, u32 psn)
 {
@@ -545,6 +557,19 @@ static enum sv_resp_err sv_resp_write(struct sv_qp *qp,
 
 /* --- RC ---------------------------------------------------------------- */
 
+/*
+ * Keep a request packet that missed an ODP page, for sv_resp_odp_retry():
+ * a private copy (the received skb may be charged to a socket), replacing
+ * an older one (an earlier try of this PSN, or one placed meanwhile).  No
+ * memory: nothing kept, the requester's resend comes anyway.
+ */
+static void sv_resp_odp_park(struct sv_qp *qp, struct sk_buff *skb)
+{
+	lockdep_assert_held(&qp->resp.lock);
+	consume_skb(qp->resp.odp_skb);
+	qp->resp.odp_skb = skb_copy(skb, GFP_ATOMIC);
+}
+
 static void sv_resp_rc(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 		       struct sv_resp_out *out)
 {
@@ -556,17 +581,22 @@ static void sv_resp_rc(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 	if (diff > 0) {
 		/*
 		 * PSN sequence error (IBTA 9.7.5.2.1): NAK once per gap,
-		 * then drop until the expected PSN comes.  Not behind queued
-		 * responses: the NAK would cut them off; the requester's
-		 * timer covers that case.
+		 * then drop until the expected PSN comes.  Behind queued
+		 * responses the NAK would cut them off: sv_resp_serve()
+		 * sends it after them.
 		 */
 		sv_stat_inc(sv_resp_dev(qp), SV_STAT_OUT_OF_SEQ);
-		if (!qp->resp.nak_sent && !qp->resp.serving) {
-			sv_resp_nak(qp, out, SV_NAK_PSN_SEQ_ERR,
-				    qp->resp.psn);
-			qp->resp.nak_sent = true;
-			qp->resp.seq_naks++;
+		if (qp->resp.nak_sent)
+			return;
+		if (qp->resp.serving) {
+			qp->resp.nak_deferred = max_t(u8,
+						      qp->resp.nak_deferred,
+						      SV_RESP_DEFER_SEQ);
+			return;
 		}
+		sv_resp_nak(qp, out, SV_NAK_PSN_SEQ_ERR, qp->resp.psn);
+		qp->resp.nak_sent = true;
+		qp->resp.seq_naks++;
 		return;
 	}
 	if (diff < 0) {
@@ -603,24 +633,34 @@ static void sv_resp_rc(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 		 * Receiver Not Ready (IBTA 9.7.5.2.8): the requester waits
 		 * min_rnr_timer and sends this PSN again.  Packets after it
 		 * are dropped like any after a NAK.  Behind queued responses
-		 * the packet is dropped instead; the requester retries.  An
+		 * the NAK waits for them (a NAK would cut them off).  An
 		 * ODP page fault is answered the same way while sv_odp.c
-		 * faults the page in, as HCAs do: the packet left no trace.
+		 * faults the page in, as HCAs do; the packet, which left no
+		 * trace, is kept: sv_resp_odp_fault() places it under the
+		 * fault's lock, so that it cannot miss again, and the
+		 * requester's resend finds it a duplicate.  Each fault so
+		 * moves the message on by a packet at least, however often
+		 * the process invalidates its pages.
 		 */
-		if (!qp->resp.serving) {
-			u8 timer = READ_ONCE(qp->attr.min_rnr_timer);
-
-			sv_resp_send_aeth(qp, out, sv_aeth_syn_rnr(timer),
-					  p->psn);
-			sv_stat_inc(sv_resp_dev(qp), SV_STAT_TX_NAK_RNR);
-			qp->resp.rnr_naks++;
-			qp->resp.nak_sent = true;
+		if (err == SV_RESP_ODP)
+			sv_resp_odp_park(qp, pkt->skb);
+		if (out->odp_retry)
+			return;		/* NAKed when it missed first */
+		if (qp->resp.serving) {
+			/* an ODP miss: RNR only if still parked by then */
+			qp->resp.nak_deferred = max_t(u8,
+				qp->resp.nak_deferred,
+				err == SV_RESP_RNR ? SV_RESP_DEFER_RNR :
+						     SV_RESP_DEFER_SEQ);
+			return;
 		}
+		sv_resp_rnr_nak(qp, out, p->psn);
 		return;
 	}
 	if (err)
 		goto fail;
 
+	/* a deferred NAK stays: what was dropped after this is still lost */
 	qp->resp.nak_sent = false;
 	if (flags & (SV_OP_SEND | SV_OP_WRITE)) {
 		sv_resp_set_psn(qp, sv_psn_add(p->psn, 1));
@@ -631,6 +671,80 @@ static void sv_resp_rc(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 
 fail:
 	sv_resp_rc_fail(qp, out, err, p->psn);
+}
+
+/*
+ * The ODP fault the responder asked for, and its retry (sv_odp.c's work
+ * item): under the fault's lock (sv_mr_odp_fault_use()) the parked
+ * response is served again and the parked request packet placed, if it
+ * is still the one expected (the requester's resend may have been placed
+ * meanwhile, or the QP reset).
+ */
+struct sv_resp_odp_retry {
+	struct sv_qp		*qp;
+	struct sv_resp_out	out;
+	struct sk_buff		*skb;	/* the parked packet, ours now */
+};
+
+static void sv_resp_odp_retry(void *arg)
+{
+	struct sv_resp_odp_retry *r = arg;
+	struct sv_qp *qp = r->qp;
+	struct sv_resp_out *out = &r->out;
+	bool ok;
+
+	rcu_read_lock();
+	out->path = rcu_dereference(qp->path);
+	spin_lock_bh(&qp->resp.lock);
+	/* missing again (another page or MR), it is parked again */
+	r->skb = qp->resp.odp_skb;
+	qp->resp.odp_skb = NULL;
+	ok = sv_resp_state_ok(READ_ONCE(qp->state)) && qp->resp.active;
+	if (ok && !qp->resp.dead && r->skb) {
+		struct sv_rx_pkt pkt = {
+			.skb = r->skb,
+			.sv = sv_resp_dev(qp),
+		};
+
+		/* it parsed when it came, and is still the same bytes */
+		if (!sv_hdr_parse(r->skb->data, r->skb->len, &pkt.p) &&
+		    pkt.p.psn == qp->resp.psn) {
+			out->odp_retry = true;
+			sv_resp_rc(qp, &pkt, out);
+		}
+	}
+	/*
+	 * Then the parked response (earlier in PSN order: a later WRITE may
+	 * be placed before an earlier READ reads, see sv_resp_res.c), whose
+	 * end sends a NAK held back behind it from the PSN now expected.
+	 */
+	sv_resp_res_odp_resume(qp, out, ok && !qp->resp.dead);
+	/* responses the way out refuses: the work item sends them again */
+	if (!sv_resp_xmit(qp, out, true)) {
+		qp->resp.serving = true;
+		out->kick = true;
+	}
+	spin_unlock_bh(&qp->resp.lock);
+	rcu_read_unlock();
+}
+
+void sv_resp_odp_fault(struct sv_qp *qp, struct sv_mr *mr, u64 iova, u64 len,
+		       bool write)
+{
+	struct sv_resp_odp_retry r = { .qp = qp };
+	int err;
+
+	sv_resp_out_init(&r.out);
+	err = sv_mr_odp_fault_use(mr, iova, len, write, true,
+				  sv_resp_odp_retry, &r);
+	if (err) {
+		/* the retried access reports it */
+		sv_mr_odp_fault_failed(mr, iova, len, err);
+		sv_resp_odp_retry(&r);
+	}
+	/* completions, events and the work item with no lock held */
+	sv_resp_finish(qp, &r.out);
+	consume_skb(r.skb);
 }
 
 /* --- UC ---------------------------------------------------------------- */
@@ -910,6 +1024,9 @@ static void sv_resp_clear(struct sv_qp *qp)
 	qp->resp.wqe_valid = false;
 	qp->resp.serving = false;
 	qp->resp.odp_wait = false;
+	consume_skb(qp->resp.odp_skb);
+	qp->resp.odp_skb = NULL;
+	qp->resp.nak_deferred = SV_RESP_DEFER_NONE;
 	qp->resp.ack_pending = false;
 	qp->resp.wr_resid = 0;
 	qp->resp.res_head = 0;
@@ -958,6 +1075,8 @@ void sv_resp_cleanup(struct sv_qp *qp)
 		return;
 	/* no reference is left, so no work item is queued; be sure anyway */
 	cancel_work_sync(&qp->resp.work);
+	consume_skb(qp->resp.odp_skb);
+	qp->resp.odp_skb = NULL;
 	kfree(qp->resp.res);
 	qp->resp.res = NULL;
 	kfree(qp->resp.wqe);

@@ -29,10 +29,11 @@ remap, madvise and fork it:
   fork          after ibv_fork_init(), fork(); the parent writes its
                 buffer (COW: new pages): a READ returns the parent's new
                 data, not the page the child shares
-  race          60 WRITEs and READs (24 under KASAN) at least, and on
-                until the target went away 60 (24) times, while a thread
-                keeps madvise()ing it away: every one completes
-                successfully
+  race          8 WRITE+READ pairs in flight, 32 of each (16 under
+                KASAN) at least, and on until the target went away 64
+                (32) times, while a thread madvise()s it away every 5 ms:
+                every one completes successfully within a bounded time,
+                and every READ returns its WRITE's data or zeros
   unmapped      a WRITE to a part of the MR that is no longer mapped ends
                 in IBV_WC_REM_ACCESS_ERR, not in endless retries
   killed        a process faulting ODP pages is SIGKILLed: nothing is left
@@ -93,11 +94,16 @@ mpe = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(mpe)
 
 PAGE = os.sysconf('SC_PAGE_SIZE')
-# a KASAN kernel under TCG: fewer rounds of the race (lib.sh's scale)
-RACE_OPS = 30 if int(os.environ.get('SV_TIME_SCALE', '1')) <= 1 else 12
-# madvise() pace of the race: under KASAN a fault and its RNR retry take
-# ~17 ms, and a 5 ms pace there made each op lose ~35 rounds (0.8 s per op)
-RACE_PACE = 0.005 if int(os.environ.get('SV_TIME_SCALE', '1')) <= 1 else 0.015
+# the race: RACE_DEPTH WRITE+READ pairs in flight, at least RACE_OPS
+# of each (fewer under KASAN on TCG, lib.sh's scale), while the target is
+# madvise()d away every RACE_PACE seconds, as fast on the debug kernel
+# (where a fault and its RNR retry take ~17 ms: before faults were retried
+# under their lock, this pace and depth completed nothing in 20 s there)
+RACE_DEPTH = 8
+RACE_OPS = 32 if int(os.environ.get('SV_TIME_SCALE', '1')) <= 1 else 16
+RACE_PACE = 0.005
+# seconds a batch of RACE_DEPTH pairs may take (debug: measured ~X s)
+RACE_BATCH_S = 5 * int(os.environ.get('SV_TIME_SCALE', '1'))
 SIZE = 1 << 20
 CHUNK = 2 << 20          # an implicit MR's chunk (SV_ODP_CHUNK_SIZE)
 SCALE = int(os.environ.get('SV_TIME_SCALE', '1'))
@@ -316,6 +322,15 @@ def c_fork(p):
         buf.close()
 
 
+def race_check(got, data, unit, what):
+    """every @unit-sized piece of @got is @data's or zeros (madvised away)"""
+    for o in range(0, len(data), unit):
+        piece = got[o:o + unit]
+        if piece != data[o:o + unit] and piece != bytes(len(piece)):
+            raise AssertionError(f"{what}: bytes {o}..{o + len(piece)} are "
+                                 f"neither the data written nor zeros")
+
+
 def c_race(p):
     buf = OdpBuf(p.resp)
     stop = threading.Event()
@@ -330,32 +345,55 @@ def c_race(p):
     timeouts = counter(p.req.dev, 'retry_timeouts')
     rnr = counter(p.req.dev, 'rnr_retries')
     inval = counter(p.resp.dev, 'odp_invalidations')
+    faults = counter(p.resp.dev, 'odp_faults')
+    n = 16 << 10
+    # what one packet places, atomically against invalidations: the path
+    # MTU (IBV_MTU_256 = 1 ...) of page-aligned transfers
+    unit = 128 << min(p.req.mtu, p.resp.mtu)
+    # one pattern per slot of the window: a piece in the wrong place shows
+    datas = [m.pattern(n, 7 + k) for k in range(RACE_DEPTH)]
+    for k, data in enumerate(datas):
+        p.req.fill(k * n, data)
     t = threading.Thread(target=away)
     t.start()
+    i = 0
+    worst = 0.0
     try:
-        data = m.pattern(16 << 10, 7)
-        p.req.fill(0, data)
-        i = 0
-        # RACE_OPS ops at least, and on until the pages went away
-        # 2 * RACE_OPS times (at most 4 * RACE_OPS ops)
+        # RACE_DEPTH WRITE+READ pairs in flight, each pair on 16 KiB of
+        # its own (4-page slots, none shared inside a batch): a READ sees
+        # its WRITE's data, or zeros where the pages went away since;
+        # batches until RACE_OPS ops and 2 * RACE_OPS madvise() calls
+        # (at most 4 * RACE_OPS ops), each within RACE_BATCH_S
         while i < RACE_OPS or (count[0] < 2 * RACE_OPS and
                                i < 4 * RACE_OPS):
-            off = (i * 37 * PAGE) % (buf.size - len(data))
-            post(p, e.IBV_WR_RDMA_WRITE, p.req.sge(0, len(data)), 10 + i,
-                 rdma=(buf.mr.rkey, buf.addr + off))
-            post(p, e.IBV_WR_RDMA_READ, p.req.sge(32 << 10, len(data)),
-                 1000 + i, rdma=(buf.mr.rkey, buf.addr + off))
-            for wc in m.poll(p.req.scq, 2):
+            t0 = time.monotonic()
+            ops = range(i, i + RACE_DEPTH)
+            for j in ops:
+                k = j % RACE_DEPTH
+                off = (j * 37) % (buf.size // n) * n
+                post(p, e.IBV_WR_RDMA_WRITE, p.req.sge(k * n, n), 10 + j,
+                     rdma=(buf.mr.rkey, buf.addr + off))
+                post(p, e.IBV_WR_RDMA_READ,
+                     p.req.sge(RACE_DEPTH * n + k * n, n), 1000 + j,
+                     rdma=(buf.mr.rkey, buf.addr + off))
+            for wc in m.poll(p.req.scq, 2 * RACE_DEPTH, wait=RACE_BATCH_S):
                 m.check_wc(wc, f"op {wc.wr_id} under invalidation")
-            i += 1
+            worst = max(worst, time.monotonic() - t0)
+            for j in ops:
+                k = j % RACE_DEPTH
+                race_check(p.req.read(RACE_DEPTH * n + k * n, n), datas[k],
+                           unit, f"READ {j}")
+            i += RACE_DEPTH
     finally:
         stop.set()
         t.join()
         buf.close()
     inval = counter(p.resp.dev, 'odp_invalidations') - inval
-    print(f"SV_SUMMARY: race: {i} ops, {count[0]} madvise() calls, {inval} "
-          f"invalidations of mapped "
-          f"pages meanwhile; requester: "
+    print(f"SV_SUMMARY: race: {i} ops, {RACE_DEPTH} WRITE+READ pairs in "
+          f"flight, slowest batch {worst:.2f}s (limit {RACE_BATCH_S}s), "
+          f"{count[0]} madvise() calls, {inval} invalidations of mapped "
+          f"pages, {counter(p.resp.dev, 'odp_faults') - faults} faults; "
+          f"requester: "
           f"{counter(p.req.dev, 'retry_timeouts') - timeouts} ACK timeouts, "
           f"{counter(p.req.dev, 'rnr_retries') - rnr} RNR retries")
     # a race needs both sides: pages mapped by the traffic taken away
