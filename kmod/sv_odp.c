@@ -9,7 +9,7 @@
  * the packet, parks what it could not do, and asks for the fault here
  * (Documentation/design.md, "On-demand paging"):
  *   - RC responder, SEND and RDMA WRITE: an RNR NAK (IBTA 9.7.5.2.8), as
- *     an HCA answers, and the packet is kept (resp.odp_skb); behind
+ *     an HCA answers, and the packet is kept (resp.odp_q); behind
  *     queued responses the NAK waits for them;
  *   - RC responder, RDMA READ, atomics, ATOMIC WRITE: the response waits
  *     (resp.odp_wait); the requester's ACK timeout covers a slow fault;

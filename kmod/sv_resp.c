@@ -558,16 +558,48 @@ static enum sv_resp_err sv_resp_write(struct sv_qp *qp,
 /* --- RC ---------------------------------------------------------------- */
 
 /*
- * Keep a request packet that missed an ODP page, for sv_resp_odp_retry():
- * a private copy (the received skb may be charged to a socket), replacing
- * an older one (an earlier try of this PSN, or one placed meanwhile).  No
- * memory: nothing kept, the requester's resend comes anyway.
+ * Request packets kept while an ODP fault is resolved (resp.odp_q): the
+ * one that missed, and up to SV_RESP_ODP_PARK - 1 that follow it in PSN
+ * order (else dropped: the requester's resend brings them), so that the
+ * fault's retry places what is in flight, not one packet per RNR round
+ * trip.  Bounded: that many MTU-sized copies per QP.
  */
-static void sv_resp_odp_park(struct sv_qp *qp, struct sk_buff *skb)
+#define SV_RESP_ODP_PARK	16
+
+/* the PSN of a parked copy, in its cb (ours: a private skb) */
+static inline u32 *sv_resp_odp_psn(struct sk_buff *skb)
 {
+	return (u32 *)skb->cb;
+}
+
+/*
+ * Keep @pkt for sv_resp_odp_retry(): a private copy (the received skb may
+ * be charged to a socket).  @first: it missed at the PSN expected, and
+ * replaces what was kept (earlier tries, or stale); else it must follow
+ * the last one kept.  Returns whether it was kept; without memory
+ * nothing is, and the requester's resend comes anyway.
+ */
+static bool sv_resp_odp_park(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
+			     bool first)
+{
+	struct sk_buff_head *q = &qp->resp.odp_q;
+	struct sk_buff *skb;
+
 	lockdep_assert_held(&qp->resp.lock);
-	consume_skb(qp->resp.odp_skb);
-	qp->resp.odp_skb = skb_copy(skb, GFP_ATOMIC);
+	if (first) {
+		__skb_queue_purge(q);
+	} else if (skb_queue_empty(q) ||
+		   skb_queue_len(q) >= SV_RESP_ODP_PARK ||
+		   pkt->p.psn != sv_psn_add(*sv_resp_odp_psn(skb_peek_tail(q)),
+					    1)) {
+		return false;
+	}
+	skb = skb_copy(pkt->skb, GFP_ATOMIC);
+	if (!skb)
+		return false;
+	*sv_resp_odp_psn(skb) = pkt->p.psn;
+	__skb_queue_tail(q, skb);
+	return true;
 }
 
 static void sv_resp_rc(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
@@ -585,6 +617,9 @@ static void sv_resp_rc(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 		 * responses the NAK would cut them off: sv_resp_serve()
 		 * sends it after them.
 		 */
+		/* kept behind one that missed an ODP page: no gap */
+		if (sv_resp_odp_park(qp, pkt, false))
+			return;
 		sv_stat_inc(sv_resp_dev(qp), SV_STAT_OUT_OF_SEQ);
 		if (qp->resp.nak_sent)
 			return;
@@ -643,7 +678,7 @@ static void sv_resp_rc(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 		 * the process invalidates its pages.
 		 */
 		if (err == SV_RESP_ODP)
-			sv_resp_odp_park(qp, pkt->skb);
+			sv_resp_odp_park(qp, pkt, true);
 		if (out->odp_retry)
 			return;		/* NAKed when it missed first */
 		if (qp->resp.serving) {
@@ -676,14 +711,14 @@ fail:
 /*
  * The ODP fault the responder asked for, and its retry (sv_odp.c's work
  * item): under the fault's lock (sv_mr_odp_fault_use()) the parked
- * response is served again and the parked request packet placed, if it
- * is still the one expected (the requester's resend may have been placed
- * meanwhile, or the QP reset).
+ * request packets are placed, in PSN order, as long as each is the one
+ * expected (the requester's resend may have been placed meanwhile, or the
+ * QP reset) and places (one that misses again, on another page or MR, is
+ * parked again with those after it); then the parked response is served.
  */
 struct sv_resp_odp_retry {
 	struct sv_qp		*qp;
 	struct sv_resp_out	out;
-	struct sk_buff		*skb;	/* the parked packet, ours now */
 };
 
 static void sv_resp_odp_retry(void *arg)
@@ -691,26 +726,33 @@ static void sv_resp_odp_retry(void *arg)
 	struct sv_resp_odp_retry *r = arg;
 	struct sv_qp *qp = r->qp;
 	struct sv_resp_out *out = &r->out;
+	struct sk_buff_head q;
+	struct sk_buff *skb;
 	bool ok;
 
+	__skb_queue_head_init(&q);
 	rcu_read_lock();
 	out->path = rcu_dereference(qp->path);
+	out->odp_retry = true;
 	spin_lock_bh(&qp->resp.lock);
-	/* missing again (another page or MR), it is parked again */
-	r->skb = qp->resp.odp_skb;
-	qp->resp.odp_skb = NULL;
+	skb_queue_splice_init(&qp->resp.odp_q, &q);
 	ok = sv_resp_state_ok(READ_ONCE(qp->state)) && qp->resp.active;
-	if (ok && !qp->resp.dead && r->skb) {
+	while ((skb = __skb_dequeue(&q))) {
 		struct sv_rx_pkt pkt = {
-			.skb = r->skb,
+			.skb = skb,
 			.sv = sv_resp_dev(qp),
 		};
 
 		/* it parsed when it came, and is still the same bytes */
-		if (!sv_hdr_parse(r->skb->data, r->skb->len, &pkt.p) &&
-		    pkt.p.psn == qp->resp.psn) {
-			out->odp_retry = true;
+		if (ok && !qp->resp.dead &&
+		    *sv_resp_odp_psn(skb) == qp->resp.psn &&
+		    !sv_hdr_parse(skb->data, skb->len, &pkt.p))
 			sv_resp_rc(qp, &pkt, out);
+		consume_skb(skb);
+		if (!skb_queue_empty(&qp->resp.odp_q)) {
+			/* parked again: the rest waits behind it */
+			skb_queue_splice_tail_init(&q, &qp->resp.odp_q);
+			break;
 		}
 	}
 	/*
@@ -744,7 +786,6 @@ void sv_resp_odp_fault(struct sv_qp *qp, struct sv_mr *mr, u64 iova, u64 len,
 	}
 	/* completions, events and the work item with no lock held */
 	sv_resp_finish(qp, &r.out);
-	consume_skb(r.skb);
 }
 
 /* --- UC ---------------------------------------------------------------- */
@@ -1024,8 +1065,7 @@ static void sv_resp_clear(struct sv_qp *qp)
 	qp->resp.wqe_valid = false;
 	qp->resp.serving = false;
 	qp->resp.odp_wait = false;
-	consume_skb(qp->resp.odp_skb);
-	qp->resp.odp_skb = NULL;
+	__skb_queue_purge(&qp->resp.odp_q);
 	qp->resp.nak_deferred = SV_RESP_DEFER_NONE;
 	qp->resp.ack_pending = false;
 	qp->resp.wr_resid = 0;
@@ -1044,6 +1084,7 @@ int sv_resp_init(struct sv_qp *qp)
 
 	spin_lock_init(&qp->resp.lock);
 	INIT_WORK(&qp->resp.work, sv_resp_work);
+	__skb_queue_head_init(&qp->resp.odp_q);
 	sv_odp_init(qp);
 	qp->resp.wqe = kzalloc(sv_resp_wqe_size(), gfp);
 	if (!qp->resp.wqe)
@@ -1075,8 +1116,7 @@ void sv_resp_cleanup(struct sv_qp *qp)
 		return;
 	/* no reference is left, so no work item is queued; be sure anyway */
 	cancel_work_sync(&qp->resp.work);
-	consume_skb(qp->resp.odp_skb);
-	qp->resp.odp_skb = NULL;
+	__skb_queue_purge(&qp->resp.odp_q);
 	kfree(qp->resp.res);
 	qp->resp.res = NULL;
 	kfree(qp->resp.wqe);

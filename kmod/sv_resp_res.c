@@ -329,7 +329,7 @@ static bool sv_resp_serve(struct sv_qp *qp, struct sv_resp_out *out,
 	 * or the ODP packet parked there is still not placed, else at once.
 	 */
 	if (qp->resp.nak_deferred == SV_RESP_DEFER_RNR ||
-	    (qp->resp.nak_deferred && qp->resp.odp_skb)) {
+	    (qp->resp.nak_deferred && !skb_queue_empty(&qp->resp.odp_q))) {
 		sv_resp_rnr_nak(qp, out, qp->resp.psn);
 	} else if (qp->resp.nak_deferred == SV_RESP_DEFER_SEQ) {
 		sv_resp_nak(qp, out, SV_NAK_PSN_SEQ_ERR, qp->resp.psn);

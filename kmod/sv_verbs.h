@@ -365,11 +365,12 @@ struct sv_qp {
 		/* a response's ODP page is being faulted: serve after */
 		bool		odp_wait;
 		/*
-		 * RC: the request packet (a reference) that missed an ODP
-		 * page, RNR NAKed, placed by sv_resp_odp_fault() under the
-		 * fault's lock if it is still the one expected then
+		 * RC: the request packet that missed an ODP page (RNR
+		 * NAKed) and those that came right after it, copies, at
+		 * most SV_RESP_ODP_PARK, placed by sv_resp_odp_fault()
+		 * under the fault's lock if still expected then
 		 */
-		struct sk_buff	*odp_skb;
+		struct sk_buff_head odp_q;
 		/*
 		 * a NAK held back behind queued responses, sent once they
 		 * are out (enum sv_resp_defer: a PSN gap, or an RNR or ODP

@@ -415,7 +415,7 @@ void sv_mr_odp_fault_failed(struct sv_mr *mr, u64 iova, u64 len, int err);
  * requester/completer (@role SV_ODP_REQ: the requester sends nothing
  * until then, see req.odp_wait) or the responder (SV_ODP_RESP: the parked
  * response or request is served again after it, see resp.odp_wait and
- * resp.odp_skb).  Any context; takes its own reference on @mr.  One
+ * resp.odp_q).  Any context; takes its own reference on @mr.  One
  * request per role waits; another asked for meanwhile is dropped, found
  * again by the retry of the first (which runs in the same work item, so
  * the role's next miss is faulted without a round trip).
