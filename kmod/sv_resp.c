@@ -588,7 +588,7 @@ static bool sv_resp_odp_park(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 	lockdep_assert_held(&qp->resp.lock);
 	if (first) {
 		__skb_queue_purge(q);
-	} else if (skb_queue_empty(q) ||
+	} else if (!skb_queue_len(q) ||
 		   skb_queue_len(q) >= SV_RESP_ODP_PARK ||
 		   pkt->p.psn != sv_psn_add(*sv_resp_odp_psn(skb_peek_tail(q)),
 					    1)) {
