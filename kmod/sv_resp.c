@@ -615,9 +615,9 @@ static void sv_resp_rc(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 		 * PSN sequence error (IBTA 9.7.5.2.1): NAK once per gap,
 		 * then drop until the expected PSN comes.  Behind queued
 		 * responses the NAK would cut them off: sv_resp_serve()
-		 * sends it after them.
+		 * sends it after them.  Not a gap: a packet kept behind one
+		 * parked on an ODP miss.
 		 */
-		/* kept behind one that missed an ODP page: no gap */
 		if (sv_resp_odp_park(qp, pkt, false))
 			return;
 		sv_stat_inc(sv_resp_dev(qp), SV_STAT_OUT_OF_SEQ);
@@ -667,7 +667,8 @@ static void sv_resp_rc(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 		/*
 		 * Receiver Not Ready (IBTA 9.7.5.2.8): the requester waits
 		 * min_rnr_timer and sends this PSN again.  Packets after it
-		 * are dropped like any after a NAK.  Behind queued responses
+		 * are dropped like any after a NAK (after an ODP miss some
+		 * are kept with it, see above).  Behind queued responses
 		 * the NAK waits for them (a NAK would cut them off).  An
 		 * ODP page fault is answered the same way while sv_odp.c
 		 * faults the page in, as HCAs do; the packet, which left no
