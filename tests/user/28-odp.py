@@ -34,6 +34,9 @@ remap, madvise and fork it:
                 (32) times, while a thread madvise()s it away every 5 ms:
                 every one completes successfully within a bounded time,
                 and every READ returns its WRITE's data or zeros
+  race_local    8 READs in flight into the requester's ODP buffer, which
+                a thread madvise()s away every 5 ms: each completes, with
+                its data or zeros (the completer's side of the race)
   unmapped      a WRITE to a part of the MR that is no longer mapped ends
                 in IBV_WC_REM_ACCESS_ERR, not in endless retries
   killed        a process faulting ODP pages is SIGKILLed: nothing is left
@@ -402,6 +405,65 @@ def c_race(p):
                              f"the race did not happen")
 
 
+def c_race_local(p):
+    """READ responses into requester pages madvise()d away meanwhile"""
+    loc, tgt = OdpBuf(p.req), OdpBuf(p.resp)
+    stop = threading.Event()
+    count = [0]
+    # held while the CPU reads the results: a page zapped halfway through
+    # a read would look torn
+    quiet = threading.Lock()
+
+    def away():
+        while not stop.is_set():
+            with quiet:
+                madvise_away(loc.addr, loc.size)
+            count[0] += 1
+            time.sleep(RACE_PACE)
+
+    n = 16 << 10
+    unit = 128 << min(p.req.mtu, p.resp.mtu)
+    datas = [m.pattern(n, 3 + k) for k in range(RACE_DEPTH)]
+    for k, data in enumerate(datas):
+        poke(tgt.addr + k * n, data)
+    faults = counter(p.req.dev, 'odp_faults')
+    t = threading.Thread(target=away)
+    t.start()
+    i = 0
+    worst = 0.0
+    try:
+        # RACE_DEPTH READs in flight into the requester's ODP buffer,
+        # until RACE_OPS and 2 * RACE_OPS madvise() calls (at most 4 *
+        # RACE_OPS); each sees its data or zeros (the pages went away
+        # after the response landed)
+        while i < RACE_OPS or (count[0] < 2 * RACE_OPS and
+                               i < 4 * RACE_OPS):
+            t0 = time.monotonic()
+            ops = range(i, i + RACE_DEPTH)
+            for j in ops:
+                k = j % RACE_DEPTH
+                off = (j * 37) % (loc.size // n) * n
+                post(p, e.IBV_WR_RDMA_READ, loc.sge(off, n), 2000 + j,
+                     rdma=(tgt.mr.rkey, tgt.addr + k * n))
+            for wc in m.poll(p.req.scq, RACE_DEPTH, wait=RACE_BATCH_S):
+                m.check_wc(wc, f"READ {wc.wr_id} into pages going away")
+            worst = max(worst, time.monotonic() - t0)
+            with quiet:
+                got = [peek(loc.addr + (j * 37) % (loc.size // n) * n, n)
+                       for j in ops]
+            for j, g in zip(ops, got):
+                race_check(g, datas[j % RACE_DEPTH], unit, f"READ {j}")
+            i += RACE_DEPTH
+    finally:
+        stop.set()
+        t.join()
+        loc.close()
+        tgt.close()
+    print(f"SV_SUMMARY: race_local: {i} READs, {RACE_DEPTH} in flight, "
+          f"slowest batch {worst:.2f}s, {count[0]} madvise() calls, "
+          f"{counter(p.req.dev, 'odp_faults') - faults} requester faults")
+
+
 def c_unmapped(p):
     buf = OdpBuf(p.resp)
     try:
@@ -707,7 +769,8 @@ def c_atomic_write(p):
 
 CASES = [('untouched', c_untouched), ('send_recv', c_send_recv),
          ('atomics', c_atomics), ('remap', c_remap), ('madvise', c_madvise),
-         ('fork', c_fork), ('race', c_race), ('unmapped', c_unmapped),
+         ('fork', c_fork), ('race', c_race), ('race_local', c_race_local),
+         ('unmapped', c_unmapped),
          ('killed', c_killed), ('implicit', c_implicit),
          ('implicit_remap', c_implicit_remap), ('rereg', c_rereg),
          ('ud_recv', c_ud_recv), ('uc_recv', c_uc_recv), ('srq', c_srq),
