@@ -48,6 +48,7 @@ static int qp_env_init(struct kunit *test)
 {
 	struct ib_cq_init_attr cq_attr = { .cqe = 63 };
 	struct qp_env *env = kunit_kzalloc(test, sizeof(*env), GFP_KERNEL);
+	struct sv_pd *svpd;
 	struct sv_dev *sv;
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env);
@@ -64,8 +65,12 @@ static int qp_env_init(struct kunit *test)
 	sv->active_mtu = IB_MTU_1024;
 	env->sv = sv;
 
-	env->pd = kunit_kzalloc(test, sizeof(*env->pd), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->pd);
+	/* a whole sv_pd: UD and GSI QPs join its ud_qps (sv_pd_ud_add()) */
+	svpd = kunit_kzalloc(test, sizeof(*svpd), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, svpd);
+	mutex_init(&svpd->ud_lock);
+	INIT_LIST_HEAD(&svpd->ud_qps);
+	env->pd = &svpd->ibpd;
 	env->pd->device = &sv->ibdev;
 
 	env->cq = kunit_kzalloc(test, sizeof(*env->cq), GFP_KERNEL);
