@@ -125,6 +125,23 @@ static struct sv_swqe *sv_comp_ack_locked(struct sv_qp *qp, u32 psn,
 	return open;
 }
 
+/*
+ * A response could not be placed: an ODP page of the WQE's SGEs is being
+ * faulted (sv_req_sge_copy()).  Keep a copy (the received skb may be
+ * charged to a socket) for sv_req_odp_fault(), which places it under the
+ * fault's lock, where it cannot miss again: each fault moves the WQE on
+ * by a packet at least, however often the process invalidates its pages.
+ * No memory: nothing kept, the resend after the fault asks for it again.
+ */
+static void sv_comp_odp_park(struct sv_qp *qp, const struct sv_pkt_info *p)
+{
+	const struct sv_rx_pkt *pkt = container_of(p, struct sv_rx_pkt, p);
+
+	lockdep_assert_held(&qp->req.lock);
+	consume_skb(qp->comp.odp_skb);
+	qp->comp.odp_skb = skb_copy(pkt->skb, GFP_ATOMIC);
+}
+
 /* Place one RDMA READ response packet; returns true if it was used. */
 static bool sv_comp_read_resp_locked(struct sv_qp *qp, struct sv_swqe *sw,
 				     const struct sv_pkt_info *p, bool *retire,
@@ -146,8 +163,10 @@ static bool sv_comp_read_resp_locked(struct sv_qp *qp, struct sv_swqe *sw,
 	err = p->paylen ? sv_req_sge_copy(qp, sw->wqe, sw->resp_len,
 					  (void *)sv_pkt_payload(p), p->paylen,
 					  SV_COPY_TO_MR) : 0;
-	if (err == -EAGAIN)
-		return true;	/* dropped: asked again after the ODP fault */
+	if (err == -EAGAIN) {
+		sv_comp_odp_park(qp, p);
+		return true;
+	}
 	if (err) {
 		sv_comp_fail_locked(qp, sw, IB_WC_LOC_PROT_ERR);
 		*retire = true;
@@ -174,8 +193,10 @@ static void sv_comp_atomic_ack_locked(struct sv_qp *qp, struct sv_swqe *sw,
 
 	err = sv_req_sge_copy(qp, sw->wqe, 0, &orig, sizeof(orig),
 			      SV_COPY_TO_MR);
-	if (err == -EAGAIN)
-		return;		/* asked again after the ODP fault */
+	if (err == -EAGAIN) {
+		sv_comp_odp_park(qp, p);
+		return;
+	}
 	if (err)
 		sv_comp_fail_locked(qp, sw, IB_WC_LOC_PROT_ERR);
 	else

@@ -699,10 +699,14 @@ static const struct mmu_interval_notifier_ops sv_mr_odp_chunk_ops = {
 
 /*
  * Map [@addr, @addr + @len) of @odp (user addresses, inside it); returns
- * how many of its pages are mapped now, or a negative errno.
+ * how many of its pages are mapped now, or a negative errno.  @use, if
+ * set, runs while they are still mapped: under umem_mutex, which every
+ * invalidation of @odp takes first, so an access it makes to the range
+ * cannot miss (see sv_mr_odp_fault_use()).
  */
 static int sv_mr_odp_map(struct ib_umem_odp *odp, u64 addr, u64 len,
-			 u64 mask, bool fault)
+			 u64 mask, bool fault, void (*use)(void *arg),
+			 void *arg)
 {
 	u64 start, idx;
 	int npages, mapped = 0;
@@ -719,6 +723,8 @@ static int sv_mr_odp_map(struct ib_umem_odp *odp, u64 addr, u64 len,
 	for (idx = start; idx < start + npages; idx++)
 		if (odp->dma_list[idx])
 			mapped++;
+	if (use)
+		use(arg);
 	mutex_unlock(&odp->umem_mutex);
 	return mapped;
 }
@@ -811,22 +817,80 @@ out_unlock:
 	return c;
 }
 
-int sv_mr_odp_fault(struct sv_mr *mr, u64 iova, u64 len, bool write,
-		    bool fault)
+/* chunk_end(): where the chunk of an implicit MR holding @addr ends */
+static inline u64 sv_mr_odp_chunk_end(u64 addr)
+{
+	return round_down(addr, SV_ODP_CHUNK_SIZE) + SV_ODP_CHUNK_SIZE;
+}
+
+/* [@addr, @end) inside one chunk of an implicit MR: sv_mr_odp_map() */
+static int sv_mr_odp_map_chunk(struct sv_mr *mr, u64 addr, u64 end, u64 mask,
+			       bool fault, void (*use)(void *arg), void *arg)
+{
+	struct sv_odp_chunk *c;
+
+	/* a prefetch that may not fault does not create chunks */
+	c = fault ? sv_mr_odp_chunk_get(mr, addr) :
+		    xa_load(&mr->odp_chunks, addr >> SV_ODP_CHUNK_SHIFT);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
+	if (c)
+		return sv_mr_odp_map(c->odp, addr, end - addr, mask, fault,
+				     use, arg);
+	if (use)
+		use(arg);	/* nothing mapped, nothing to hold */
+	return 0;
+}
+
+/*
+ * The chunks of an implicit MR over [@addr, @end): the pages mapped, or a
+ * negative errno.  With @use, it runs under the lock of the chunk of
+ * @addr, which is mapped last (one chunk's umem_mutex at a time: they are
+ * one lock class); the chunks after it are mapped as far as they can be,
+ * a hole there being the fault of a later access, which starts at it.
+ */
+static int sv_mr_odp_map_implicit(struct sv_mr *mr, u64 addr, u64 end,
+				  u64 mask, bool fault, void (*use)(void *arg),
+				  void *arg)
+{
+	u64 first_end = min_t(u64, end, sv_mr_odp_chunk_end(addr));
+	int ret, mapped = 0;
+	u64 a, next;
+
+	for (a = use ? first_end : addr; a < end; a = next) {
+		next = min_t(u64, end, sv_mr_odp_chunk_end(a));
+		ret = sv_mr_odp_map_chunk(mr, a, next, mask, fault, NULL, NULL);
+		if (ret < 0 && !use)
+			return ret;
+		if (ret < 0)
+			break;
+		mapped += ret;
+		cond_resched();
+	}
+	if (!use)
+		return mapped;
+	ret = sv_mr_odp_map_chunk(mr, addr, first_end, mask, fault, use, arg);
+	return ret < 0 ? ret : mapped + ret;
+}
+
+int sv_mr_odp_fault_use(struct sv_mr *mr, u64 iova, u64 len, bool write,
+			bool fault, void (*use)(void *arg), void *arg)
 {
 	struct ib_umem_odp *odp;
 	u64 mask = ODP_READ_ALLOWED_BIT;
-	u64 addr, end, mapped = 0;
+	u64 addr;
 	int ret;
 
 	might_sleep();
-	if (mr->kind != SV_MR_ODP)
+	if (mr->kind != SV_MR_ODP || !len) {
+		/* nothing to map: nothing can miss */
+		if (use)
+			use(arg);
 		return 0;
+	}
 	odp = mr->umem_odp;
 	if (!sv_mr_range_ok(mr->iova, mr->length, iova, len))
 		return -ERANGE;
-	if (!len)
-		return 0;
 	if (write) {
 		/* an implicit MR's children inherit this from the parent */
 		if (!odp->umem.writable)
@@ -834,46 +898,25 @@ int sv_mr_odp_fault(struct sv_mr *mr, u64 iova, u64 len, bool write,
 		mask |= ODP_WRITE_ALLOWED_BIT;
 	}
 	addr = sv_mr_odp_addr(mr, iova);
-	if (!mr->odp_implicit) {
-		ret = sv_mr_odp_map(odp, addr, len, mask, fault);
-		if (ret < 0)
-			goto err_count;
-		mapped = ret;
-		goto out;
-	}
 	/* no overflow: the range check bounds addr + len by U64_MAX */
-	end = addr + len;
-	while (addr < end) {
-		u64 next = min_t(u64, end, round_down(addr, SV_ODP_CHUNK_SIZE) +
-					   SV_ODP_CHUNK_SIZE);
-		struct sv_odp_chunk *c;
-
-		/* a prefetch that may not fault does not create chunks */
-		c = fault ? sv_mr_odp_chunk_get(mr, addr) :
-			    xa_load(&mr->odp_chunks,
-				    addr >> SV_ODP_CHUNK_SHIFT);
-		if (IS_ERR(c)) {
-			ret = PTR_ERR(c);
-			goto err_count;
-		}
-		if (c) {
-			ret = sv_mr_odp_map(c->odp, addr, next - addr, mask,
-					    fault);
-			if (ret < 0)
-				goto err_count;
-			mapped += ret;
-		}
-		addr = next;
-		cond_resched();
+	if (mr->odp_implicit)
+		ret = sv_mr_odp_map_implicit(mr, addr, addr + len, mask, fault,
+					     use, arg);
+	else
+		ret = sv_mr_odp_map(odp, addr, len, mask, fault, use, arg);
+	if (ret < 0) {
+		sv_stat_inc(mr->sv, SV_STAT_ODP_FAULT_ERRS);
+		return ret;
 	}
-out:
 	sv_stat_inc(mr->sv, SV_STAT_ODP_FAULTS);
-	sv_stat_add(mr->sv, SV_STAT_ODP_FAULT_PAGES, mapped);
+	sv_stat_add(mr->sv, SV_STAT_ODP_FAULT_PAGES, ret);
 	return 0;
+}
 
-err_count:
-	sv_stat_inc(mr->sv, SV_STAT_ODP_FAULT_ERRS);
-	return ret;
+int sv_mr_odp_fault(struct sv_mr *mr, u64 iova, u64 len, bool write,
+		    bool fault)
+{
+	return sv_mr_odp_fault_use(mr, iova, len, write, fault, NULL, NULL);
 }
 
 int sv_mr_copy(struct sv_mr *mr, u64 iova, void *buf, u32 len,

@@ -6,25 +6,33 @@
  * The transport copies in the receive softirq and under spinlocks, where
  * it cannot fault a page in (hmm_range_fault() sleeps).  An access that
  * finds a page absent (sv_mr_copy() -EAGAIN) leaves its state as before
- * the packet, asks for the fault here and is retried once the pages are
- * in, as an HCA does (Documentation/design.md, "On-demand paging"):
- *   - RC responder, SEND and RDMA WRITE: an RNR NAK (IBTA 9.7.5.2.8); the
- *     requester sends the packet again after min_rnr_timer (9.7.6.1.2);
+ * the packet, parks what it could not do, and asks for the fault here
+ * (Documentation/design.md, "On-demand paging"):
+ *   - RC responder, SEND and RDMA WRITE: an RNR NAK (IBTA 9.7.5.2.8), as
+ *     an HCA answers, and the packet is kept (resp.odp_q); behind
+ *     queued responses the NAK waits for them;
  *   - RC responder, RDMA READ, atomics, ATOMIC WRITE: the response waits
- *     (resp.odp_wait) and is served by the response work item after the
- *     fault; the requester's ACK timeout covers a fault that takes long;
+ *     (resp.odp_wait); the requester's ACK timeout covers a slow fault;
  *   - requester gather (SEND, WRITE data): nothing is sent until the
  *     fault is resolved (req.odp_wait); completer scatter (READ response,
- *     atomic result): the response is dropped and, after the fault, the
- *     requester asks again from the oldest unacknowledged PSN (9.7.6.1:
- *     a READ or atomic may be repeated; the responder answers a
- *     duplicate atomic from its resource, never twice);
+ *     atomic result): the response is kept (comp.odp_skb), the rest
+ *     dropped, and after the fault the requester asks again from the
+ *     oldest unacknowledged PSN (9.7.6.1: a READ or atomic may be
+ *     repeated; the responder answers a duplicate atomic from its
+ *     resource, never twice);
  *   - UC and UD responders: the message is dropped (counted, odp_drops)
  *     and its pages faulted, so that the next one lands: those
  *     transports are unreliable (IBTA 9.8, 9.9) and have no way to ask
  *     the sender again.
- * One fault per role and QP is under way at a time; each holds a QP
- * reference and an MR reference.
+ * One work item per role and QP faults, one range at a time, and retries
+ * what was parked under the lock of the fault (sv_mr_odp_fault_use()):
+ * the kept packet is placed, the waiting response served, the requester
+ * run.  An invalidation between the fault and the retry cannot undo the
+ * fault, so every round moves the access on by the packet that missed at
+ * least, however often the process invalidates the range; retried later
+ * (by the requester's RNR resend, a round trip and min_rnr_timer after
+ * the fault) it could miss for ever.  The work item holds a QP reference
+ * while it is busy, each range an MR reference.
  */
 #include <linux/workqueue.h>
 
@@ -53,36 +61,58 @@ void sv_odp_wq_destroy(void)
 	destroy_workqueue(sv_odp_wq);
 }
 
+/*
+ * Rounds (a fault and its retry) a run of the work item does before it
+ * makes room for other work by queueing itself again.
+ */
+#define SV_ODP_ROUNDS	16
+
+/*
+ * A round faults the range one role asked for and retries, under the
+ * fault's lock, what was parked for it (sv_req_odp_fault(),
+ * sv_resp_odp_fault()).  A retry that misses somewhere else (another page
+ * of a long message, another MR) asks again, and the next round faults
+ * that at once: a message needs no network round trip per fault.
+ */
 static void sv_odp_work(struct work_struct *work)
 {
 	struct sv_odp_fault *f = container_of(work, struct sv_odp_fault, work);
 	struct sv_qp *qp = f->qp;
-	struct sv_mr *mr;
-	u64 iova, len;
-	bool write;
-	int err;
+	unsigned int rounds;
 
-	spin_lock_bh(&f->lock);
-	mr = f->mr;
-	iova = f->iova;
-	len = f->len;
-	write = f->write;
-	spin_unlock_bh(&f->lock);
+	for (rounds = 0;; rounds++) {
+		struct sv_mr *mr;
+		u64 iova, len;
+		bool write;
 
-	err = sv_mr_odp_fault(mr, iova, len, write, true);
-	if (err)
-		/* the retried access reports it */
-		sv_mr_odp_fault_failed(mr, iova, len, err);
+		spin_lock_bh(&f->lock);
+		mr = f->mr;
+		if (!mr) {
+			f->busy = false;
+			spin_unlock_bh(&f->lock);
+			break;
+		}
+		if (rounds == SV_ODP_ROUNDS) {
+			spin_unlock_bh(&f->lock);
+			/*
+			 * Not pending while it runs: queued again, our QP
+			 * reference going with it.
+			 */
+			queue_work(sv_odp_wq, &f->work);
+			return;
+		}
+		iova = f->iova;
+		len = f->len;
+		write = f->write;
+		f->mr = NULL;
+		spin_unlock_bh(&f->lock);
 
-	spin_lock_bh(&f->lock);
-	f->mr = NULL;
-	spin_unlock_bh(&f->lock);
-	sv_mr_put(mr);
-
-	if (f->role == SV_ODP_REQ)
-		sv_req_odp_done(qp);
-	else
-		sv_resp_odp_done(qp);
+		if (f->role == SV_ODP_REQ)
+			sv_req_odp_fault(qp, mr, iova, len, write);
+		else
+			sv_resp_odp_fault(qp, mr, iova, len, write);
+		sv_mr_put(mr);
+	}
 	sv_qp_put(qp);
 }
 
@@ -98,6 +128,7 @@ void sv_odp_init(struct sv_qp *qp)
 		f->qp = qp;
 		f->role = i;
 		f->mr = NULL;
+		f->busy = false;
 	}
 }
 
@@ -106,9 +137,11 @@ void sv_odp_fault_async(struct sv_qp *qp, enum sv_odp_role role,
 {
 	struct sv_odp_fault *f = &qp->odp[role];
 	unsigned long flags;
+	bool queue;
 
 	spin_lock_irqsave(&f->lock, flags);
 	if (f->mr) {
+		/* one waits already: its retry finds this miss again */
 		spin_unlock_irqrestore(&f->lock, flags);
 		return;
 	}
@@ -118,9 +151,14 @@ void sv_odp_fault_async(struct sv_qp *qp, enum sv_odp_role role,
 	f->iova = iova;
 	f->len = min_t(u64, len, SV_ODP_FAULT_MAX);
 	f->write = write;
+	/* a running work item takes it in its next round */
+	queue = !f->busy;
+	f->busy = true;
 	spin_unlock_irqrestore(&f->lock, flags);
 
-	sv_qp_get(qp);
-	/* idle while f->mr was NULL: queue_work() cannot find it queued */
-	queue_work(sv_odp_wq, &f->work);
+	if (queue) {
+		sv_qp_get(qp);
+		/* not busy: neither queued nor running */
+		queue_work(sv_odp_wq, &f->work);
+	}
 }

@@ -148,18 +148,60 @@ int sv_req_sge_copy(struct sv_qp *qp, const struct sv_send_wqe *wqe, u32 off,
 
 /*
  * An ODP fault asked for by sv_req_sge_copy() is resolved (or failed: the
- * access then fails when retried): send again.
+ * access then fails when retried): under the fault's lock the parked
+ * response is placed (the completer checks it is still the one due), then
+ * the requester goes on, from comp.psn if responses were dropped.  It
+ * runs inline where sv_req_sched() may (not if it must stay on the CPU it
+ * sends from): then a gather finds its pages too.  A response that missed
+ * again (another page or MR) is parked again and the requester waits on.
  */
-void sv_req_odp_done(struct sv_qp *qp)
+static void sv_req_odp_retry(void *arg)
 {
+	struct sv_qp *qp = arg;
+	struct sk_buff *skb;
+
 	spin_lock_bh(&qp->req.lock);
-	qp->req.odp_wait = false;
-	if (qp->req.odp_resend) {
-		qp->req.odp_resend = false;
-		sv_req_resend_locked(qp, qp->comp.psn);
+	skb = qp->comp.odp_skb;
+	qp->comp.odp_skb = NULL;
+	spin_unlock_bh(&qp->req.lock);
+	if (skb) {
+		struct sv_rx_pkt pkt = {
+			.skb = skb,
+			.sv = sv_req_dev(qp),
+		};
+
+		/* it parsed when it came, and is still the same bytes */
+		rcu_read_lock();
+		if (!sv_hdr_parse(skb->data, skb->len, &pkt.p))
+			sv_comp_rcv(qp, &pkt);
+		rcu_read_unlock();
+		consume_skb(skb);
+	}
+
+	spin_lock_bh(&qp->req.lock);
+	if (!qp->comp.odp_skb) {
+		qp->req.odp_wait = false;
+		if (qp->req.odp_resend) {
+			qp->req.odp_resend = false;
+			sv_req_resend_locked(qp, qp->comp.psn);
+		}
 	}
 	spin_unlock_bh(&qp->req.lock);
 	sv_req_sched(qp);
+}
+
+void sv_req_odp_fault(struct sv_qp *qp, struct sv_mr *mr, u64 iova, u64 len,
+		      bool write)
+{
+	int err;
+
+	err = sv_mr_odp_fault_use(mr, iova, len, write, true,
+				  sv_req_odp_retry, qp);
+	if (err) {
+		/* the retried access reports it */
+		sv_mr_odp_fault_failed(mr, iova, len, err);
+		sv_req_odp_retry(qp);
+	}
 }
 
 /* --- retransmission timer -------------------------------------------------- */
@@ -620,7 +662,7 @@ static int sv_req_next_locked(struct sv_qp *qp, struct sv_req_pkt *pk,
 
 	status = sv_req_build_locked(qp, sw, pk, retire);
 	if (status == -EAGAIN)
-		return 0;	/* sv_req_odp_done() runs us again */
+		return 0;	/* sv_req_odp_fault() runs us again */
 	if (status) {
 		sv_comp_fail_locked(qp, sw, status);
 		*retire = true;
@@ -837,6 +879,8 @@ void sv_req_reset(struct sv_qp *qp)
 	qp->req.stopped = false;
 	qp->req.retrying = false;
 	qp->comp.psn = 0;
+	consume_skb(qp->comp.odp_skb);
+	qp->comp.odp_skb = NULL;
 	spin_unlock_bh(&qp->req.lock);
 }
 
@@ -889,6 +933,8 @@ void sv_req_linger(struct sv_qp *qp, unsigned long deadline)
 void sv_req_cleanup(struct sv_qp *qp)
 {
 	sv_req_quiesce(qp);
+	consume_skb(qp->comp.odp_skb);
+	qp->comp.odp_skb = NULL;
 	if (qp->req.swqe && qp->uc)
 		sv_ucontext_uncharge(qp->uc, qp->req.swqe_bytes);
 	kvfree(qp->req.swqe);

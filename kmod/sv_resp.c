@@ -98,6 +98,18 @@ void sv_resp_ack(struct sv_qp *qp, struct sv_resp_out *out, u32 psn)
 	sv_stat_inc(sv_resp_dev(qp), SV_STAT_TX_ACKS);
 }
 
+/* Receiver Not Ready for @psn (IBTA 9.7.5.2.8): sent again from there */
+void sv_resp_rnr_nak(struct sv_qp *qp, struct sv_resp_out *out, u32 psn)
+{
+	u8 timer = READ_ONCE(qp->attr.min_rnr_timer);
+
+	lockdep_assert_held(&qp->resp.lock);
+	sv_resp_send_aeth(qp, out, sv_aeth_syn_rnr(timer), psn);
+	sv_stat_inc(sv_resp_dev(qp), SV_STAT_TX_NAK_RNR);
+	qp->resp.rnr_naks++;
+	qp->resp.nak_sent = true;
+}
+
 void sv_resp_nak(struct sv_qp *qp, struct sv_resp_out *out,
 		 enum sv_aeth_nak code, u32 psn)
 {
@@ -545,6 +557,51 @@ static enum sv_resp_err sv_resp_write(struct sv_qp *qp,
 
 /* --- RC ---------------------------------------------------------------- */
 
+/*
+ * Request packets kept while an ODP fault is resolved (resp.odp_q): the
+ * one that missed, and up to SV_RESP_ODP_PARK - 1 that follow it in PSN
+ * order (else dropped: the requester's resend brings them), so that the
+ * fault's retry places what is in flight, not one packet per RNR round
+ * trip.  Bounded: that many MTU-sized copies per QP.
+ */
+#define SV_RESP_ODP_PARK	16
+
+/* the PSN of a parked copy, in its cb (ours: a private skb) */
+static inline u32 *sv_resp_odp_psn(struct sk_buff *skb)
+{
+	return (u32 *)skb->cb;
+}
+
+/*
+ * Keep @pkt for sv_resp_odp_retry(): a private copy (the received skb may
+ * be charged to a socket).  @first: it missed at the PSN expected, and
+ * replaces what was kept (earlier tries, or stale); else it must follow
+ * the last one kept.  Returns whether it was kept; without memory
+ * nothing is, and the requester's resend comes anyway.
+ */
+static bool sv_resp_odp_park(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
+			     bool first)
+{
+	struct sk_buff_head *q = &qp->resp.odp_q;
+	struct sk_buff *skb;
+
+	lockdep_assert_held(&qp->resp.lock);
+	if (first) {
+		__skb_queue_purge(q);
+	} else if (!skb_queue_len(q) ||
+		   skb_queue_len(q) >= SV_RESP_ODP_PARK ||
+		   pkt->p.psn != sv_psn_add(*sv_resp_odp_psn(skb_peek_tail(q)),
+					    1)) {
+		return false;
+	}
+	skb = skb_copy(pkt->skb, GFP_ATOMIC);
+	if (!skb)
+		return false;
+	*sv_resp_odp_psn(skb) = pkt->p.psn;
+	__skb_queue_tail(q, skb);
+	return true;
+}
+
 static void sv_resp_rc(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 		       struct sv_resp_out *out)
 {
@@ -556,17 +613,25 @@ static void sv_resp_rc(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 	if (diff > 0) {
 		/*
 		 * PSN sequence error (IBTA 9.7.5.2.1): NAK once per gap,
-		 * then drop until the expected PSN comes.  Not behind queued
-		 * responses: the NAK would cut them off; the requester's
-		 * timer covers that case.
+		 * then drop until the expected PSN comes.  Behind queued
+		 * responses the NAK would cut them off: sv_resp_serve()
+		 * sends it after them.  Not a gap: a packet kept behind one
+		 * parked on an ODP miss.
 		 */
+		if (sv_resp_odp_park(qp, pkt, false))
+			return;
 		sv_stat_inc(sv_resp_dev(qp), SV_STAT_OUT_OF_SEQ);
-		if (!qp->resp.nak_sent && !qp->resp.serving) {
-			sv_resp_nak(qp, out, SV_NAK_PSN_SEQ_ERR,
-				    qp->resp.psn);
-			qp->resp.nak_sent = true;
-			qp->resp.seq_naks++;
+		if (qp->resp.nak_sent)
+			return;
+		if (qp->resp.serving) {
+			qp->resp.nak_deferred = max_t(u8,
+						      qp->resp.nak_deferred,
+						      SV_RESP_DEFER_SEQ);
+			return;
 		}
+		sv_resp_nak(qp, out, SV_NAK_PSN_SEQ_ERR, qp->resp.psn);
+		qp->resp.nak_sent = true;
+		qp->resp.seq_naks++;
 		return;
 	}
 	if (diff < 0) {
@@ -602,25 +667,36 @@ static void sv_resp_rc(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 		/*
 		 * Receiver Not Ready (IBTA 9.7.5.2.8): the requester waits
 		 * min_rnr_timer and sends this PSN again.  Packets after it
-		 * are dropped like any after a NAK.  Behind queued responses
-		 * the packet is dropped instead; the requester retries.  An
+		 * are dropped like any after a NAK (after an ODP miss some
+		 * are kept with it, see above).  Behind queued responses
+		 * the NAK waits for them (a NAK would cut them off).  An
 		 * ODP page fault is answered the same way while sv_odp.c
-		 * faults the page in, as HCAs do: the packet left no trace.
+		 * faults the page in, as HCAs do; the packet, which left no
+		 * trace, is kept: sv_resp_odp_fault() places it under the
+		 * fault's lock, so that it cannot miss again, and the
+		 * requester's resend finds it a duplicate.  Each fault so
+		 * moves the message on by a packet at least, however often
+		 * the process invalidates its pages.
 		 */
-		if (!qp->resp.serving) {
-			u8 timer = READ_ONCE(qp->attr.min_rnr_timer);
-
-			sv_resp_send_aeth(qp, out, sv_aeth_syn_rnr(timer),
-					  p->psn);
-			sv_stat_inc(sv_resp_dev(qp), SV_STAT_TX_NAK_RNR);
-			qp->resp.rnr_naks++;
-			qp->resp.nak_sent = true;
+		if (err == SV_RESP_ODP)
+			sv_resp_odp_park(qp, pkt, true);
+		if (out->odp_retry)
+			return;		/* NAKed when it missed first */
+		if (qp->resp.serving) {
+			/* an ODP miss: RNR only if still parked by then */
+			qp->resp.nak_deferred = max_t(u8,
+				qp->resp.nak_deferred,
+				err == SV_RESP_RNR ? SV_RESP_DEFER_RNR :
+						     SV_RESP_DEFER_SEQ);
+			return;
 		}
+		sv_resp_rnr_nak(qp, out, p->psn);
 		return;
 	}
 	if (err)
 		goto fail;
 
+	/* a deferred NAK stays: what was dropped after this is still lost */
 	qp->resp.nak_sent = false;
 	if (flags & (SV_OP_SEND | SV_OP_WRITE)) {
 		sv_resp_set_psn(qp, sv_psn_add(p->psn, 1));
@@ -631,6 +707,86 @@ static void sv_resp_rc(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 
 fail:
 	sv_resp_rc_fail(qp, out, err, p->psn);
+}
+
+/*
+ * The ODP fault the responder asked for, and its retry (sv_odp.c's work
+ * item): under the fault's lock (sv_mr_odp_fault_use()) the parked
+ * request packets are placed, in PSN order, as long as each is the one
+ * expected (the requester's resend may have been placed meanwhile, or the
+ * QP reset) and places (one that misses again, on another page or MR, is
+ * parked again with those after it); then the parked response is served.
+ */
+struct sv_resp_odp_retry {
+	struct sv_qp		*qp;
+	struct sv_resp_out	out;
+};
+
+static void sv_resp_odp_retry(void *arg)
+{
+	struct sv_resp_odp_retry *r = arg;
+	struct sv_qp *qp = r->qp;
+	struct sv_resp_out *out = &r->out;
+	struct sk_buff_head q;
+	struct sk_buff *skb;
+	bool ok;
+
+	__skb_queue_head_init(&q);
+	rcu_read_lock();
+	out->path = rcu_dereference(qp->path);
+	out->odp_retry = true;
+	spin_lock_bh(&qp->resp.lock);
+	skb_queue_splice_init(&qp->resp.odp_q, &q);
+	ok = sv_resp_state_ok(READ_ONCE(qp->state)) && qp->resp.active;
+	while ((skb = __skb_dequeue(&q))) {
+		struct sv_rx_pkt pkt = {
+			.skb = skb,
+			.sv = sv_resp_dev(qp),
+		};
+
+		/* it parsed when it came, and is still the same bytes */
+		if (ok && !qp->resp.dead &&
+		    *sv_resp_odp_psn(skb) == qp->resp.psn &&
+		    !sv_hdr_parse(skb->data, skb->len, &pkt.p))
+			sv_resp_rc(qp, &pkt, out);
+		consume_skb(skb);
+		if (!skb_queue_empty(&qp->resp.odp_q)) {
+			/* parked again: the rest waits behind it */
+			skb_queue_splice_tail_init(&q, &qp->resp.odp_q);
+			break;
+		}
+	}
+	/*
+	 * Then the parked response (earlier in PSN order: a later WRITE may
+	 * be placed before an earlier READ reads, see sv_resp_res.c), whose
+	 * end sends a NAK held back behind it from the PSN now expected.
+	 */
+	sv_resp_res_odp_resume(qp, out, ok && !qp->resp.dead);
+	/* responses the way out refuses: the work item sends them again */
+	if (!sv_resp_xmit(qp, out, true)) {
+		qp->resp.serving = true;
+		out->kick = true;
+	}
+	spin_unlock_bh(&qp->resp.lock);
+	rcu_read_unlock();
+}
+
+void sv_resp_odp_fault(struct sv_qp *qp, struct sv_mr *mr, u64 iova, u64 len,
+		       bool write)
+{
+	struct sv_resp_odp_retry r = { .qp = qp };
+	int err;
+
+	sv_resp_out_init(&r.out);
+	err = sv_mr_odp_fault_use(mr, iova, len, write, true,
+				  sv_resp_odp_retry, &r);
+	if (err) {
+		/* the retried access reports it */
+		sv_mr_odp_fault_failed(mr, iova, len, err);
+		sv_resp_odp_retry(&r);
+	}
+	/* completions, events and the work item with no lock held */
+	sv_resp_finish(qp, &r.out);
 }
 
 /* --- UC ---------------------------------------------------------------- */
@@ -910,6 +1066,8 @@ static void sv_resp_clear(struct sv_qp *qp)
 	qp->resp.wqe_valid = false;
 	qp->resp.serving = false;
 	qp->resp.odp_wait = false;
+	__skb_queue_purge(&qp->resp.odp_q);
+	qp->resp.nak_deferred = SV_RESP_DEFER_NONE;
 	qp->resp.ack_pending = false;
 	qp->resp.wr_resid = 0;
 	qp->resp.res_head = 0;
@@ -927,6 +1085,7 @@ int sv_resp_init(struct sv_qp *qp)
 
 	spin_lock_init(&qp->resp.lock);
 	INIT_WORK(&qp->resp.work, sv_resp_work);
+	__skb_queue_head_init(&qp->resp.odp_q);
 	sv_odp_init(qp);
 	qp->resp.wqe = kzalloc(sv_resp_wqe_size(), gfp);
 	if (!qp->resp.wqe)
@@ -958,6 +1117,7 @@ void sv_resp_cleanup(struct sv_qp *qp)
 		return;
 	/* no reference is left, so no work item is queued; be sure anyway */
 	cancel_work_sync(&qp->resp.work);
+	__skb_queue_purge(&qp->resp.odp_q);
 	kfree(qp->resp.res);
 	qp->resp.res = NULL;
 	kfree(qp->resp.wqe);

@@ -49,6 +49,13 @@ struct sv_resp_res {
 	u64		value;		/* atomic write: the 8 bytes, as sent */
 };
 
+/* resp.nak_deferred: the NAK due once the queued responses are out */
+enum sv_resp_defer {
+	SV_RESP_DEFER_NONE,
+	SV_RESP_DEFER_SEQ,	/* PSN sequence error (9.7.5.2.1) */
+	SV_RESP_DEFER_RNR,	/* receiver not ready (9.7.5.2.8) */
+};
+
 /* What a lock holder decided; done by sv_resp_finish() after unlock. */
 struct sv_resp_out {
 	const struct sv_path	*path;	/* RCU: for the packets in txq */
@@ -58,6 +65,7 @@ struct sv_resp_out {
 	bool			solicited;
 	bool			comm_est;
 	bool			kick;	/* queue the work item */
+	bool			odp_retry;	/* sv_resp_odp_fault()'s */
 	bool			qp_error;
 	enum ib_event_type	event;	/* with qp_error; 0 = none */
 };
@@ -132,6 +140,7 @@ u8 *sv_resp_new_pkt(struct sv_qp *qp, struct sv_resp_out *out, u8 opcode,
 void sv_resp_send_aeth(struct sv_qp *qp, struct sv_resp_out *out,
 		       u8 syndrome, u32 psn);
 void sv_resp_ack(struct sv_qp *qp, struct sv_resp_out *out, u32 psn);
+void sv_resp_rnr_nak(struct sv_qp *qp, struct sv_resp_out *out, u32 psn);
 void sv_resp_nak(struct sv_qp *qp, struct sv_resp_out *out,
 		 enum sv_aeth_nak code, u32 psn);
 bool sv_resp_xmit(struct sv_qp *qp, struct sv_resp_out *out, bool retry);
@@ -157,6 +166,8 @@ enum sv_resp_err sv_resp_atomic_write(struct sv_qp *qp,
 void sv_resp_duplicate(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 		       struct sv_resp_out *out);
 /* sv_resp_xmit() could not send a response built from a resource */
+void sv_resp_res_odp_resume(struct sv_qp *qp, struct sv_resp_out *out,
+			    bool ok);
 void sv_resp_rewind(struct sv_qp *qp, struct sv_resp_out *out,
 		    const struct sv_resp_cb *failed);
 /* qp->resp.work; process context, holds a QP reference while queued */

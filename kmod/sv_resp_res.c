@@ -291,7 +291,7 @@ static bool sv_resp_serve(struct sv_qp *qp, struct sv_resp_out *out,
 			qp->resp.res_serve++;
 			continue;
 		}
-		/* sv_resp_odp_done() has the work item go on */
+		/* sv_resp_odp_fault() serves again */
 		if (!budget || qp->resp.odp_wait)
 			return false;
 		budget--;
@@ -323,6 +323,20 @@ static bool sv_resp_serve(struct sv_qp *qp, struct sv_resp_out *out,
 				  qp->resp.ack_psn);
 		sv_stat_inc(sv_resp_dev(qp), SV_STAT_TX_ACKS);
 	}
+	/*
+	 * What was dropped behind the responses is asked for now, from the
+	 * next PSN expected: after an RNR wait if no receive WQE was there
+	 * or the ODP packet parked there is still not placed, else at once.
+	 */
+	if (qp->resp.nak_deferred == SV_RESP_DEFER_RNR ||
+	    (qp->resp.nak_deferred && !skb_queue_empty(&qp->resp.odp_q))) {
+		sv_resp_rnr_nak(qp, out, qp->resp.psn);
+	} else if (qp->resp.nak_deferred == SV_RESP_DEFER_SEQ) {
+		sv_resp_nak(qp, out, SV_NAK_PSN_SEQ_ERR, qp->resp.psn);
+		qp->resp.nak_sent = true;
+		qp->resp.seq_naks++;
+	}
+	qp->resp.nak_deferred = SV_RESP_DEFER_NONE;
 	return true;
 }
 
@@ -665,6 +679,27 @@ void sv_resp_rewind(struct sv_qp *qp, struct sv_resp_out *out,
 #define SV_RESP_XMIT_TRIES	1000
 
 /*
+ * After the ODP fault a response waited for (sv_resp_odp_fault(), under the
+ * fault's lock, or after a failed fault): serve a batch at once, so that
+ * the packet that missed is built while its pages cannot go away again;
+ * the work item sends the rest.  @ok: the QP still responds.
+ */
+void sv_resp_res_odp_resume(struct sv_qp *qp, struct sv_resp_out *out,
+			    bool ok)
+{
+	lockdep_assert_held(&qp->resp.lock);
+	if (!qp->resp.odp_wait)
+		return;
+	qp->resp.odp_wait = false;
+	if (!qp->resp.serving)
+		return;
+	if (ok && sv_resp_serve(qp, out, SV_RESP_BATCH_PKTS))
+		qp->resp.serving = false;
+	else
+		out->kick = true;	/* the rest, or parked again */
+}
+
+/*
  * Queue the work item, handing it a QP reference the caller holds for it.
  * If it cannot be queued, the reference is dropped here: the work is
  * queued already (that instance holds its own queuer's reference), or it
@@ -672,24 +707,6 @@ void sv_resp_rewind(struct sv_qp *qp, struct sv_resp_out *out,
  * reference of an instance it took off the queue, so destroy_qp would
  * wait for this one for ever.
  */
-/*
- * The ODP fault a response waited for is resolved (or failed: the response
- * then ends the connection): serve again, from the work item.
- */
-void sv_resp_odp_done(struct sv_qp *qp)
-{
-	bool kick;
-
-	spin_lock_bh(&qp->resp.lock);
-	kick = qp->resp.odp_wait && qp->resp.serving;
-	qp->resp.odp_wait = false;
-	spin_unlock_bh(&qp->resp.lock);
-	if (kick) {
-		sv_qp_get(qp);		/* the work item's, dropped by it */
-		sv_resp_work_queue(qp);
-	}
-}
-
 void sv_resp_work_queue(struct sv_qp *qp)
 {
 	if (!queue_work_on(raw_smp_processor_id(), system_highpri_wq,
@@ -726,7 +743,7 @@ void sv_resp_work(struct work_struct *work)
 		    qp->resp.dead || !qp->resp.serving) {
 			done = true;
 		} else if (qp->resp.odp_wait) {
-			/* parked: sv_resp_odp_done() queues us again */
+			/* parked: sv_resp_odp_fault() serves again */
 			parked = true;
 		} else {
 			done = sv_resp_serve(qp, &out, SV_RESP_BATCH_PKTS);

@@ -172,10 +172,11 @@ struct sv_qp_handle {
 };
 
 /*
- * One page fault an access of the transport asked for (sv_odp.c): @mr (a
- * reference) at [@iova, @iova + @len), for writing or reading.  lock (_bh)
- * protects mr..write; mr NULL: idle.  While queued, the work holds a QP
- * reference.
+ * The page faults one role of a QP asks for (sv_odp.c): @mr (a reference)
+ * at [@iova, @iova + @len), for writing or reading, waiting for the work
+ * item (mr NULL: none waits); @busy: the work item is queued or running,
+ * and holds a QP reference.  lock (irqsave: any context; a leaf) protects
+ * mr..busy.
  */
 enum sv_odp_role {
 	SV_ODP_REQ,	/* requester and completer: local SGEs */
@@ -192,6 +193,7 @@ struct sv_odp_fault {
 	u64			iova;
 	u64			len;
 	bool			write;
+	bool			busy;
 };
 
 struct sv_qp {
@@ -306,6 +308,12 @@ struct sv_qp {
 	struct {
 		u32		psn;
 		struct sv_task	task;
+		/*
+		 * under req.lock: the response (a copy) whose placement
+		 * missed an ODP page of its WQE's SGEs, placed by
+		 * sv_req_odp_fault() under the fault's lock
+		 */
+		struct sk_buff	*odp_skb;
 	} comp;
 	/*
 	 * Responder (sv_resp.c, sv_resp_res.c).  lock (_bh: requests
@@ -356,6 +364,19 @@ struct sv_qp {
 		struct work_struct work;	/* sends queued responses */
 		/* a response's ODP page is being faulted: serve after */
 		bool		odp_wait;
+		/*
+		 * RC: the request packet that missed an ODP page (RNR
+		 * NAKed) and those that came right after it, copies, at
+		 * most SV_RESP_ODP_PARK, placed by sv_resp_odp_fault()
+		 * under the fault's lock if still expected then
+		 */
+		struct sk_buff_head odp_q;
+		/*
+		 * a NAK held back behind queued responses, sent once they
+		 * are out (enum sv_resp_defer: a PSN gap, or an RNR or ODP
+		 * miss)
+		 */
+		u8		nak_deferred;
 		/* for rdma resource show (monotonic) */
 		u32		rnr_naks;
 		u32		seq_naks;

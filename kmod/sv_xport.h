@@ -391,6 +391,19 @@ int sv_mr_fast_reg(struct ib_mr *ibmr, struct ib_pd *pd, u32 key, int access);
 int sv_mr_odp_fault(struct sv_mr *mr, u64 iova, u64 len, bool write,
 		    bool fault);
 /*
+ * sv_mr_odp_fault_use(): the same, and once the pages are mapped @use(@arg)
+ * runs before they can be invalidated again: under the umem_mutex of the
+ * range's first page (the whole range on an explicit MR, its first chunk
+ * on an implicit one), which invalidations take first.  An access @use
+ * makes there cannot miss, however often the process invalidates: this is
+ * what guarantees a fault's progress (Documentation/design.md, "On-demand
+ * paging").  @use must not sleep or allocate but atomically (invalidations
+ * run in reclaim); it may take QP locks (_bh) and send.  Not called if the
+ * fault fails.
+ */
+int sv_mr_odp_fault_use(struct sv_mr *mr, u64 iova, u64 len, bool write,
+			bool fault, void (*use)(void *arg), void *arg);
+/*
  * sv_mr_odp_fault_failed(): a fault the transport asked for failed with
  * @err; the next access in the range fails instead of faulting again
  * (unless @err was contention, or the range is invalidated meanwhile).
@@ -400,11 +413,12 @@ void sv_mr_odp_fault_failed(struct sv_mr *mr, u64 iova, u64 len, int err);
 /*
  * sv_odp.c: have the pages of a miss faulted in process context, for the
  * requester/completer (@role SV_ODP_REQ: the requester sends nothing
- * until then, see req.odp_wait) or the responder (SV_ODP_RESP: queued
- * responses are served again after it, see resp.odp_wait).  Any context;
- * takes its own reference on @mr.  If a fault of that role is already
- * under way the request is dropped: the access misses again after it and
- * asks again.
+ * until then, see req.odp_wait) or the responder (SV_ODP_RESP: the parked
+ * response or request is served again after it, see resp.odp_wait and
+ * resp.odp_q).  Any context; takes its own reference on @mr.  One
+ * request per role waits; another asked for meanwhile is dropped, found
+ * again by the retry of the first (which runs in the same work item, so
+ * the role's next miss is faulted without a round trip).
  */
 extern struct workqueue_struct *sv_odp_wq;
 int sv_odp_wq_create(void);
@@ -412,9 +426,16 @@ void sv_odp_wq_destroy(void);
 void sv_odp_init(struct sv_qp *qp);
 void sv_odp_fault_async(struct sv_qp *qp, enum sv_odp_role role,
 			struct sv_mr *mr, u64 iova, u64 len, bool write);
-/* the fault done: sv_req.c / sv_resp_res.c carry on */
-void sv_req_odp_done(struct sv_qp *qp);
-void sv_resp_odp_done(struct sv_qp *qp);
+/*
+ * The fault of [@iova, @iova + @len) of @mr that the role asked for, and
+ * its retry: under the fault's lock (sv_mr_odp_fault_use()) when the fault
+ * worked, so that the access that missed cannot miss there again; after a
+ * failed one the retried access reports the error.  sv_odp.c's work item.
+ */
+void sv_req_odp_fault(struct sv_qp *qp, struct sv_mr *mr, u64 iova, u64 len,
+		      bool write);
+void sv_resp_odp_fault(struct sv_qp *qp, struct sv_mr *mr, u64 iova, u64 len,
+		       bool write);
 int sv_mr_invalidate(struct sv_dev *sv, u32 key, struct ib_pd *pd, u32 qpn,
 		     bool remote);
 

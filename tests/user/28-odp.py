@@ -29,10 +29,14 @@ remap, madvise and fork it:
   fork          after ibv_fork_init(), fork(); the parent writes its
                 buffer (COW: new pages): a READ returns the parent's new
                 data, not the page the child shares
-  race          60 WRITEs and READs (24 under KASAN) at least, and on
-                until the target went away 60 (24) times, while a thread
-                keeps madvise()ing it away: every one completes
-                successfully
+  race          8 WRITE+READ pairs in flight, 32 of each (16 under
+                KASAN) at least, and on until the target went away 64
+                (32) times, while a thread madvise()s it away every 5 ms:
+                every one completes successfully within a bounded time,
+                and every READ returns its WRITE's data or zeros
+  race_local    8 READs in flight into the requester's ODP buffer, which
+                a thread madvise()s away every 5 ms: each completes, with
+                its data or zeros (the completer's side of the race)
   unmapped      a WRITE to a part of the MR that is no longer mapped ends
                 in IBV_WC_REM_ACCESS_ERR, not in endless retries
   killed        a process faulting ODP pages is SIGKILLed: nothing is left
@@ -93,11 +97,17 @@ mpe = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(mpe)
 
 PAGE = os.sysconf('SC_PAGE_SIZE')
-# a KASAN kernel under TCG: fewer rounds of the race (lib.sh's scale)
-RACE_OPS = 30 if int(os.environ.get('SV_TIME_SCALE', '1')) <= 1 else 12
-# madvise() pace of the race: under KASAN a fault and its RNR retry take
-# ~17 ms, and a 5 ms pace there made each op lose ~35 rounds (0.8 s per op)
-RACE_PACE = 0.005 if int(os.environ.get('SV_TIME_SCALE', '1')) <= 1 else 0.015
+# the race: RACE_DEPTH WRITE+READ pairs in flight, at least RACE_OPS
+# of each (fewer under KASAN on TCG, lib.sh's scale), while the target is
+# madvise()d away every RACE_PACE seconds, as fast on the debug kernel
+# (where a fault and its RNR retry take ~17 ms: before faults were retried
+# under their lock, this pace and depth completed nothing in 20 s there)
+RACE_DEPTH = 8
+RACE_OPS = 32 if int(os.environ.get('SV_TIME_SCALE', '1')) <= 1 else 16
+RACE_PACE = 0.005
+# seconds a batch may take: measured 0.08 s (6.12), 0.32 s (race) and
+# 1.6 s (race_local) on the debug kernel, where it is 24 s (scale 8)
+RACE_BATCH_S = 3 * int(os.environ.get('SV_TIME_SCALE', '1'))
 SIZE = 1 << 20
 CHUNK = 2 << 20          # an implicit MR's chunk (SV_ODP_CHUNK_SIZE)
 SCALE = int(os.environ.get('SV_TIME_SCALE', '1'))
@@ -316,6 +326,15 @@ def c_fork(p):
         buf.close()
 
 
+def race_check(got, data, unit, what):
+    """every @unit-sized piece of @got is @data's or zeros (madvised away)"""
+    for o in range(0, len(data), unit):
+        piece = got[o:o + unit]
+        if piece != data[o:o + unit] and piece != bytes(len(piece)):
+            raise AssertionError(f"{what}: bytes {o}..{o + len(piece)} are "
+                                 f"neither the data written nor zeros")
+
+
 def c_race(p):
     buf = OdpBuf(p.resp)
     stop = threading.Event()
@@ -330,38 +349,120 @@ def c_race(p):
     timeouts = counter(p.req.dev, 'retry_timeouts')
     rnr = counter(p.req.dev, 'rnr_retries')
     inval = counter(p.resp.dev, 'odp_invalidations')
+    faults = counter(p.resp.dev, 'odp_faults')
+    n = 16 << 10
+    # what one packet places, atomically against invalidations: the path
+    # MTU (IBV_MTU_256 = 1 ...) of page-aligned transfers
+    unit = 128 << min(p.req.mtu, p.resp.mtu)
+    # one pattern per slot of the window: a piece in the wrong place shows
+    datas = [m.pattern(n, 7 + k) for k in range(RACE_DEPTH)]
+    for k, data in enumerate(datas):
+        p.req.fill(k * n, data)
     t = threading.Thread(target=away)
     t.start()
+    i = 0
+    worst = 0.0
     try:
-        data = m.pattern(16 << 10, 7)
-        p.req.fill(0, data)
-        i = 0
-        # RACE_OPS ops at least, and on until the pages went away
-        # 2 * RACE_OPS times (at most 4 * RACE_OPS ops)
+        # RACE_DEPTH WRITE+READ pairs in flight, each pair on 16 KiB of
+        # its own (4-page slots, none shared inside a batch): a READ sees
+        # its WRITE's data, or zeros where the pages went away since;
+        # batches until RACE_OPS ops and 2 * RACE_OPS madvise() calls
+        # (at most 4 * RACE_OPS ops), each within RACE_BATCH_S
         while i < RACE_OPS or (count[0] < 2 * RACE_OPS and
                                i < 4 * RACE_OPS):
-            off = (i * 37 * PAGE) % (buf.size - len(data))
-            post(p, e.IBV_WR_RDMA_WRITE, p.req.sge(0, len(data)), 10 + i,
-                 rdma=(buf.mr.rkey, buf.addr + off))
-            post(p, e.IBV_WR_RDMA_READ, p.req.sge(32 << 10, len(data)),
-                 1000 + i, rdma=(buf.mr.rkey, buf.addr + off))
-            for wc in m.poll(p.req.scq, 2):
+            t0 = time.monotonic()
+            ops = range(i, i + RACE_DEPTH)
+            for j in ops:
+                k = j % RACE_DEPTH
+                off = (j * 37) % (buf.size // n) * n
+                post(p, e.IBV_WR_RDMA_WRITE, p.req.sge(k * n, n), 10 + j,
+                     rdma=(buf.mr.rkey, buf.addr + off))
+                post(p, e.IBV_WR_RDMA_READ,
+                     p.req.sge(RACE_DEPTH * n + k * n, n), 1000 + j,
+                     rdma=(buf.mr.rkey, buf.addr + off))
+            for wc in m.poll(p.req.scq, 2 * RACE_DEPTH, wait=RACE_BATCH_S):
                 m.check_wc(wc, f"op {wc.wr_id} under invalidation")
-            i += 1
+            worst = max(worst, time.monotonic() - t0)
+            for j in ops:
+                k = j % RACE_DEPTH
+                race_check(p.req.read(RACE_DEPTH * n + k * n, n), datas[k],
+                           unit, f"READ {j}")
+            i += RACE_DEPTH
     finally:
         stop.set()
         t.join()
         buf.close()
     inval = counter(p.resp.dev, 'odp_invalidations') - inval
-    print(f"SV_SUMMARY: race: {i} ops, {count[0]} madvise() calls, {inval} "
-          f"invalidations of mapped "
-          f"pages meanwhile; requester: "
+    print(f"SV_SUMMARY: race: {i} ops, {RACE_DEPTH} WRITE+READ pairs in "
+          f"flight, slowest batch {worst:.2f}s (limit {RACE_BATCH_S}s), "
+          f"{count[0]} madvise() calls, {inval} invalidations of mapped "
+          f"pages, {counter(p.resp.dev, 'odp_faults') - faults} faults; "
+          f"requester: "
           f"{counter(p.req.dev, 'retry_timeouts') - timeouts} ACK timeouts, "
           f"{counter(p.req.dev, 'rnr_retries') - rnr} RNR retries")
     # a race needs both sides: pages mapped by the traffic taken away
     if inval < 2 * RACE_OPS:
         raise AssertionError(f"only {inval} invalidations in {i} ops: "
                              f"the race did not happen")
+
+
+def c_race_local(p):
+    """READ responses into requester pages madvise()d away meanwhile"""
+    loc, tgt = OdpBuf(p.req), OdpBuf(p.resp)
+    stop = threading.Event()
+    count = [0]
+    # held while the CPU reads the results: a page zapped halfway through
+    # a read would look torn
+    quiet = threading.Lock()
+
+    def away():
+        while not stop.is_set():
+            with quiet:
+                madvise_away(loc.addr, loc.size)
+            count[0] += 1
+            time.sleep(RACE_PACE)
+
+    n = 16 << 10
+    unit = 128 << min(p.req.mtu, p.resp.mtu)
+    datas = [m.pattern(n, 3 + k) for k in range(RACE_DEPTH)]
+    for k, data in enumerate(datas):
+        poke(tgt.addr + k * n, data)
+    faults = counter(p.req.dev, 'odp_faults')
+    t = threading.Thread(target=away)
+    t.start()
+    i = 0
+    worst = 0.0
+    try:
+        # RACE_DEPTH READs in flight into the requester's ODP buffer,
+        # until RACE_OPS and 2 * RACE_OPS madvise() calls (at most 4 *
+        # RACE_OPS); each sees its data or zeros (the pages went away
+        # after the response landed)
+        while i < RACE_OPS or (count[0] < 2 * RACE_OPS and
+                               i < 4 * RACE_OPS):
+            t0 = time.monotonic()
+            ops = range(i, i + RACE_DEPTH)
+            for j in ops:
+                k = j % RACE_DEPTH
+                off = (j * 37) % (loc.size // n) * n
+                post(p, e.IBV_WR_RDMA_READ, loc.sge(off, n), 2000 + j,
+                     rdma=(tgt.mr.rkey, tgt.addr + k * n))
+            for wc in m.poll(p.req.scq, RACE_DEPTH, wait=RACE_BATCH_S):
+                m.check_wc(wc, f"READ {wc.wr_id} into pages going away")
+            worst = max(worst, time.monotonic() - t0)
+            with quiet:
+                got = [peek(loc.addr + (j * 37) % (loc.size // n) * n, n)
+                       for j in ops]
+            for j, g in zip(ops, got):
+                race_check(g, datas[j % RACE_DEPTH], unit, f"READ {j}")
+            i += RACE_DEPTH
+    finally:
+        stop.set()
+        t.join()
+        loc.close()
+        tgt.close()
+    print(f"SV_SUMMARY: race_local: {i} READs, {RACE_DEPTH} in flight, "
+          f"slowest batch {worst:.2f}s, {count[0]} madvise() calls, "
+          f"{counter(p.req.dev, 'odp_faults') - faults} requester faults")
 
 
 def c_unmapped(p):
@@ -669,7 +770,8 @@ def c_atomic_write(p):
 
 CASES = [('untouched', c_untouched), ('send_recv', c_send_recv),
          ('atomics', c_atomics), ('remap', c_remap), ('madvise', c_madvise),
-         ('fork', c_fork), ('race', c_race), ('unmapped', c_unmapped),
+         ('fork', c_fork), ('race', c_race), ('race_local', c_race_local),
+         ('unmapped', c_unmapped),
          ('killed', c_killed), ('implicit', c_implicit),
          ('implicit_remap', c_implicit_remap), ('rereg', c_rereg),
          ('ud_recv', c_ud_recv), ('uc_recv', c_uc_recv), ('srq', c_srq),

@@ -9,7 +9,8 @@
 # 28-odp.py: odp_caps as implemented (explicit and implicit); RDMA WRITE
 # into untouched pages, SEND/READ/atomics with ODP on both sides, munmap +
 # remap between two WRITEs, READ of pages madvised away, fork (COW) with
-# ibv_fork_init, invalidations racing WRITEs and READs, a WRITE to an
+# ibv_fork_init, invalidations racing 8 WRITE+READ pairs in flight (the
+# target's pages) and 8 READs (the requester's pages), a WRITE to an
 # unmapped page (remote access error), a process killed while faulting;
 # implicit MRs (NULL, SIZE_MAX) from two QPs, with munmap/remap and
 # unmapped targets; rereg of ODP MRs; UD and UC receive into ODP (dropped
