@@ -32,6 +32,7 @@ enum sv_port_params {
 /* object counts per device */
 enum sv_dev_params {
 	SV_MAX_PD		= 1 << 16,
+	SV_MAX_XRCD		= 1 << 16,
 };
 
 /*

@@ -52,6 +52,11 @@ static inline struct sv_pd *to_sv_pd(struct ib_pd *ibpd)
 	return container_of(ibpd, struct sv_pd, ibpd);
 }
 
+/* sv_xrcd.c: an XRC domain, a tag (its sharing is ib_core's) */
+struct sv_xrcd {
+	struct ib_xrcd		ibxrcd;
+};
+
 /* sv_cq.c */
 struct sv_cq {
 	struct ib_cq		ibcq;
