@@ -98,6 +98,14 @@ struct sv_srq {
 	u32			max_sge;	/* SGEs per WQE */
 
 	/*
+	 * References: 1 for the SRQ's existence, + 1 for each packet an XRC
+	 * target QP is processing through it (sv_srq_get_xrc()).  destroy
+	 * drops the first and waits for released.
+	 */
+	refcount_t		refs;
+	struct completion	released;
+
+	/*
 	 * lock (irqsave: the responder pops from softirq, kernel consumers
 	 * may post with interrupts off) protects the queue pointer, the
 	 * kernel's side(s) of the ring (consumer: sv_srq_pop; producer of
