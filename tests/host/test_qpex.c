@@ -475,7 +475,7 @@ TEST(ex_verbs_without_support_say_eopnotsupp)
 		.attr = { .max_wr = 4, .max_sge = 1 },
 		.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
 			     IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ,
-		.srq_type = IBV_SRQT_XRC,
+		.srq_type = IBV_SRQT_TM,
 	};
 	struct ibv_values_ex v = { .comp_mask = IBV_VALUES_MASK_RAW_CLOCK };
 	struct ibv_sge sge = { 0x1000, 8, 1 };
@@ -489,6 +489,11 @@ TEST(ex_verbs_without_support_say_eopnotsupp)
 	errno = 0;
 	CHECK(ibv_create_srq_ex(e.ctx, &sa) == NULL);
 	CHECK_INT(errno, EOPNOTSUPP);
+	/* an XRC SRQ without its domain and CQ is the caller's mistake */
+	sa.srq_type = IBV_SRQT_XRC;
+	errno = 0;
+	CHECK(ibv_create_srq_ex(e.ctx, &sa) == NULL);
+	CHECK_INT(errno, EINVAL);
 	/* ADVISE_MR and REG_DMABUF_MR go out as ioctl methods */
 	CHECK_INT(ibv_advise_mr(e.pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
 				IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1), 0);
