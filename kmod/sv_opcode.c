@@ -308,8 +308,12 @@ const struct sv_wr_info sv_opcode_wr_table[SV_WR_NUM] = {
 	   [SV_XPORT_XRC] = ONE(OPC(XRC, FETCH_ADD))),
 	WR(IB_WR_LOCAL_INV, QPT(RC) | QPT(UC) | QPT(XRC), W(LOCAL),
 	   IB_WC_LOCAL_INV),
-	/* type 2 memory windows are bound through the SQ by user space */
-	WR(IB_WR_BIND_MW, QPT(RC) | QPT(UC) | QPT(XRC), W(LOCAL) | W(USER),
+	/*
+	 * type 2 memory windows are bound through the SQ by user space; not
+	 * on XRC, where the QP a window would be bound to (the target) is
+	 * not the one that binds it
+	 */
+	WR(IB_WR_BIND_MW, QPT(RC) | QPT(UC), W(LOCAL) | W(USER),
 	   IB_WC_BIND_MW),
 	/*
 	 * fast registration: kernel consumers only (no user ABI for it),

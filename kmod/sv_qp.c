@@ -221,7 +221,7 @@ void sv_qp_sq_error(struct sv_qp *qp)
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	/* RC has no SQE: its send errors break the connection (IBTA 10.3.1) */
-	if (qp->state == IB_QPS_RTS && qp->ibqp.qp_type != IB_QPT_RC) {
+	if (qp->state == IB_QPS_RTS && !sv_qp_reliable(qp)) {
 		WRITE_ONCE(qp->state, IB_QPS_SQE);
 		entered = true;
 	}
@@ -922,7 +922,7 @@ int sv_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 	 * no one else: back to Free.
 	 */
 	sv_req_cleanup(qp);
-	if (ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_UC)
+	if (sv_qp_connected(qp))
 		sv_mw_invalidate_qp(&qp->mw_binds);
 	xa_erase_bh(&sv->qp_xa, ibqp->qp_num);
 

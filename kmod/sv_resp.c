@@ -833,8 +833,7 @@ static bool sv_resp_activate(struct sv_qp *qp, struct sv_resp_out *out)
 	 * Communication established (IBTA 11.6.3.1): a connected QP
 	 * received its first packet in RTR.
 	 */
-	if (state == IB_QPS_RTR && (qp->ibqp.qp_type == IB_QPT_RC ||
-				    qp->ibqp.qp_type == IB_QPT_UC))
+	if (state == IB_QPS_RTR && sv_qp_connected(qp))
 		out->comm_est = true;
 	return true;
 }
@@ -931,7 +930,9 @@ int sv_resp_init(struct sv_qp *qp)
 	qp->resp.wqe = kzalloc(sv_resp_wqe_size(), gfp);
 	if (!qp->resp.wqe)
 		return -ENOMEM;
-	if (qp->ibqp.qp_type == IB_QPT_RC) {
+	/* an XRC initiator never responds: only RC and XRC targets need them */
+	if (qp->ibqp.qp_type == IB_QPT_RC ||
+	    qp->ibqp.qp_type == IB_QPT_XRC_TGT) {
 		qp->resp.res = kcalloc(SV_MAX_QP_RD_ATOM,
 				       sizeof(*qp->resp.res), gfp);
 		if (!qp->resp.res) {

@@ -387,6 +387,25 @@ static inline struct sv_qp *to_sv_qp(struct ib_qp *ibqp)
 	return container_of(ibqp, struct sv_qp, ibqp);
 }
 
+/*
+ * The reliable connected transports: RC, and XRC, whose initiator QPs are
+ * RC's send half and target QPs its receive half (IBTA Annex A14).  Their
+ * requests are acknowledged and retried, their responders keep responder
+ * resources, and they have no SQE state (IBTA 10.3.1).
+ */
+static inline bool sv_qp_reliable(const struct sv_qp *qp)
+{
+	enum ib_qp_type t = qp->ibqp.qp_type;
+
+	return t == IB_QPT_RC || t == IB_QPT_XRC_INI || t == IB_QPT_XRC_TGT;
+}
+
+/* ... and UC: the QPs with one peer, a path, PSNs (IBTA 9.7) */
+static inline bool sv_qp_connected(const struct sv_qp *qp)
+{
+	return sv_qp_reliable(qp) || qp->ibqp.qp_type == IB_QPT_UC;
+}
+
 /* QPN range of ordinary QPs; 0 is unused and 1 is the GSI QP (QP1) */
 #define SV_QPN_GSI		1
 #define SV_QPN_MIN		16

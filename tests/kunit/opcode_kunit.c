@@ -591,6 +591,7 @@ static void opcode_wr_rejects(struct kunit *test)
 		{ IB_WR_MASKED_ATOMIC_CMP_AND_SWP, IB_QPT_RC },
 		{ IB_WR_SEND, IB_QPT_XRC_TGT },
 		{ IB_WR_REG_MR, IB_QPT_XRC_INI },
+		{ IB_WR_BIND_MW, IB_QPT_XRC_INI },
 		{ SV_WR_FLUSH, IB_QPT_XRC_INI },
 		{ SV_WR_ATOMIC_WRITE, IB_QPT_XRC_INI },
 		{ IB_WR_SEND, IB_QPT_RAW_PACKET },
