@@ -40,11 +40,10 @@
 	ibdev_dbg((srq)->ibsrq.device, "srq#%u %s: " fmt, (srq)->srq_num, \
 		  __func__, ##__VA_ARGS__)
 
-/* SRQ numbers: 24 bits on the wire (XRCETH), 0 never used */
-#define SV_SRQ_NUM_LIMIT	XA_LIMIT(1, (1U << 24) - 1)
+#define SV_SRQ_NUM_LIMIT	XA_LIMIT(1, SV_SRQ_NUM_MAX)
 
 static_assert(SV_MAX_SRQ_WR < SV_QUEUE_MAX_SLOTS);
-static_assert(SV_MAX_SRQ < (1U << 24) - 1);
+static_assert(SV_MAX_SRQ < SV_SRQ_NUM_MAX);
 
 static struct sv_queue *sv_srq_queue_create(struct sv_srq *srq, u32 max_wr)
 {
