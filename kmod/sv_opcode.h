@@ -33,6 +33,12 @@
  * none of them.
  */
 #define SV_OPCODE_XRC			0xa0
+
+/* the operation of a BTH opcode, without its transport (bits 4:0) */
+static inline u8 sv_opcode_op(u8 opcode)
+{
+	return opcode & 0x1f;
+}
 /* RoCEv2 Congestion Notification Packet (IBTA Annex A17.9.3) */
 #define SV_OPCODE_CNP			(IB_OPCODE_CNP + 0x01)
 

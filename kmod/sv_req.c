@@ -398,6 +398,9 @@ static void sv_req_build_ext(struct sv_qp *qp, struct sv_swqe *sw, u8 *hdr,
 {
 	const struct sv_send_wqe *wqe = sw->wqe;
 
+	/* XRC: the remote SRQ, checked when the WQE was copied (sv_wqe.c) */
+	if (sv_opcode_has(info, SV_EXT_XRCETH))
+		sv_hdr_build_xrceth(hdr, wqe->wr.xrc_srqn);
 	if (sv_opcode_has(info, SV_EXT_DETH)) {
 		u32 qkey = wqe->wr.wr.ud.remote_qkey;
 

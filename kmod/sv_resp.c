@@ -39,16 +39,21 @@ static size_t sv_resp_wqe_size(void)
 /* --- packets ----------------------------------------------------------- */
 
 /*
- * An skb for a response of @opcode with @paylen payload bytes, BTH built,
- * pad zeroed; NULL if there is no path or no memory (the packet is lost,
- * which the requester's retry covers).
+ * An skb for a response of @opcode (an RC response opcode: an XRC target
+ * sends the same response with the XRC prefix, IBTA A14) with @paylen
+ * payload bytes, BTH built, pad zeroed; NULL if there is no path or no
+ * memory (the packet is lost, which the requester's retry covers).
  */
 u8 *sv_resp_new_pkt(struct sv_qp *qp, struct sv_resp_out *out, u8 opcode,
 		    u32 psn, u32 paylen, struct sk_buff **skbp)
 {
-	const struct sv_opcode_info *info = &sv_opcode_table[opcode];
+	const struct sv_opcode_info *info;
 	struct sk_buff *skb;
 	u8 *hdr;
+
+	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT)
+		opcode = SV_OPCODE_XRC | sv_opcode_op(opcode);
+	info = &sv_opcode_table[opcode];
 
 	if (!out->path)
 		return NULL;

@@ -440,7 +440,7 @@ enum sv_resp_err sv_resp_atomic(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 	if (!res)
 		return SV_RESP_INV_REQ;
 	res->type = SV_RES_ATOMIC;
-	res->cmp_swap = p->opcode == IB_OPCODE_RC_COMPARE_SWAP;
+	res->cmp_swap = sv_opcode_op(p->opcode) == IB_OPCODE_COMPARE_SWAP;
 	res->first_psn = p->psn;
 	res->last_psn = p->psn;
 	res->va = va;
