@@ -358,6 +358,15 @@ struct sv_qp {
 		/* private copy of the current receive WQE (max SGEs) */
 		struct sv_recv_wqe *wqe;
 		/*
+		 * XRC target (IBTA A14): the XRC SRQ the packet being
+		 * processed names, with a reference (sv_srq_get_xrc()),
+		 * NULL between packets; the number of the SRQ the held
+		 * WQE came from, which the rest of its message must name
+		 * and whose CQ gets its completion.
+		 */
+		struct sv_srq	*xrc_srq;
+		u32		xrc_wqe_srqn;
+		/*
 		 * RC responder resources (IBTA 9.7.5.1.4): a ring of
 		 * SV_MAX_QP_RD_ATOM RDMA READ / atomic requests, indexed by
 		 * sequence numbers: res_head is the next to allocate,

@@ -520,12 +520,21 @@ struct ibv_qp *sv_qp_create_ex(struct ibv_context *ctx,
 	uint64_t ops = 0;
 	int err;
 
+	/* an XRC receive QP belongs to a domain, not a PD (IBTA A14) */
+	if (attr->qp_type == IBV_QPT_XRC_RECV) {
+		if (attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_XRCD |
+						  IBV_QP_INIT_ATTR_PD)) {
+			errno = EOPNOTSUPP;
+			return NULL;
+		}
+		return sv_qp_create_xrc_recv(ctx, attr);
+	}
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
 	    attr->pd->context != ctx) {
 		errno = EINVAL;
 		return NULL;
 	}
-	/* XRC domains, TSO headers, RSS: not softverbs' transports */
+	/* TSO headers, RSS: not softverbs' transports */
 	if ((attr->comp_mask & ~(uint32_t)SV_QP_INIT_ATTR_SUPPORTED) ||
 	    ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
 	     attr->create_flags)) {
@@ -533,6 +542,11 @@ struct ibv_qp *sv_qp_create_ex(struct ibv_context *ctx,
 		return NULL;
 	}
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		/* the ibv_wr_* builders do not name XRC SRQs yet */
+		if (attr->qp_type == IBV_QPT_XRC_SEND) {
+			errno = EOPNOTSUPP;
+			return NULL;
+		}
 		ops = attr->send_ops_flags;
 		err = check_send_ops(ops, attr->qp_type);
 		if (err) {

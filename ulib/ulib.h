@@ -134,6 +134,8 @@ struct sv_ops {
 	struct ibv_xrcd *(*open_xrcd)(struct ibv_context *ctx,
 				      struct ibv_xrcd_init_attr *attr);
 	int (*close_xrcd)(struct ibv_xrcd *xrcd);
+	struct ibv_qp *(*open_qp)(struct ibv_context *ctx,
+				  struct ibv_qp_open_attr *attr);
 	struct ibv_qp *(*create_qp)(struct ibv_pd *pd,
 				    struct ibv_qp_init_attr *attr);
 	struct ibv_qp *(*create_qp_ex)(struct ibv_context *ctx,
@@ -331,6 +333,7 @@ SV_DEFINE_CMD(destroy_srq, ib_uverbs_destroy_srq);
 SV_DEFINE_CMD(create_xsrq, ib_uverbs_create_xsrq);
 SV_DEFINE_CMD(open_xrcd, ib_uverbs_open_xrcd);
 SV_DEFINE_CMD(close_xrcd, ib_uverbs_close_xrcd);
+SV_DEFINE_CMD(open_qp, ib_uverbs_open_qp);
 SV_DEFINE_CMD(create_qp, ib_uverbs_create_qp);
 SV_DEFINE_CMD(modify_qp, ib_uverbs_modify_qp);
 SV_DEFINE_CMD(query_qp, ib_uverbs_query_qp);
@@ -672,6 +675,10 @@ int sv_srq_modify(struct ibv_srq *srq, struct ibv_srq_attr *attr, int mask);
 int sv_srq_query(struct ibv_srq *srq, struct ibv_srq_attr *attr);
 int sv_srq_destroy(struct ibv_srq *srq);
 int sv_srq_get_num(struct ibv_srq *srq, uint32_t *srq_num);
+struct ibv_qp *sv_qp_create_xrc_recv(struct ibv_context *ctx,
+				     struct ibv_qp_init_attr_ex *attr);
+struct ibv_qp *sv_qp_open(struct ibv_context *ctx,
+			  struct ibv_qp_open_attr *attr);
 int sv_srq_post_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 		     struct ibv_recv_wr **bad_wr);
 

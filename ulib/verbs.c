@@ -58,6 +58,7 @@ const struct sv_ops sv_softverbs_ops = {
 	.get_srq_num = sv_srq_get_num,
 	.open_xrcd = sv_xrcd_open,
 	.close_xrcd = sv_xrcd_close,
+	.open_qp = sv_qp_open,
 	.create_qp = sv_qp_create,
 	.create_qp_ex = sv_qp_create_ex,
 	.query_qp = sv_qp_query,
@@ -184,6 +185,7 @@ void sv_context_init_ops(struct sv_context *ctx)
 	vctx->get_srq_num = ctx->ops->get_srq_num;
 	vctx->open_xrcd = ctx->ops->open_xrcd;
 	vctx->close_xrcd = ctx->ops->close_xrcd;
+	vctx->open_qp = ctx->ops->open_qp;
 	vctx->alloc_td = ctx->ops->alloc_td;
 	vctx->dealloc_td = ctx->ops->dealloc_td;
 	vctx->alloc_parent_domain = ctx->ops->alloc_parent_domain;
@@ -192,7 +194,7 @@ void sv_context_init_ops(struct sv_context *ctx)
 	 * Left NULL on purpose, so verbs.h's inline answers EOPNOTSUPP:
 	 * query_rt_values (no
 	 * device clock: hca_core_clock is 0 and CQEs carry no timestamps),
-	 * open_qp (XRC target QPs: not yet), flows, WQs, counters, DM.
+	 * flows, WQs, counters, DM.
 	 */
 }
 

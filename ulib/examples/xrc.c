@@ -13,6 +13,7 @@
  * fork), opens the domain of FILE and makes an SRQ in it; the kernel must
  * find the parent's domain by the file's inode.
  */
+#include <endian.h>
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -58,6 +59,240 @@ static uint32_t srq_num(struct ibv_srq *srq)
 	/* 24 bits on the wire (XRCETH), 0 never used */
 	CHECK(n && n < (1U << 24), "SRQ number %u", n);
 	return n;
+}
+
+/* port 1's IPv4 RoCE v2 GID (rs_pick_gid) and its index */
+static int own_gid(struct ibv_context *ctx, union ibv_gid *gid)
+{
+	return rs_pick_gid(ctx, gid);
+}
+
+/* INIT -> RTR -> RTS with the attribute masks ib_core wants per type */
+static void connect_qp(struct ibv_qp *qp, int gid_index,
+		       const union ibv_gid *gid, uint32_t dest_qpn)
+{
+	bool tgt = qp->qp_type == IBV_QPT_XRC_RECV;
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_ATOMIC,
+	};
+
+	need_ok(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			      IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), "to INIT");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dest_qpn;
+	a.rq_psn = 0;
+	a.max_dest_rd_atomic = 4;
+	a.min_rnr_timer = 1;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = *gid;
+	a.ah_attr.grh.sgid_index = (uint8_t)gid_index;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	need_ok(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
+			      IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			      IBV_QP_RQ_PSN |
+			      (tgt ? IBV_QP_MAX_DEST_RD_ATOMIC |
+				     IBV_QP_MIN_RNR_TIMER : 0)), "to RTR");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 4;
+	need_ok(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+			      IBV_QP_TIMEOUT |
+			      (tgt ? 0 : IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+					 IBV_QP_MAX_QP_RD_ATOMIC)), "to RTS");
+}
+
+static struct ibv_wc poll_one(struct ibv_cq *cq, const char *what)
+{
+	long long deadline = rs_now_ms() + TIMEOUT_MS;
+	struct ibv_wc wc;
+	int n;
+
+	while (!(n = ibv_poll_cq(cq, 1, &wc)))
+		CHECK(rs_now_ms() < deadline, "%s: no completion", what);
+	CHECK(n == 1, "%s: poll_cq %d", what, n);
+	return wc;
+}
+
+static void post(struct ibv_qp *qp, struct ibv_send_wr *wr, const char *what)
+{
+	struct ibv_send_wr *bad;
+
+	wr->send_flags |= IBV_SEND_SIGNALED;
+	need_ok(ibv_post_send(qp, wr, &bad), what);
+}
+
+/*
+ * Data over XRC on one device: an initiator (IBV_QPT_XRC_SEND) connected
+ * to a target (IBV_QPT_XRC_RECV) of @xrcd; SENDs land in the XRC SRQ
+ * @srq names (its CQ @rcq), RDMA and atomics use MRs of the SRQ's PD;
+ * naming an SRQ of another domain (@foreign) is an invalid request.
+ */
+static void traffic(struct ibv_context *ctx, struct ibv_pd *pd,
+		    struct ibv_xrcd *xrcd, struct ibv_srq *srq,
+		    struct ibv_cq *rcq, struct ibv_srq *foreign)
+{
+	static uint8_t src[4096], dst[4096], rbuf[4][4096];
+	struct ibv_qp_init_attr_ex ta = {
+		.qp_type = IBV_QPT_XRC_RECV,
+		.comp_mask = IBV_QP_INIT_ATTR_XRCD,
+		.xrcd = xrcd,
+	};
+	struct ibv_cq *scq = need(ibv_create_cq(ctx, 16, NULL, NULL, 0),
+				  "send CQ");
+	struct ibv_qp_init_attr_ex ia = {
+		.qp_type = IBV_QPT_XRC_SEND,
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = pd,
+		.send_cq = scq,
+		.cap = { .max_send_wr = 16, .max_send_sge = 2 },
+	};
+	struct ibv_mr *msrc, *mdst, *mr;
+	struct ibv_qp *tgt, *ini, *opened;
+	struct ibv_qp_open_attr oa;
+	struct ibv_send_wr wr;
+	struct ibv_recv_wr rwr, *rbad;
+	struct ibv_sge sge;
+	union ibv_gid gid;
+	struct ibv_wc wc;
+	uint32_t srqn, i;
+	uint64_t *word;
+	int gidx;
+
+	tgt = need(ibv_create_qp_ex(ctx, &ta), "XRC receive QP");
+	ini = need(ibv_create_qp_ex(ctx, &ia), "XRC send QP");
+	gidx = own_gid(ctx, &gid);
+	connect_qp(tgt, gidx, &gid, ini->qp_num);
+	connect_qp(ini, gidx, &gid, tgt->qp_num);
+	srqn = srq_num(srq);
+
+	msrc = need(ibv_reg_mr(pd, src, sizeof(src), IBV_ACCESS_LOCAL_WRITE),
+		    "reg src");
+	mdst = need(ibv_reg_mr(pd, dst, sizeof(dst), IBV_ACCESS_LOCAL_WRITE |
+			       IBV_ACCESS_REMOTE_WRITE |
+			       IBV_ACCESS_REMOTE_READ |
+			       IBV_ACCESS_REMOTE_ATOMIC), "reg dst");
+	mr = need(ibv_reg_mr(pd, rbuf, sizeof(rbuf), IBV_ACCESS_LOCAL_WRITE),
+		  "reg rbuf");
+	for (i = 0; i < 4; i++) {
+		sge = (struct ibv_sge){ (uintptr_t)rbuf[i], sizeof(rbuf[i]),
+					mr->lkey };
+		rwr = (struct ibv_recv_wr){ .wr_id = 100 + i, .sg_list = &sge,
+					    .num_sge = 1 };
+		need_ok(ibv_post_srq_recv(srq, &rwr, &rbad), "post_srq_recv");
+	}
+	/* the receive posted by main() first: a 256-byte buffer */
+	for (i = 0; i < sizeof(src); i++)
+		src[i] = (uint8_t)(i * 7 + 3);
+
+	/* SEND of 200 bytes into the first WQE, then 3000 (3 packets) */
+	sge = (struct ibv_sge){ (uintptr_t)src, 200, msrc->lkey };
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.qp_type.xrc.remote_srqn = srqn;
+	post(ini, &wr, "SEND");
+	wc = poll_one(scq, "SEND");
+	CHECK(wc.status == IBV_WC_SUCCESS && wc.wr_id == 1,
+	      "SEND: status %d", wc.status);
+	wc = poll_one(rcq, "receive");
+	CHECK(wc.status == IBV_WC_SUCCESS && wc.wr_id == 1 &&
+	      wc.byte_len == 200 && wc.qp_num == tgt->qp_num,
+	      "receive: status %d wr_id %llu len %u qp %u (target %u)",
+	      wc.status, (unsigned long long)wc.wr_id, wc.byte_len,
+	      wc.qp_num, tgt->qp_num);
+	sge.length = 3000;
+	wr.wr_id = 2;
+	wr.opcode = IBV_WR_SEND_WITH_IMM;
+	wr.imm_data = htobe32(0x1234);
+	post(ini, &wr, "SEND_WITH_IMM");
+	wc = poll_one(scq, "SEND_WITH_IMM");
+	CHECK(wc.status == IBV_WC_SUCCESS, "SEND_WITH_IMM: %d", wc.status);
+	wc = poll_one(rcq, "receive 2");
+	CHECK(wc.status == IBV_WC_SUCCESS && wc.wr_id == 100 &&
+	      wc.byte_len == 3000 && (wc.wc_flags & IBV_WC_WITH_IMM) &&
+	      wc.imm_data == htobe32(0x1234) &&
+	      !memcmp(rbuf[0], src, 3000),
+	      "receive 2: status %d wr_id %llu len %u", wc.status,
+	      (unsigned long long)wc.wr_id, wc.byte_len);
+	printf("XRC SEND (1 and 3 packets, immediate) into SRQ %u: ok\n",
+	       srqn);
+
+	/* RDMA WRITE and READ against an MR of the SRQ's PD */
+	wr.wr_id = 3;
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.wr.rdma.remote_addr = (uintptr_t)dst;
+	wr.wr.rdma.rkey = mdst->rkey;
+	sge.length = 2500;
+	post(ini, &wr, "WRITE");
+	wc = poll_one(scq, "WRITE");
+	CHECK(wc.status == IBV_WC_SUCCESS && !memcmp(dst, src, 2500),
+	      "WRITE: status %d", wc.status);
+	for (i = 0; i < sizeof(dst); i++)
+		dst[i] = (uint8_t)(i ^ 0x5a);
+	wr.wr_id = 4;
+	wr.opcode = IBV_WR_RDMA_READ;
+	sge.length = 4000;
+	post(ini, &wr, "READ");
+	wc = poll_one(scq, "READ");
+	CHECK(wc.status == IBV_WC_SUCCESS && !memcmp(src, dst, 4000),
+	      "READ: status %d", wc.status);
+	/* Fetch & Add: the old value comes back, the new one is there */
+	word = (uint64_t *)dst;
+	*word = 40;
+	wr.wr_id = 5;
+	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	wr.wr.atomic.remote_addr = (uintptr_t)dst;
+	wr.wr.atomic.rkey = mdst->rkey;
+	wr.wr.atomic.compare_add = 2;
+	sge.length = 8;
+	post(ini, &wr, "FETCH_ADD");
+	wc = poll_one(scq, "FETCH_ADD");
+	CHECK(wc.status == IBV_WC_SUCCESS && *(uint64_t *)src == 40 &&
+	      *word == 42, "FETCH_ADD: status %d", wc.status);
+	printf("XRC RDMA WRITE, READ, FETCH_ADD: ok\n");
+
+	/* the target QP opened again (ibv_open_qp), then closed first */
+	memset(&oa, 0, sizeof(oa));
+	oa.comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD |
+		       IBV_QP_OPEN_ATTR_TYPE;
+	oa.qp_num = tgt->qp_num;
+	oa.xrcd = xrcd;
+	oa.qp_type = IBV_QPT_XRC_RECV;
+	opened = need(ibv_open_qp(ctx, &oa), "ibv_open_qp");
+	CHECK(opened->qp_num == tgt->qp_num, "opened QP %u", opened->qp_num);
+	need_ok(ibv_destroy_qp(opened), "destroy the opened QP");
+	printf("ibv_open_qp of the target: ok\n");
+
+	/* an SRQ of another domain: invalid request, the sender errs */
+	wr.wr_id = 6;
+	wr.opcode = IBV_WR_SEND;
+	sge.length = 16;
+	wr.qp_type.xrc.remote_srqn = srq_num(foreign);
+	post(ini, &wr, "SEND to a foreign SRQ");
+	wc = poll_one(scq, "SEND to a foreign SRQ");
+	CHECK(wc.status == IBV_WC_REM_INV_REQ_ERR,
+	      "SEND to another domain's SRQ: status %d", wc.status);
+	printf("SRQ of another domain refused (REM_INV_REQ_ERR): ok\n");
+
+	need_ok(ibv_destroy_qp(ini), "destroy XRC send QP");
+	need_ok(ibv_destroy_qp(tgt), "destroy XRC receive QP");
+	need_ok(ibv_dereg_mr(mr), "dereg rbuf");
+	need_ok(ibv_dereg_mr(mdst), "dereg dst");
+	need_ok(ibv_dereg_mr(msrc), "dereg src");
+	need_ok(ibv_destroy_cq(scq), "destroy send CQ");
 }
 
 /* the child: another process, its own context, the same domain */
@@ -193,6 +428,8 @@ int main(int argc, char **argv)
 	CHECK(WIFEXITED(status) && !WEXITSTATUS(status),
 	      "child failed (status %#x)", status);
 	printf("domain shared with another process through the file: ok\n");
+
+	traffic(ctx, pd, xrcd, s1, cq, sp);
 
 	need_ok(ibv_destroy_srq(s1), "destroy_srq 1");
 	/* s2 is in the domain through the second open: still busy */
