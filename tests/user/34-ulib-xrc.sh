@@ -12,9 +12,14 @@
 # 24-bit numbers from ibv_get_srq_num, a receive posted), the refusals
 # (XRC SRQ without domain or CQ; closing a domain, destroying a CQ or a PD
 # still in use: EBUSY), and a child process that finds the parent's domain
-# through the file and makes its own SRQ there.  Linked with -lsoftverbs
-# only.  Nothing is sent: XRC QPs are not there yet, and the device must
-# not advertise IBV_DEVICE_XRC (the program checks ibv_query_device).
+# through the file and makes its own SRQ there.  Then data over XRC on the
+# one device: an XRC send QP connected to an XRC receive QP of the domain
+# (IBTA A14), SEND (1 and 3 packets, with immediate) into the SRQ it names,
+# received with the target's QP number, RDMA WRITE, READ and Fetch & Add
+# against an MR of the SRQ's PD, ibv_open_qp of the target, and a SEND
+# naming another domain's SRQ answered with an invalid request NAK.  Linked
+# with -lsoftverbs only.  The device must not advertise IBV_DEVICE_XRC yet
+# (the program checks ibv_query_device).
 . "$(dirname "$0")/lib.sh"
 
 sv_need ip rdma readelf
@@ -30,4 +35,4 @@ out=$("$xrc" -d sv_u0 "$dir/domain" 2>&1) || rc=$?
 echo "$out"
 [ $rc -eq 0 ] || sv_fail "xrc against sv_u0 exited $rc"
 echo "SV_SUMMARY: ulib-xrc on $SV_KVER: $(grep -c ': ok$' <<<"$out") object checks passed"
-echo "XRC domains and SRQs work through libsoftverbs on sv_u0"
+echo "XRC domains, SRQs and QPs work through libsoftverbs on sv_u0"
