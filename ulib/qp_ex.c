@@ -407,10 +407,19 @@ static void qpx_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
 	wr->wr.ud.remote_qkey = remote_qkey;
 }
 
+/*
+ * The remote XRC SRQ of the staged request (IBTA A14); each request of an
+ * XRC sender needs one, the encoder refuses a request without (EINVAL).
+ * Like wr_set_ud_addr on a QP of another type, ignored elsewhere.
+ */
 static void qpx_set_xrc_srqn(struct ibv_qp_ex *qpx, uint32_t remote_srqn)
 {
-	(void)remote_srqn;
-	batch_fail(to_sv_qp_ex(qpx)->batch, EOPNOTSUPP);	/* no XRC */
+	struct sv_qp *qp = to_sv_qp_ex(qpx);
+	struct ibv_send_wr *wr = staged_wr(qp, false);
+
+	if (!wr || qp->ibqp.qp_type != IBV_QPT_XRC_SEND)
+		return;
+	wr->qp_type.xrc.remote_srqn = remote_srqn;
 }
 
 static void qpx_send_tso(struct ibv_qp_ex *qpx, void *hdr, uint16_t hdr_sz,
@@ -542,11 +551,6 @@ struct ibv_qp *sv_qp_create_ex(struct ibv_context *ctx,
 		return NULL;
 	}
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
-		/* the ibv_wr_* builders do not name XRC SRQs yet */
-		if (attr->qp_type == IBV_QPT_XRC_SEND) {
-			errno = EOPNOTSUPP;
-			return NULL;
-		}
 		ops = attr->send_ops_flags;
 		err = check_send_ops(ops, attr->qp_type);
 		if (err) {

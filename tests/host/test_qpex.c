@@ -611,11 +611,31 @@ TEST(xrc_objects_and_qps)
 		CHECK(ibv_post_recv(ini, &rwr, &rbad) == EINVAL && rbad == &rwr);
 		CHECK_INT(ibv_destroy_qp(ini), 0);
 	}
-	/* the ibv_wr_* builders do not name XRC SRQs yet */
+	/* the ibv_wr_* builders: every request names its SRQ, or fails */
 	ia.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
-	ia.send_ops_flags = IBV_QP_EX_WITH_SEND;
-	errno = 0;
-	CHECK(ibv_create_qp_ex(e.ctx, &ia) == NULL && errno == EOPNOTSUPP);
+	ia.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_READ;
+	ini = ibv_create_qp_ex(e.ctx, &ia);
+	CHECK(ini != NULL);
+	if (ini) {
+		struct ibv_qp_ex *x = ibv_qp_to_qp_ex(ini);
+		struct sv_send_wqe *w = (void *)fk.last_sq->data;
+
+		to_rts(ini);
+		ibv_wr_start(x);
+		x->wr_id = 11;
+		ibv_wr_send(x);
+		ibv_wr_set_xrc_srqn(x, 0x123456);
+		ibv_wr_set_sge(x, 1, 0x1000, 8);
+		CHECK_INT(ibv_wr_complete(x), 0);
+		CHECK_INT(w->wr.xrc_srqn, 0x123456);
+		CHECK(w->wr.wr_id == 11);
+		/* a request without its SRQ fails the batch, posts nothing */
+		ibv_wr_start(x);
+		ibv_wr_send(x);
+		ibv_wr_set_sge(x, 1, 0x1000, 8);
+		CHECK_INT(ibv_wr_complete(x), EINVAL);
+		CHECK_INT(ibv_destroy_qp(ini), 0);
+	}
 
 	/* the receiver: in the domain, no PD, nothing to post to */
 	errno = 0;
