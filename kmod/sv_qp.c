@@ -519,6 +519,7 @@ int sv_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		qp->uc = rdma_udata_to_drv_context(udata, struct sv_ucontext,
 						   ibuc);
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->xrcd = init->xrcd;
 	sv_wq_init(&qp->sq);
 	sv_wq_init(&qp->rq);
 	mutex_init(&qp->modify_mutex);

@@ -686,7 +686,7 @@ static void sv_resp_xrc(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 	if (p->info->flags & SV_OP_REQ)
 		qp->resp.xrc_srq = sv_srq_get_xrc(sv_resp_dev(qp),
 						  sv_xrceth_srqn(p->hdr),
-						  qp->ibqp.xrcd);
+						  qp->xrcd);
 	sv_resp_rc(qp, pkt, out);
 	if (qp->resp.xrc_srq) {
 		sv_srq_put(qp->resp.xrc_srq);
@@ -862,7 +862,7 @@ bool sv_resp_xmit(struct sv_qp *qp, struct sv_resp_out *out, bool retry)
 static void sv_resp_post_xrc(struct sv_qp *qp, struct sv_resp_out *out)
 {
 	struct sv_srq *srq = sv_srq_get_xrc(sv_resp_dev(qp), out->xrc_srqn,
-					    qp->ibqp.xrcd);
+					    qp->xrcd);
 
 	if (!srq)
 		return;

@@ -289,7 +289,7 @@ static int sv_resp_serve_one(struct sv_qp *qp, struct sv_resp_out *out,
 	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT)
 		qp->resp.xrc_srq = sv_srq_get_xrc(sv_resp_dev(qp),
 						  res->xrc_srqn,
-						  qp->ibqp.xrcd);
+						  qp->xrcd);
 	if (res->type == SV_RES_READ)
 		err = sv_resp_read_pkt(qp, out, res);
 	else if (res->type == SV_RES_ATOMIC)

@@ -216,6 +216,11 @@ struct sv_qp {
 	/* user QPs: the context charged for the QP's memory (sv_ucontext.c) */
 	struct sv_ucontext	*uc;
 	bool			sq_sig_all;	/* IB_SIGNAL_ALL_WR */
+	/*
+	 * XRC target: its domain (ib_core sets ibqp.xrcd only after
+	 * create_qp returns; the QP is published before)
+	 */
+	struct ib_xrcd		*xrcd;
 	struct sv_wq		sq;
 	struct sv_wq		rq;
 	/* ODP page faults asked for by the transport (sv_odp.c) */
