@@ -34,5 +34,5 @@ rc=0
 out=$("$xrc" -d sv_u0 "$dir/domain" 2>&1) || rc=$?
 echo "$out"
 [ $rc -eq 0 ] || sv_fail "xrc against sv_u0 exited $rc"
-echo "SV_SUMMARY: ulib-xrc on $SV_KVER: $(grep -c ': ok$' <<<"$out") object checks passed"
+echo "SV_SUMMARY: ulib-xrc on $SV_KVER: $(grep -c ': ok$' <<<"$out") XRC checks passed"
 echo "XRC domains, SRQs and QPs work through libsoftverbs on sv_u0"

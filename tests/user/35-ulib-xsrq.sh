@@ -27,4 +27,5 @@ export LD_LIBRARY_PATH=$shim
 
 xp_case "xsrq_pingpong A<-B" xp_pair 4 A B ibv_xsrq_pingpong -n 50 -s 1024 -c 1
 xp_case "xsrq_pingpong A<-A" xp_pair 4 A A ibv_xsrq_pingpong -n 50 -s 1024 -c 1
+echo "SV_SUMMARY: xsrq_pingpong on $SV_KVER: ${#_xp_pass[@]} cases passed"
 xp_summary
