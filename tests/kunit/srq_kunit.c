@@ -250,11 +250,12 @@ static void srq_xrc_lookup(struct kunit *test)
 	/* destroy waits for a packet that holds the SRQ */
 	KUNIT_ASSERT_PTR_EQ(test, sv_srq_get_xrc(env->sv, xa->srq_num,
 						 &xrcd_a), xa);
-	INIT_DELAYED_WORK(&lp.work, srq_late_put_fn);
+	INIT_DELAYED_WORK_ONSTACK(&lp.work, srq_late_put_fn);
 	schedule_delayed_work(&lp.work, msecs_to_jiffies(50));
 	destroy_srq(test, xa);
 	KUNIT_EXPECT_TRUE(test, READ_ONCE(lp.done));
 	flush_delayed_work(&lp.work);
+	destroy_delayed_work_on_stack(&lp.work);
 	/* and once it is gone, its number finds nothing */
 	KUNIT_EXPECT_NULL(test, sv_srq_get_xrc(env->sv, lp.srq->srq_num,
 					       &xrcd_a));
