@@ -125,6 +125,7 @@ struct sv_dev {
 
 	/* live objects, checked against the limits in sv_param.h */
 	atomic_t		num_pd;
+	atomic_t		num_xrcd;
 	atomic_t		num_cq;
 	atomic_t		num_qp;
 	atomic_t		num_srq;

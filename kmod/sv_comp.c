@@ -305,7 +305,7 @@ void sv_comp_rcv(struct sv_qp *qp, struct sv_rx_pkt *pkt)
 	spin_lock_bh(&qp->req.lock);
 	state = READ_ONCE(qp->state);
 	if ((state != IB_QPS_RTS && state != IB_QPS_SQD) ||
-	    qp->ibqp.qp_type != IB_QPT_RC || !qp->req.in_flight)
+	    !sv_qp_reliable(qp) || !qp->req.in_flight)
 		goto out_unlock;
 	/* duplicates and ghosts: nothing outstanding has this PSN */
 	if (!sv_psn_in_window(p->psn, qp->comp.psn, qp->req.psn))
@@ -554,7 +554,7 @@ static void sv_comp_retire_sq(struct sv_qp *qp, bool flush_err)
 		if (wc.status != IB_WC_SUCCESS &&
 		    wc.status != IB_WC_WR_FLUSH_ERR) {
 			sv_stat_inc(sv_comp_dev(qp), SV_STAT_SEND_CQE_ERR);
-			if (qp->ibqp.qp_type == IB_QPT_RC)
+			if (sv_qp_reliable(qp))
 				sv_qp_error(qp, 0);
 			else
 				sv_qp_sq_error(qp);

@@ -60,7 +60,7 @@ static void sv_dev_dealloc_driver(struct ib_device *ibdev)
 	WARN_ON(atomic_read(&sv->num_pd) || atomic_read(&sv->num_cq) ||
 		atomic_read(&sv->num_qp) || atomic_read(&sv->num_srq) ||
 		atomic_read(&sv->num_mr) || atomic_read(&sv->num_mw) ||
-		atomic_read(&sv->num_ah));
+		atomic_read(&sv->num_ah) || atomic_read(&sv->num_xrcd));
 	WARN_ON(!xa_empty(&sv->qp_xa) || !xa_empty(&sv->mr_xa) ||
 		!xa_empty(&sv->srq_xa) || !xa_empty(&sv->ah_xa));
 	xa_destroy(&sv->qp_xa);
@@ -99,6 +99,8 @@ static const struct ib_device_ops sv_dev_ops = {
 
 	.alloc_pd = sv_pd_alloc,
 	.dealloc_pd = sv_pd_dealloc,
+	.alloc_xrcd = sv_xrcd_alloc,
+	.dealloc_xrcd = sv_xrcd_dealloc,
 
 	.create_cq = sv_cq_create,
 	.destroy_cq = sv_cq_destroy,
@@ -148,6 +150,7 @@ static const struct ib_device_ops sv_dev_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sv_ucontext, ibuc),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sv_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_xrcd, sv_xrcd, ibxrcd),
 	INIT_RDMA_OBJ_SIZE(ib_cq, sv_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_srq, sv_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_qp, sv_qp, ibqp),

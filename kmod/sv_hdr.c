@@ -24,7 +24,7 @@
  * Return: 0, or the class of defect:
  *  -ENODATA		shorter than BTH + ICRC
  *  -EPROTONOSUPPORT	BTH TVer is not 0
- *  -EBADRQC		opcode unknown here (RD, XRC, reserved, vendor)
+ *  -EBADRQC		opcode unknown here (RD, reserved, vendor)
  *  -EMSGSIZE		shorter than the opcode's headers + ICRC
  *  -EBADMSG		length and pad inconsistent: length not a multiple
  *			of 4, pad count larger than what follows the

@@ -473,6 +473,25 @@ static inline void sv_ieth_set(void *hdr, u32 rkey)
 }
 
 /*
+ * XRC Extended Transport Header (IBTA Annex A14): 8 reserved bits, then
+ * the 24-bit number of the XRC SRQ the request is for.  The reserved bits
+ * are ignored on receive (IBTA 9.2) and sent as zero.
+ */
+#define SV_XRCETH_SRQN_MASK	0x00ffffffU
+
+static inline u32 sv_xrceth_srqn(const void *hdr)
+{
+	return sv_get_be32(sv_hdr_ext(hdr, SV_EXT_XRCETH)) &
+	       SV_XRCETH_SRQN_MASK;
+}
+
+static inline void sv_xrceth_set(void *hdr, u32 srqn)
+{
+	sv_put_be32(sv_hdr_ext_mut(hdr, SV_EXT_XRCETH),
+		    srqn & SV_XRCETH_SRQN_MASK);
+}
+
+/*
  * FLUSH Extended Transport Header (IBTA 1.5 Memory Placement Extensions):
  * a 32-bit word, bits 3:0 placement type, bits 5:4 selectivity level, the
  * rest reserved.
@@ -573,6 +592,11 @@ static inline void sv_hdr_build_immdt(void *hdr, __be32 imm)
 static inline void sv_hdr_build_ieth(void *hdr, u32 rkey)
 {
 	sv_ieth_set(hdr, rkey);
+}
+
+static inline void sv_hdr_build_xrceth(void *hdr, u32 srqn)
+{
+	sv_xrceth_set(hdr, srqn);
 }
 
 static inline void sv_hdr_build_feth(void *hdr, u8 plt, u8 sel)

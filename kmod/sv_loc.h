@@ -18,6 +18,10 @@ void sv_ucontext_disassociate(struct ib_ucontext *ibuc);
 int sv_ucontext_charge(struct sv_ucontext *uc, size_t bytes);
 void sv_ucontext_uncharge(struct sv_ucontext *uc, size_t bytes);
 
+/* sv_xrcd.c */
+int sv_xrcd_alloc(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
+int sv_xrcd_dealloc(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
+
 /* sv_pd.c */
 int sv_pd_alloc(struct ib_pd *ibpd, struct ib_udata *udata);
 int sv_pd_dealloc(struct ib_pd *ibpd, struct ib_udata *udata);

@@ -7,8 +7,8 @@
  * and tests/kunit/opcode_kunit.c use the table directly.
  *
  * Only the transports softverbs implements are in the table: RC, UC, UD,
- * and the CNP.  RD (0x40..0x5f) and XRC (0xa0..0xbf) opcodes, and the
- * manufacturer-specific range (0xc0..0xff), have zero entries, which is
+ * XRC (IBTA Annex A14) and the CNP.  RD (0x40..0x5f) opcodes and the
+ * manufacturer-specific range (0xc0..0xff) have zero entries, which is
  * how an invalid opcode looks.
  */
 #ifndef SV_OPCODE_H
@@ -27,6 +27,18 @@
 #define SV_OPCODE_ATOMIC_WRITE		0x1d
 #define SV_OPCODE_RC_FLUSH		(IB_OPCODE_RC + SV_OPCODE_FLUSH)
 #define SV_OPCODE_RC_ATOMIC_WRITE	(IB_OPCODE_RC + SV_OPCODE_ATOMIC_WRITE)
+/*
+ * XRC transport prefix (IBTA Annex A14, opcode bits 7:5 = 101): the XRC
+ * opcodes are the RC operations with this prefix.  <rdma/ib_pack.h> names
+ * none of them.
+ */
+#define SV_OPCODE_XRC			0xa0
+
+/* the operation of a BTH opcode, without its transport (bits 4:0) */
+static inline u8 sv_opcode_op(u8 opcode)
+{
+	return opcode & 0x1f;
+}
 /* RoCEv2 Congestion Notification Packet (IBTA Annex A17.9.3) */
 #define SV_OPCODE_CNP			(IB_OPCODE_CNP + 0x01)
 
@@ -54,9 +66,11 @@
  * appear on the wire: every opcode's headers are a subset of this list in
  * this order (FETH precedes RETH in a FLUSH; DETH precedes ImmDt in UD;
  * RETH precedes ImmDt in RDMA WRITE Only with Immediate; AETH precedes
- * AtomicAckETH).  RDETH (RD) and XRCETH (XRC) are not implemented.
+ * AtomicAckETH; XRCETH comes right after the BTH, before all others,
+ * IBTA Annex A14).  RDETH (RD) is not implemented.
  */
 enum sv_ext {
+	SV_EXT_XRCETH,	/* XRC request: the target XRC SRQ number, 4 bytes */
 	SV_EXT_FETH,	/* FLUSH extended transport header, 4 bytes */
 	SV_EXT_DETH,	/* datagram (UD): Q_Key, source QPN, 8 bytes */
 	SV_EXT_RETH,	/* RDMA: VA, R_Key, DMA length, 16 bytes */
@@ -72,6 +86,7 @@ enum sv_ext {
 /* Byte sizes of the headers (IBTA 9.3, Annex A17.9.3) */
 enum sv_hdr_bytes {
 	SV_BTH_BYTES	= 12,
+	SV_XRCETH_BYTES	= 4,
 	SV_FETH_BYTES	= 4,
 	SV_DETH_BYTES	= 8,
 	SV_RETH_BYTES	= 16,
@@ -82,8 +97,8 @@ enum sv_hdr_bytes {
 	SV_IETH_BYTES	= 4,
 	SV_CNP_BYTES	= 16,
 	SV_ICRC_BYTES	= 4,
-	/* BTH + AtomicETH, the longest header stack in the table */
-	SV_MAX_HDR_BYTES = 40,
+	/* BTH + XRCETH + AtomicETH, the longest header stack in the table */
+	SV_MAX_HDR_BYTES = 44,
 };
 
 /* Properties of one opcode (struct sv_opcode_info.flags) */
@@ -142,8 +157,10 @@ enum sv_opcode_flags {
  * @name:	"RC_SEND_FIRST" etc.; NULL for an invalid opcode
  * @flags:	SV_OP_* (enum sv_opcode_flags)
  * @hdrs:	BIT(enum sv_ext) of each extension header present
- * @qp_type:	the QP type whose packets use this opcode (IB_QPT_RC, _UC,
- *		_UD; UD opcodes serve IB_QPT_GSI too); 0 for the CNP
+ * @qp_type:	the type of the QP that receives packets with this opcode
+ *		(IB_QPT_RC, _UC, _UD; UD opcodes serve IB_QPT_GSI too; XRC
+ *		requests go to IB_QPT_XRC_TGT QPs, XRC responses to
+ *		IB_QPT_XRC_INI QPs); 0 for the CNP
  * @hdr_len:	BTH plus extension headers: where the payload starts
  * @off:	offset of each present extension header from the start of
  *		the BTH (0 when absent: the BTH itself is at 0)
@@ -182,7 +199,7 @@ static inline bool sv_opcode_has(const struct sv_opcode_info *info,
 	return info->hdrs & BIT(ext);
 }
 
-/* May a QP of @qp_type send or receive packets with this opcode? */
+/* May a QP of @qp_type receive packets with this opcode? */
 static inline bool sv_opcode_qp_ok(const struct sv_opcode_info *info,
 				   enum ib_qp_type qp_type)
 {
@@ -255,12 +272,14 @@ enum sv_wr_flags {
 #define SV_WR_QPT_RC	BIT(IB_QPT_RC)
 #define SV_WR_QPT_UC	BIT(IB_QPT_UC)
 #define SV_WR_QPT_UD	(BIT(IB_QPT_UD) | BIT(IB_QPT_GSI))
+#define SV_WR_QPT_XRC	BIT(IB_QPT_XRC_INI)	/* only initiators send */
 
 /* Transports with packets of their own, the index of struct sv_wr_info.pkt */
 enum sv_wr_xport {
 	SV_XPORT_RC,
 	SV_XPORT_UC,
 	SV_XPORT_UD,		/* UD and GSI */
+	SV_XPORT_XRC,		/* XRC initiators */
 	SV_XPORT_NUM
 };
 
@@ -280,7 +299,7 @@ enum sv_wr_xport {
 struct sv_wr_info {
 	const char	*name;
 	u16		flags;
-	u8		qp_types;
+	u16		qp_types;
 	u8		wc_opcode;
 	u16		pkt[SV_XPORT_NUM][SV_PKT_POS_NUM];
 };

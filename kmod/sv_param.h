@@ -32,6 +32,7 @@ enum sv_port_params {
 /* object counts per device */
 enum sv_dev_params {
 	SV_MAX_PD		= 1 << 16,
+	SV_MAX_XRCD		= 1 << 16,
 };
 
 /*
@@ -53,6 +54,8 @@ enum sv_cq_params {
  */
 enum sv_srq_params {
 	SV_MAX_SRQ		= 1 << 16,
+	/* SRQ numbers: 24 bits on the wire (XRCETH), 0 never used */
+	SV_SRQ_NUM_MAX		= (1 << 24) - 1,
 	SV_MAX_SRQ_WR		= (1 << 15) - 1,
 	SV_MAX_SRQ_SGE		= 32,
 };

@@ -221,7 +221,7 @@ void sv_qp_sq_error(struct sv_qp *qp)
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	/* RC has no SQE: its send errors break the connection (IBTA 10.3.1) */
-	if (qp->state == IB_QPS_RTS && qp->ibqp.qp_type != IB_QPT_RC) {
+	if (qp->state == IB_QPS_RTS && !sv_qp_reliable(qp)) {
 		WRITE_ONCE(qp->state, IB_QPS_SQE);
 		entered = true;
 	}
@@ -294,6 +294,19 @@ static int sv_qp_check_init(struct sv_dev *sv, struct ib_qp_init_attr *init,
 		if (udata || init->port_num != SV_PORT_NUM)
 			return -EINVAL;
 		break;
+	case IB_QPT_XRC_INI:
+		/*
+		 * A kernel consumer could not name the remote SRQ: struct
+		 * ib_send_wr has no field for it (Documentation/design.md).
+		 */
+		if (!udata)
+			return -EOPNOTSUPP;
+		break;
+	case IB_QPT_XRC_TGT:
+		/* ib_core creates it (no udata, no PD, no CQ) in a domain */
+		if (!init->xrcd || udata)
+			return -EINVAL;
+		break;
 	default:
 		sv_dbg_dev(sv, "QP type %d not supported\n", init->qp_type);
 		return -EOPNOTSUPP;
@@ -305,13 +318,30 @@ static int sv_qp_check_init(struct sv_dev *sv, struct ib_qp_init_attr *init,
 			   init->create_flags);
 		return -EOPNOTSUPP;
 	}
-	if (init->rwq_ind_tbl || init->xrcd)
+	if (init->rwq_ind_tbl ||
+	    (init->xrcd && init->qp_type != IB_QPT_XRC_TGT))
 		return -EOPNOTSUPP;
 	if (init->sq_sig_type != IB_SIGNAL_ALL_WR &&
 	    init->sq_sig_type != IB_SIGNAL_REQ_WR)
 		return -EINVAL;
-	if (!init->send_cq || !init->recv_cq)
+	/*
+	 * An XRC target has no queues of its own (IBTA A14): its caps
+	 * mean nothing, and sv_qp_create_queues() gives it the one-slot SQ
+	 * every QP has, which nothing can post to.  An initiator has no
+	 * receive side: ib_uverbs zeroes its receive caps and may or may
+	 * not pass a receive CQ, which is never used.
+	 */
+	if (init->qp_type == IB_QPT_XRC_TGT) {
+		memset(cap, 0, sizeof(*cap));
+		return 0;
+	}
+	if (init->qp_type == IB_QPT_XRC_INI) {
+		if (!init->send_cq || init->srq || cap->max_recv_wr ||
+		    cap->max_recv_sge)
+			return -EINVAL;
+	} else if (!init->send_cq || !init->recv_cq) {
 		return -EINVAL;
+	}
 
 	if (cap->max_send_wr > SV_MAX_QP_WR ||
 	    cap->max_send_sge > SV_MAX_QP_SGE ||
@@ -377,7 +407,9 @@ static int sv_qp_create_queues(struct sv_qp *qp, struct ib_qp_init_attr *init,
 			goto err_destroy_sq;
 	}
 
-	if (!init->srq) {
+	/* an SRQ's QP, and both XRC halves, have no RQ of their own */
+	if (!init->srq && init->qp_type != IB_QPT_XRC_INI &&
+	    init->qp_type != IB_QPT_XRC_TGT) {
 		q = sv_queue_create(max(cap->max_recv_wr, 1U),
 				    sizeof(struct sv_recv_wqe) +
 				    cap->max_recv_sge * sizeof(struct sv_sge),
@@ -402,6 +434,9 @@ static int sv_qp_create_queues(struct sv_qp *qp, struct ib_qp_init_attr *init,
 	cap->max_inline_data = qp->sq.max_inline;
 	cap->max_recv_wr = qp->rq.max_wr;
 	cap->max_recv_sge = qp->rq.max_sge;
+	/* an XRC target's SQ is no queue anyone may use */
+	if (init->qp_type == IB_QPT_XRC_TGT)
+		memset(cap, 0, sizeof(*cap));
 	qp->attr.cap = *cap;
 	return 0;
 
@@ -484,6 +519,7 @@ int sv_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		qp->uc = rdma_udata_to_drv_context(udata, struct sv_ucontext,
 						   ibuc);
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->xrcd = init->xrcd;
 	sv_wq_init(&qp->sq);
 	sv_wq_init(&qp->rq);
 	mutex_init(&qp->modify_mutex);
@@ -922,7 +958,7 @@ int sv_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 	 * no one else: back to Free.
 	 */
 	sv_req_cleanup(qp);
-	if (ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_UC)
+	if (sv_qp_connected(qp))
 		sv_mw_invalidate_qp(&qp->mw_binds);
 	xa_erase_bh(&sv->qp_xa, ibqp->qp_num);
 
@@ -998,6 +1034,11 @@ int sv_qp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		}
 		return sv_qp_doorbell(qp);
 	}
+	/* an XRC target sends nothing: no send queue, no send CQ (A14) */
+	if (ibqp->qp_type == IB_QPT_XRC_TGT) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
 
 	spin_lock_irqsave(&qp->sq.producer_lock, flags);
 	for (; wr; wr = wr->next) {
@@ -1037,7 +1078,8 @@ int sv_qp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	unsigned long flags;
 	int err = 0;
 
-	/* user QPs post into the mapped RQ; a QP with an SRQ has no RQ */
+	/* user QPs post into the mapped RQ; a QP with an SRQ has no RQ,
+	 * nor does either XRC half */
 	if (qp->is_user || !qp->rq.queue) {
 		*bad_wr = wr;
 		return qp->is_user ? -EOPNOTSUPP : -EINVAL;

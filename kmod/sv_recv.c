@@ -102,7 +102,7 @@ static bool sv_recv_from_peer(struct sv_qp *qp, const struct sv_rx_pkt *pkt)
 {
 	const struct sv_path *path;
 
-	if (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC)
+	if (!sv_qp_connected(qp))
 		return true;
 	path = rcu_dereference(qp->path);
 	/* a v1 path's peer sends v1 frames, a v2 path's UDP (Annex A16/17) */

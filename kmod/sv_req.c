@@ -216,7 +216,7 @@ void sv_req_arm_retrans_locked(struct sv_qp *qp, bool restart)
 	unsigned long t;
 
 	lockdep_assert_held(&qp->req.lock);
-	if (qp->ibqp.qp_type != IB_QPT_RC)
+	if (!sv_qp_reliable(qp))
 		return;
 	t = sv_ack_timeout_jiffies(READ_ONCE(qp->attr.timeout));
 	if (!t)
@@ -333,7 +333,7 @@ static bool sv_req_start_locked(struct sv_qp *qp, u32 idx, bool *retire)
 	opcode = wqe->wr.opcode;
 	wr_flags = sv_opcode_wr_flags(opcode);
 
-	if (status == IB_WC_SUCCESS && qp->ibqp.qp_type == IB_QPT_RC) {
+	if (status == IB_WC_SUCCESS && sv_qp_reliable(qp)) {
 		u32 max_rd = max_t(u32, READ_ONCE(qp->attr.max_rd_atomic), 1);
 
 		/* IBTA 10.8.3.3: a fenced WR waits for READs and atomics */
@@ -391,7 +391,7 @@ static bool sv_req_start_locked(struct sv_qp *qp, u32 idx, bool *retire)
 			sv_psn_add(sw->first_psn, sv_mtu_npkts(len, mtu) - 1) :
 			sw->first_psn;
 	} else {
-		if (qp->ibqp.qp_type == IB_QPT_RC)
+		if (sv_qp_reliable(qp))
 			sw->flags |= SV_SWQE_ACKED;
 		sw->npkts = sv_mtu_npkts(len, mtu);
 		sw->last_psn = sv_psn_add(sw->first_psn, sw->npkts - 1);
@@ -440,6 +440,9 @@ static void sv_req_build_ext(struct sv_qp *qp, struct sv_swqe *sw, u8 *hdr,
 {
 	const struct sv_send_wqe *wqe = sw->wqe;
 
+	/* XRC: the remote SRQ, checked when the WQE was copied (sv_wqe.c) */
+	if (sv_opcode_has(info, SV_EXT_XRCETH))
+		sv_hdr_build_xrceth(hdr, wqe->wr.xrc_srqn);
 	if (sv_opcode_has(info, SV_EXT_DETH)) {
 		u32 qkey = wqe->wr.wr.ud.remote_qkey;
 
@@ -490,7 +493,7 @@ static int sv_req_build_locked(struct sv_qp *qp, struct sv_swqe *sw,
 {
 	struct sv_dev *sv = sv_req_dev(qp);
 	const struct sv_send_wqe *wqe = sw->wqe;
-	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
+	bool rc = sv_qp_reliable(qp);
 	u32 wr_flags = sv_opcode_wr_flags(wqe->wr.opcode);
 	bool read = wr_flags & SV_WR_READ;
 	const struct sv_opcode_info *info;
@@ -655,7 +658,7 @@ static int sv_req_next_locked(struct sv_qp *qp, struct sv_req_pkt *pk,
 	}
 
 	/* the window: only new PSNs wait, resends are inside it anyway */
-	if (qp->ibqp.qp_type == IB_QPT_RC && qp->comp.psn != qp->req.psn &&
+	if (sv_qp_reliable(qp) && qp->comp.psn != qp->req.psn &&
 	    sv_psn_dist(qp->comp.psn, qp->req.psn) >= SV_REQ_WINDOW &&
 	    sv_req_pkt_psn(sw) == qp->req.psn)
 		return 0;
@@ -761,7 +764,7 @@ static bool sv_req_may_run_on(struct sv_qp *qp, int cpu)
 
 	if (last == WORK_CPU_UNBOUND || last == cpu)
 		return true;
-	if (qp->ibqp.qp_type != IB_QPT_RC)
+	if (!sv_qp_reliable(qp))
 		return false;
 	spin_lock_bh(&qp->req.lock);
 	idle = qp->comp.psn == qp->req.psn;

@@ -39,16 +39,21 @@ static size_t sv_resp_wqe_size(void)
 /* --- packets ----------------------------------------------------------- */
 
 /*
- * An skb for a response of @opcode with @paylen payload bytes, BTH built,
- * pad zeroed; NULL if there is no path or no memory (the packet is lost,
- * which the requester's retry covers).
+ * An skb for a response of @opcode (an RC response opcode: an XRC target
+ * sends the same response with the XRC prefix, IBTA A14) with @paylen
+ * payload bytes, BTH built, pad zeroed; NULL if there is no path or no
+ * memory (the packet is lost, which the requester's retry covers).
  */
 u8 *sv_resp_new_pkt(struct sv_qp *qp, struct sv_resp_out *out, u8 opcode,
 		    u32 psn, u32 paylen, struct sk_buff **skbp)
 {
-	const struct sv_opcode_info *info = &sv_opcode_table[opcode];
+	const struct sv_opcode_info *info;
 	struct sk_buff *skb;
 	u8 *hdr;
+
+	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT)
+		opcode = SV_OPCODE_XRC | sv_opcode_op(opcode);
+	info = &sv_opcode_table[opcode];
 
 	if (!out->path)
 		return NULL;
@@ -156,21 +161,42 @@ static int sv_resp_rq_pop(struct sv_qp *qp)
 }
 
 /*
+ * The PD that keys of the packet being processed are checked against: the
+ * QP's, or on an XRC target (which has none) the XRC SRQ's (IBTA A14).
+ * NULL on a target without an SRQ for the packet: no key matches it.
+ */
+struct ib_pd *sv_resp_pd(struct sv_qp *qp)
+{
+	lockdep_assert_held(&qp->resp.lock);
+	if (qp->ibqp.qp_type != IB_QPT_XRC_TGT)
+		return qp->ibqp.pd;
+	return qp->resp.xrc_srq ? qp->resp.xrc_srq->ibsrq.pd : NULL;
+}
+
+/*
  * Make sure a receive WQE is held: 0, -EAGAIN (none posted: RNR), or
  * -EINVAL (malformed; it is held anyway, for its error completion).
  */
 static int sv_resp_get_wqe(struct sv_qp *qp)
 {
+	struct sv_srq *xrc = qp->resp.xrc_srq;
 	int err;
 
 	lockdep_assert_held(&qp->resp.lock);
 	if (qp->resp.wqe_valid)
 		return 0;
-	if (qp->ibqp.srq)
+	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT) {
+		/* sv_resp_rc() refused a packet that names none */
+		if (WARN_ON_ONCE(!xrc))
+			return -EAGAIN;
+		err = sv_srq_pop(xrc, qp->resp.wqe, sv_resp_wqe_size());
+		qp->resp.xrc_wqe_srqn = xrc->srq_num;
+	} else if (qp->ibqp.srq) {
 		err = sv_srq_pop(to_sv_srq(qp->ibqp.srq), qp->resp.wqe,
 				 sv_resp_wqe_size());
-	else
+	} else {
 		err = sv_resp_rq_pop(qp);
+	}
 	if (err == -EAGAIN)
 		return err;
 	qp->resp.wqe_valid = true;
@@ -221,8 +247,8 @@ static enum sv_resp_err sv_resp_scatter(struct sv_qp *qp, const void *data,
 		}
 		n = min(len, sge->length - dma->sge_offset);
 		iova = sge->addr + dma->sge_offset;
-		mr = sv_mr_lookup(sv, sge->lkey, qp->ibqp.pd, qp->ibqp.qp_num,
-				  IB_ACCESS_LOCAL_WRITE, &iova, n);
+		mr = sv_mr_lookup(sv, sge->lkey, sv_resp_pd(qp),
+				  qp->ibqp.qp_num, IB_ACCESS_LOCAL_WRITE, &iova, n);
 		if (IS_ERR(mr))
 			return SV_RESP_LOC_PROT;
 		err = sv_mr_copy(mr, iova, (void *)data, n, SV_COPY_TO_MR);
@@ -264,6 +290,7 @@ static void sv_resp_complete(struct sv_qp *qp, struct sv_resp_out *out,
 	wc->src_qp = READ_ONCE(qp->attr.dest_qp_num);
 	wc->port_num = SV_PORT_NUM;
 	out->post_wc = true;
+	out->xrc_srqn = qp->resp.xrc_wqe_srqn;
 	qp->resp.wqe_valid = false;
 	if (status != IB_WC_SUCCESS && status != IB_WC_WR_FLUSH_ERR)
 		sv_stat_inc(sv_resp_dev(qp), SV_STAT_RECV_CQE_ERR);
@@ -382,8 +409,8 @@ enum sv_resp_err sv_resp_rdma_check(struct sv_qp *qp, int access, u64 va,
 		return SV_RESP_INV_REQ;
 	if (!len)
 		return SV_RESP_OK;
-	mr = sv_mr_lookup(sv_resp_dev(qp), rkey, qp->ibqp.pd, qp->ibqp.qp_num,
-			  access, &iova, len);
+	mr = sv_mr_lookup(sv_resp_dev(qp), rkey, sv_resp_pd(qp),
+			  qp->ibqp.qp_num, access, &iova, len);
 	if (IS_ERR(mr))
 		return SV_RESP_REM_ACCESS;
 	sv_mr_put(mr);
@@ -450,7 +477,7 @@ static enum sv_resp_err sv_resp_send(struct sv_qp *qp,
 	if (sv_opcode_has(p->info, SV_EXT_IETH)) {
 		u32 rkey = sv_ieth_rkey(p->hdr);
 
-		if (sv_mr_invalidate(sv_resp_dev(qp), rkey, qp->ibqp.pd,
+		if (sv_mr_invalidate(sv_resp_dev(qp), rkey, sv_resp_pd(qp),
 				     qp->ibqp.qp_num, true))
 			return SV_RESP_INV_REQ;
 		out->wc.wc_flags |= IB_WC_WITH_INVALIDATE;
@@ -480,7 +507,7 @@ static enum sv_resp_err sv_resp_write_data(struct sv_qp *qp, const void *data,
 	if (len > qp->resp.wr_resid)
 		return SV_RESP_INV_REQ;
 	iova = qp->resp.wr_va;
-	mr = sv_mr_lookup(sv_resp_dev(qp), qp->resp.wr_rkey, qp->ibqp.pd,
+	mr = sv_mr_lookup(sv_resp_dev(qp), qp->resp.wr_rkey, sv_resp_pd(qp),
 			  qp->ibqp.qp_num, IB_ACCESS_REMOTE_WRITE, &iova, len);
 	if (IS_ERR(mr))
 		return SV_RESP_REM_ACCESS;
@@ -643,6 +670,18 @@ static void sv_resp_rc(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 		err = SV_RESP_INV_REQ;
 		goto fail;
 	}
+	/*
+	 * XRC target (IBTA A14): the XRCETH must name an XRC SRQ of the
+	 * QP's domain (sv_resp_xrc() looked it up), and a message holding
+	 * a receive WQE must go on naming the SRQ it came from.
+	 */
+	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT &&
+	    (!qp->resp.xrc_srq ||
+	     (qp->resp.wqe_valid && (flags & (SV_OP_SEND | SV_OP_RWQE)) &&
+	      qp->resp.xrc_srq->srq_num != qp->resp.xrc_wqe_srqn))) {
+		err = SV_RESP_INV_REQ;
+		goto fail;
+	}
 	if ((flags & (SV_OP_SEND | SV_OP_WRITE)) && !sv_resp_len_ok(qp, p)) {
 		err = SV_RESP_INV_REQ;
 		goto fail;
@@ -787,6 +826,28 @@ void sv_resp_odp_fault(struct sv_qp *qp, struct sv_mr *mr, u64 iova, u64 len,
 	}
 	/* completions, events and the work item with no lock held */
 	sv_resp_finish(qp, &r.out);
+}
+
+/*
+ * XRC target (IBTA Annex A14): RC's responder, with the XRC SRQ the
+ * packet's XRCETH names, if it is one of the QP's domain, held for this
+ * packet only (design.md, "XRC"); sv_resp_rc() refuses a request without.
+ */
+static void sv_resp_xrc(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
+			struct sv_resp_out *out)
+{
+	const struct sv_pkt_info *p = &pkt->p;
+
+	qp->resp.xrc_srq = NULL;
+	if (p->info->flags & SV_OP_REQ)
+		qp->resp.xrc_srq = sv_srq_get_xrc(sv_resp_dev(qp),
+						  sv_xrceth_srqn(p->hdr),
+						  qp->xrcd);
+	sv_resp_rc(qp, pkt, out);
+	if (qp->resp.xrc_srq) {
+		sv_srq_put(qp->resp.xrc_srq);
+		qp->resp.xrc_srq = NULL;
+	}
 }
 
 /* --- UC ---------------------------------------------------------------- */
@@ -948,6 +1009,23 @@ bool sv_resp_xmit(struct sv_qp *qp, struct sv_resp_out *out, bool retry)
 	return true;
 }
 
+/*
+ * An XRC target's receive completion goes to the CQ of the SRQ its WQE
+ * came from, looked up by number (a reference keeps the SRQ, and so its
+ * CQ, while posting); an SRQ destroyed meanwhile takes its CQ's right to
+ * completions with it.
+ */
+static void sv_resp_post_xrc(struct sv_qp *qp, struct sv_resp_out *out)
+{
+	struct sv_srq *srq = sv_srq_get_xrc(sv_resp_dev(qp), out->xrc_srqn,
+					    qp->xrcd);
+
+	if (!srq)
+		return;
+	sv_cq_post(to_sv_cq(srq->ibsrq.ext.cq), &out->wc, out->solicited);
+	sv_srq_put(srq);
+}
+
 /* Carry out the rest of what was decided, with no responder lock held. */
 void sv_resp_finish(struct sv_qp *qp, struct sv_resp_out *out)
 {
@@ -959,7 +1037,9 @@ void sv_resp_finish(struct sv_qp *qp, struct sv_resp_out *out)
 	}
 	if (out->comm_est)
 		sv_qp_event(qp, IB_EVENT_COMM_EST);
-	if (out->post_wc)
+	if (out->post_wc && qp->ibqp.qp_type == IB_QPT_XRC_TGT)
+		sv_resp_post_xrc(qp, out);
+	else if (out->post_wc)
 		sv_cq_post(to_sv_cq(qp->ibqp.recv_cq), &out->wc,
 			   out->solicited);
 	if (out->qp_error)
@@ -989,8 +1069,7 @@ static bool sv_resp_activate(struct sv_qp *qp, struct sv_resp_out *out)
 	 * Communication established (IBTA 11.6.3.1): a connected QP
 	 * received its first packet in RTR.
 	 */
-	if (state == IB_QPS_RTR && (qp->ibqp.qp_type == IB_QPT_RC ||
-				    qp->ibqp.qp_type == IB_QPT_UC))
+	if (state == IB_QPS_RTR && sv_qp_connected(qp))
 		out->comm_est = true;
 	return true;
 }
@@ -1014,6 +1093,9 @@ void sv_resp_rcv(struct sv_qp *qp, struct sv_rx_pkt *pkt)
 	switch (qp->ibqp.qp_type) {
 	case IB_QPT_RC:
 		sv_resp_rc(qp, pkt, &out);
+		break;
+	case IB_QPT_XRC_TGT:
+		sv_resp_xrc(qp, pkt, &out);
 		break;
 	case IB_QPT_UC:
 		sv_resp_uc(qp, pkt, &out);
@@ -1049,7 +1131,9 @@ void sv_resp_flush_err(struct sv_qp *qp)
 	qp->resp.in_msg = false;
 	qp->resp.res_serve = qp->resp.res_head;
 	spin_unlock_bh(&qp->resp.lock);
-	if (out.post_wc)
+	if (out.post_wc && qp->ibqp.qp_type == IB_QPT_XRC_TGT)
+		sv_resp_post_xrc(qp, &out);
+	else if (out.post_wc)
 		sv_cq_post(to_sv_cq(qp->ibqp.recv_cq), &out.wc, false);
 }
 
@@ -1090,7 +1174,9 @@ int sv_resp_init(struct sv_qp *qp)
 	qp->resp.wqe = kzalloc(sv_resp_wqe_size(), gfp);
 	if (!qp->resp.wqe)
 		return -ENOMEM;
-	if (qp->ibqp.qp_type == IB_QPT_RC) {
+	/* an XRC initiator never responds: only RC and XRC targets need them */
+	if (qp->ibqp.qp_type == IB_QPT_RC ||
+	    qp->ibqp.qp_type == IB_QPT_XRC_TGT) {
 		qp->resp.res = kcalloc(SV_MAX_QP_RD_ATOM,
 				       sizeof(*qp->resp.res), gfp);
 		if (!qp->resp.res) {

@@ -47,6 +47,7 @@ struct sv_resp_res {
 	u64		compare;
 	u64		orig;		/* atomic: original value returned */
 	u64		value;		/* atomic write: the 8 bytes, as sent */
+	u32		xrc_srqn;	/* XRC target: the request's SRQ */
 };
 
 /* resp.nak_deferred: the NAK due once the queued responses are out */
@@ -61,6 +62,8 @@ struct sv_resp_out {
 	const struct sv_path	*path;	/* RCU: for the packets in txq */
 	struct sk_buff_head	txq;
 	struct ib_wc		wc;
+	/* XRC target: the SRQ whose CQ gets wc (looked up again to post) */
+	u32			xrc_srqn;
 	bool			post_wc;
 	bool			solicited;
 	bool			comm_est;
@@ -137,6 +140,7 @@ static inline void sv_resp_msg_done(struct sv_qp *qp)
 
 u8 *sv_resp_new_pkt(struct sv_qp *qp, struct sv_resp_out *out, u8 opcode,
 		    u32 psn, u32 paylen, struct sk_buff **skbp);
+struct ib_pd *sv_resp_pd(struct sv_qp *qp);
 void sv_resp_send_aeth(struct sv_qp *qp, struct sv_resp_out *out,
 		       u8 syndrome, u32 psn);
 void sv_resp_ack(struct sv_qp *qp, struct sv_resp_out *out, u32 psn);

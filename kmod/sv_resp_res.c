@@ -82,6 +82,9 @@ static struct sv_resp_res *sv_resp_res_new(struct sv_qp *qp)
 	res = sv_resp_res_at(qp, qp->resp.res_head++);
 	memset(res, 0, sizeof(*res));
 	res->pending = true;
+	/* XRC target: the SRQ whose PD its keys are checked against */
+	if (qp->resp.xrc_srq)
+		res->xrc_srqn = qp->resp.xrc_srq->srq_num;
 	return res;
 }
 
@@ -121,7 +124,7 @@ static int sv_resp_read_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 			int err = -EINVAL;
 
 			mr = sv_mr_lookup(sv_resp_dev(qp), res->rkey,
-					  qp->ibqp.pd, qp->ibqp.qp_num,
+					  sv_resp_pd(qp), qp->ibqp.qp_num,
 					  IB_ACCESS_REMOTE_READ, &iova, n);
 			if (!IS_ERR(mr)) {
 				err = sv_mr_copy(mr, iova,
@@ -170,7 +173,7 @@ static int sv_resp_atomic_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 		struct sv_mr *mr;
 		int err;
 
-		mr = sv_mr_lookup(sv_resp_dev(qp), res->rkey, qp->ibqp.pd,
+		mr = sv_mr_lookup(sv_resp_dev(qp), res->rkey, sv_resp_pd(qp),
 				  qp->ibqp.qp_num, IB_ACCESS_REMOTE_ATOMIC,
 				  &iova, sizeof(u64));
 		if (IS_ERR(mr))
@@ -239,7 +242,7 @@ static int sv_resp_mpe_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 		struct sv_mr *mr;
 		int err;
 
-		mr = sv_mr_lookup(sv_resp_dev(qp), res->rkey, qp->ibqp.pd,
+		mr = sv_mr_lookup(sv_resp_dev(qp), res->rkey, sv_resp_pd(qp),
 				  qp->ibqp.qp_num, IB_ACCESS_REMOTE_WRITE,
 				  &iova, sizeof(u64));
 		if (IS_ERR(mr))
@@ -273,6 +276,35 @@ static int sv_resp_mpe_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 }
 
 /*
+ * One packet of @res.  On an XRC target the resource's SRQ, looked up again
+ * by number for the packet (a reference, design.md "XRC"), gives the PD:
+ * an SRQ destroyed meanwhile leaves none, and the keys fail to match.
+ */
+static int sv_resp_serve_one(struct sv_qp *qp, struct sv_resp_out *out,
+			     struct sv_resp_res *res)
+{
+	struct sv_srq *pkt_srq = qp->resp.xrc_srq;
+	int err;
+
+	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT)
+		qp->resp.xrc_srq = sv_srq_get_xrc(sv_resp_dev(qp),
+						  res->xrc_srqn,
+						  qp->xrcd);
+	if (res->type == SV_RES_READ)
+		err = sv_resp_read_pkt(qp, out, res);
+	else if (res->type == SV_RES_ATOMIC)
+		err = sv_resp_atomic_pkt(qp, out, res);
+	else
+		err = sv_resp_mpe_pkt(qp, out, res);
+	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT) {
+		if (qp->resp.xrc_srq)
+			sv_srq_put(qp->resp.xrc_srq);
+		qp->resp.xrc_srq = pkt_srq;
+	}
+	return err;
+}
+
+/*
  * Send up to @budget packets of the queued responses, in request order.
  * Returns true when nothing is left to send (then the deferred ACK, if
  * any, is queued too).  A resource whose memory went away meanwhile ends
@@ -295,12 +327,7 @@ static bool sv_resp_serve(struct sv_qp *qp, struct sv_resp_out *out,
 		if (!budget || qp->resp.odp_wait)
 			return false;
 		budget--;
-		if (res->type == SV_RES_READ)
-			err = sv_resp_read_pkt(qp, out, res);
-		else if (res->type == SV_RES_ATOMIC)
-			err = sv_resp_atomic_pkt(qp, out, res);
-		else
-			err = sv_resp_mpe_pkt(qp, out, res);
+		err = sv_resp_serve_one(qp, out, res);
 		if (err == -EAGAIN) {
 			qp->resp.odp_wait = true;
 			return false;
@@ -445,8 +472,8 @@ enum sv_resp_err sv_resp_atomic(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 	/* IBTA 9.4.5: naturally aligned 64-bit words only */
 	if (va & 7)
 		return SV_RESP_INV_REQ;
-	mr = sv_mr_lookup(sv_resp_dev(qp), rkey, qp->ibqp.pd, qp->ibqp.qp_num,
-			  IB_ACCESS_REMOTE_ATOMIC, &iova, sizeof(u64));
+	mr = sv_mr_lookup(sv_resp_dev(qp), rkey, sv_resp_pd(qp),
+			  qp->ibqp.qp_num, IB_ACCESS_REMOTE_ATOMIC, &iova, sizeof(u64));
 	if (IS_ERR(mr))
 		return SV_RESP_REM_ACCESS;
 	sv_mr_put(mr);
@@ -454,7 +481,7 @@ enum sv_resp_err sv_resp_atomic(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 	if (!res)
 		return SV_RESP_INV_REQ;
 	res->type = SV_RES_ATOMIC;
-	res->cmp_swap = p->opcode == IB_OPCODE_RC_COMPARE_SWAP;
+	res->cmp_swap = sv_opcode_op(p->opcode) == IB_OPCODE_COMPARE_SWAP;
 	res->first_psn = p->psn;
 	res->last_psn = p->psn;
 	res->va = va;
@@ -496,8 +523,8 @@ enum sv_resp_err sv_resp_flush_req(struct sv_qp *qp,
 		access |= SV_ACCESS_FLUSH_GLOBAL;
 	if (plt & SV_FLUSH_PERSISTENT)
 		access |= SV_ACCESS_FLUSH_PERSISTENT;
-	mr = sv_mr_lookup(sv_resp_dev(qp), rkey, qp->ibqp.pd, qp->ibqp.qp_num,
-			  access, &iova, sel == SV_FLUSH_MR ? 0 : len);
+	mr = sv_mr_lookup(sv_resp_dev(qp), rkey, sv_resp_pd(qp),
+			  qp->ibqp.qp_num, access, &iova, sel == SV_FLUSH_MR ? 0 : len);
 	if (IS_ERR(mr)) {
 		if (sel != SV_FLUSH_MR || PTR_ERR(mr) != -ERANGE)
 			return SV_RESP_REM_ACCESS;
@@ -538,8 +565,8 @@ enum sv_resp_err sv_resp_atomic_write(struct sv_qp *qp,
 	if ((va & 7) || sv_reth_len(p->hdr) != sizeof(u64) ||
 	    p->paylen != sizeof(u64))
 		return SV_RESP_INV_REQ;
-	mr = sv_mr_lookup(sv_resp_dev(qp), rkey, qp->ibqp.pd, qp->ibqp.qp_num,
-			  IB_ACCESS_REMOTE_WRITE, &iova, sizeof(u64));
+	mr = sv_mr_lookup(sv_resp_dev(qp), rkey, sv_resp_pd(qp),
+			  qp->ibqp.qp_num, IB_ACCESS_REMOTE_WRITE, &iova, sizeof(u64));
 	if (IS_ERR(mr))
 		return SV_RESP_REM_ACCESS;
 	sv_mr_put(mr);

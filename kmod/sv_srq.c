@@ -14,10 +14,20 @@
  * serialised concurrent modify calls.  The event handler is called after
  * the lock is dropped.
  *
- * Only IB_SRQT_BASIC is offered: XRC SRQs need XRC domains and the XRC
- * transport, tag matching SRQs need tag matching; both are -EOPNOTSUPP.
- * The SRQ number is allocated anyway (librxe reports it through
- * ibv_get_srq_num()), from the 24 bits an XRCETH carries.
+ * Basic and XRC SRQs (IBTA Annex A14) are offered; tag matching SRQs are
+ * -EOPNOTSUPP.  Every SRQ has a number from the 24 bits an XRCETH carries
+ * (librxe reports it through ibv_get_srq_num()); an XRC SRQ's is the one
+ * XRC initiators name, and it also has a domain and a CQ (ibsrq.ext),
+ * which ib_core holds for it.
+ *
+ * Lifetime: a basic SRQ is used only through the QPs attached to it, and
+ * ib_core refuses to destroy it while there are any.  An XRC SRQ is used
+ * by whichever target QP of its domain receives a request naming it, so
+ * the responder takes a reference for each packet it processes
+ * (sv_srq_get_xrc(), sv_srq_put()), and destroy, once the number is gone
+ * from srq_xa, waits for those references: one packet's work, bounded.
+ * Nothing holds an SRQ between packets (a multi-packet SEND looks its SRQ
+ * up again on each packet), so destroy never waits for a peer.
  */
 #include <linux/overflow.h>
 #include <linux/uaccess.h>
@@ -30,11 +40,10 @@
 	ibdev_dbg((srq)->ibsrq.device, "srq#%u %s: " fmt, (srq)->srq_num, \
 		  __func__, ##__VA_ARGS__)
 
-/* SRQ numbers: 24 bits on the wire (XRCETH), 0 never used */
-#define SV_SRQ_NUM_LIMIT	XA_LIMIT(1, (1U << 24) - 1)
+#define SV_SRQ_NUM_LIMIT	XA_LIMIT(1, SV_SRQ_NUM_MAX)
 
 static_assert(SV_MAX_SRQ_WR < SV_QUEUE_MAX_SLOTS);
-static_assert(SV_MAX_SRQ < (1U << 24) - 1);
+static_assert(SV_MAX_SRQ < SV_SRQ_NUM_MAX);
 
 static struct sv_queue *sv_srq_queue_create(struct sv_srq *srq, u32 max_wr)
 {
@@ -79,7 +88,17 @@ int sv_srq_create(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	u32 srq_num;
 	int err;
 
-	if (init->srq_type != IB_SRQT_BASIC) {
+	switch (init->srq_type) {
+	case IB_SRQT_BASIC:
+		break;
+	case IB_SRQT_XRC:
+		/* ib_core has set ibsrq->ext from these and holds them */
+		if (!init->ext.cq || !init->ext.xrc.xrcd) {
+			sv_dbg_dev(sv, "XRC SRQ without a CQ or a domain\n");
+			return -EINVAL;
+		}
+		break;
+	default:
 		sv_dbg_dev(sv, "SRQ type %d not supported\n", init->srq_type);
 		return -EOPNOTSUPP;
 	}
@@ -119,6 +138,8 @@ int sv_srq_create(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	srq->limit = attr->srq_limit;
 	spin_lock_init(&srq->lock);
 	mutex_init(&srq->modify_mutex);
+	refcount_set(&srq->refs, 1);
+	init_completion(&srq->released);
 
 	q = sv_srq_queue_create(srq, attr->max_wr);
 	if (IS_ERR(q)) {
@@ -138,6 +159,8 @@ int sv_srq_create(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	if (err)
 		goto err_destroy_queue;
 	srq->srq_num = srq_num;
+	/* what ib_uverbs reports to user space for an XRC SRQ */
+	ibsrq->ext.xrc.srq_num = srq_num;
 
 	if (udata) {
 		resp.srq_num = srq_num;
@@ -162,8 +185,41 @@ err_put_count:
 }
 
 /*
- * ib_core calls this only when no QP uses the SRQ any more (ibsrq.usecnt,
- * -EBUSY otherwise), so no responder can be popping from it.  Never fails.
+ * For the responder of an XRC target QP: the XRC SRQ numbered @srq_num
+ * (an XRCETH's), with a reference, if it exists, is an XRC SRQ and
+ * belongs to @xrcd (the target QP's domain, IBTA A14: else the request is
+ * invalid); NULL otherwise.  Any context.  The lookup and the reference
+ * are one step under the xarray's lock, which sv_srq_destroy()'s erase
+ * takes too: an SRQ found here is not yet past its erase, and its destroy
+ * waits for sv_srq_put().
+ */
+struct sv_srq *sv_srq_get_xrc(struct sv_dev *sv, u32 srq_num,
+			      const struct ib_xrcd *xrcd)
+{
+	struct sv_srq *srq;
+
+	xa_lock_bh(&sv->srq_xa);
+	srq = xa_load(&sv->srq_xa, srq_num);
+	if (srq && (srq->ibsrq.srq_type != IB_SRQT_XRC ||
+		    srq->ibsrq.ext.xrc.xrcd != xrcd ||
+		    !refcount_inc_not_zero(&srq->refs)))
+		srq = NULL;
+	xa_unlock_bh(&sv->srq_xa);
+	return srq;
+}
+
+void sv_srq_put(struct sv_srq *srq)
+{
+	if (refcount_dec_and_test(&srq->refs))
+		complete(&srq->released);
+}
+
+/*
+ * ib_core calls this only when no QP is attached to the SRQ any more
+ * (ibsrq.usecnt, -EBUSY otherwise); an XRC SRQ's users are the packets in
+ * flight through target QPs, which hold references (sv_srq_get_xrc()):
+ * once the number is erased no new one is taken, and the ones taken are
+ * waited for.  Never fails.
  */
 int sv_srq_destroy(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
@@ -171,6 +227,8 @@ int sv_srq_destroy(struct ib_srq *ibsrq, struct ib_udata *udata)
 	struct sv_srq *srq = to_sv_srq(ibsrq);
 
 	xa_erase_bh(&sv->srq_xa, srq->srq_num);
+	sv_srq_put(srq);
+	wait_for_completion(&srq->released);
 	sv_queue_destroy(srq->queue);
 	mutex_destroy(&srq->modify_mutex);
 	sv_dev_count_put(&sv->num_srq);

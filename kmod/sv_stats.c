@@ -162,8 +162,8 @@ int sv_stats_fill_res_qp(struct sk_buff *msg, struct ib_qp *ibqp)
 {
 	struct sv_qp *qp = to_sv_qp(ibqp);
 	struct nlattr *nest = sv_res_start(msg);
-	bool conn = ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_UC;
-	bool rc = ibqp->qp_type == IB_QPT_RC;
+	bool conn = sv_qp_connected(qp);
+	bool rc = sv_qp_reliable(qp);
 
 	if (!nest)
 		return -EMSGSIZE;

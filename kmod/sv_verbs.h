@@ -52,6 +52,11 @@ static inline struct sv_pd *to_sv_pd(struct ib_pd *ibpd)
 	return container_of(ibpd, struct sv_pd, ibpd);
 }
 
+/* sv_xrcd.c: an XRC domain, a tag (its sharing is ib_core's) */
+struct sv_xrcd {
+	struct ib_xrcd		ibxrcd;
+};
+
 /* sv_cq.c */
 struct sv_cq {
 	struct ib_cq		ibcq;
@@ -91,6 +96,14 @@ struct sv_srq {
 	bool			is_user;	/* user produces into the ring */
 	u32			srq_num;	/* key in sv->srq_xa */
 	u32			max_sge;	/* SGEs per WQE */
+
+	/*
+	 * References: 1 for the SRQ's existence, + 1 for each packet an XRC
+	 * target QP is processing through it (sv_srq_get_xrc()).  destroy
+	 * drops the first and waits for released.
+	 */
+	refcount_t		refs;
+	struct completion	released;
 
 	/*
 	 * lock (irqsave: the responder pops from softirq, kernel consumers
@@ -205,6 +218,11 @@ struct sv_qp {
 	/* user QPs: the context charged for the QP's memory (sv_ucontext.c) */
 	struct sv_ucontext	*uc;
 	bool			sq_sig_all;	/* IB_SIGNAL_ALL_WR */
+	/*
+	 * XRC target: its domain (ib_core sets ibqp.xrcd only after
+	 * create_qp returns; the QP is published before)
+	 */
+	struct ib_xrcd		*xrcd;
 	struct sv_wq		sq;
 	struct sv_wq		rq;
 	/* ODP page faults asked for by the transport (sv_odp.c) */
@@ -353,6 +371,15 @@ struct sv_qp {
 		/* private copy of the current receive WQE (max SGEs) */
 		struct sv_recv_wqe *wqe;
 		/*
+		 * XRC target (IBTA A14): the XRC SRQ the packet being
+		 * processed names, with a reference (sv_srq_get_xrc()),
+		 * NULL between packets; the number of the SRQ the held
+		 * WQE came from, which the rest of its message must name
+		 * and whose CQ gets its completion.
+		 */
+		struct sv_srq	*xrc_srq;
+		u32		xrc_wqe_srqn;
+		/*
 		 * RC responder resources (IBTA 9.7.5.1.4): a ring of
 		 * SV_MAX_QP_RD_ATOM RDMA READ / atomic requests, indexed by
 		 * sequence numbers: res_head is the next to allocate,
@@ -393,6 +420,25 @@ struct sv_qp {
 static inline struct sv_qp *to_sv_qp(struct ib_qp *ibqp)
 {
 	return container_of(ibqp, struct sv_qp, ibqp);
+}
+
+/*
+ * The reliable connected transports: RC, and XRC, whose initiator QPs are
+ * RC's send half and target QPs its receive half (IBTA Annex A14).  Their
+ * requests are acknowledged and retried, their responders keep responder
+ * resources, and they have no SQE state (IBTA 10.3.1).
+ */
+static inline bool sv_qp_reliable(const struct sv_qp *qp)
+{
+	enum ib_qp_type t = qp->ibqp.qp_type;
+
+	return t == IB_QPT_RC || t == IB_QPT_XRC_INI || t == IB_QPT_XRC_TGT;
+}
+
+/* ... and UC: the QPs with one peer, a path, PSNs (IBTA 9.7) */
+static inline bool sv_qp_connected(const struct sv_qp *qp)
+{
+	return sv_qp_reliable(qp) || qp->ibqp.qp_type == IB_QPT_UC;
 }
 
 /* QPN range of ordinary QPs; 0 is unused and 1 is the GSI QP (QP1) */

@@ -282,6 +282,10 @@ int sv_wqe_check_send(struct sv_qp *qp, struct sv_send_wqe *wqe)
 	if ((qp->ibqp.qp_type == IB_QPT_UD) &&
 	    wqe->wr.wr.ud.remote_qpn > SV_QPN_MAX)
 		return -EINVAL;
+	/* XRC: the remote SRQ its XRCETHs name, 24 bits, 0 never used */
+	if (qp->ibqp.qp_type == IB_QPT_XRC_INI && !(info->flags & SV_WR_LOCAL) &&
+	    (!wqe->wr.xrc_srqn || wqe->wr.xrc_srqn > SV_SRQ_NUM_MAX))
+		return -EINVAL;
 
 	wqe->dma.length = length;
 	wqe->dma.resid = length;

@@ -202,6 +202,13 @@ int sv_cq_post(struct sv_cq *cq, const struct ib_wc *wc, bool solicited);
  * (IBTA 10.2.9.1, 11.4.3).
  */
 int sv_srq_pop(struct sv_srq *srq, struct sv_recv_wqe *out, size_t out_size);
+/*
+ * The XRC SRQ @srq_num of domain @xrcd with a reference (NULL: none such),
+ * for one packet's processing by an XRC target QP; sv_srq_put() after.
+ */
+struct sv_srq *sv_srq_get_xrc(struct sv_dev *sv, u32 srq_num,
+			      const struct ib_xrcd *xrcd);
+void sv_srq_put(struct sv_srq *srq);
 
 /* sv_qp.c */
 /*

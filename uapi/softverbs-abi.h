@@ -144,7 +144,18 @@ struct sv_av {
 
 struct sv_send_wr {
 	__aligned_u64		wr_id;
-	__u32			reserved;
+	/*
+	 * rxe's reserved word.  On an XRC initiator QP (IB_QPT_XRC_INI,
+	 * softverbs' extension of the layout): the 24-bit number of the
+	 * remote XRC SRQ that is to take the request (ibv_send_wr's
+	 * qp_type.xrc.remote_srqn), sent in every request packet's XRCETH;
+	 * a number above 24 bits fails the WQE.  Ignored on other QPs;
+	 * librxe, which has no XRC, writes 0.
+	 */
+	union {
+		__u32		reserved;
+		__u32		xrc_srqn;
+	};
 	__u32			opcode;		/* enum ib_uverbs_wr_opcode */
 	__u32			send_flags;	/* IB_SEND_* / IBV_SEND_* */
 	union {
@@ -345,6 +356,12 @@ SV_ABI_SAME_FIELD(sv_av, rxe_av, dgid_addr);
 
 SV_ABI_SAME_SIZE(sv_send_wr, rxe_send_wr);
 SV_ABI_SAME_FIELD(sv_send_wr, rxe_send_wr, wr_id);
+/* the XRC SRQ number lives in rxe's reserved word */
+SV_ABI_ASSERT(offsetof(struct sv_send_wr, xrc_srqn) ==
+	      offsetof(struct rxe_send_wr, reserved) &&
+	      sizeof(((struct sv_send_wr *)0)->xrc_srqn) ==
+	      sizeof(((struct rxe_send_wr *)0)->reserved),
+	      "sv_send_wr.xrc_srqn is not rxe's reserved word");
 SV_ABI_SAME_FIELD(sv_send_wr, rxe_send_wr, opcode);
 SV_ABI_SAME_FIELD(sv_send_wr, rxe_send_wr, send_flags);
 SV_ABI_SAME_FIELD(sv_send_wr, rxe_send_wr, ex);

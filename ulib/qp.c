@@ -72,13 +72,27 @@ struct sv_qp *sv_qp_create_common(struct ibv_pd *pd,
 	case IBV_QPT_RC:
 	case IBV_QPT_UC:
 	case IBV_QPT_UD:
+		if (!attr->recv_cq) {
+			errno = EINVAL;
+			return NULL;
+		}
+		break;
+	case IBV_QPT_XRC_SEND:
+		/*
+		 * An XRC sender (IBTA A14) has a send queue only: the kernel
+		 * takes no receive caps, SRQ or receive CQ for it.
+		 */
+		if (attr->srq) {
+			errno = EINVAL;
+			return NULL;
+		}
 		break;
 	default:
-		/* XRC and raw packet QPs have no rxe ring layout */
+		/* raw packet QPs have no rxe ring layout */
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	if (!attr->send_cq || !attr->recv_cq) {
+	if (!attr->send_cq) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -90,7 +104,8 @@ struct sv_qp *sv_qp_create_common(struct ibv_pd *pd,
 	cmd.core.user_handle = (uintptr_t)&qp->ibqp;
 	cmd.core.pd_handle = pd->handle;
 	cmd.core.send_cq_handle = attr->send_cq->handle;
-	cmd.core.recv_cq_handle = attr->recv_cq->handle;
+	cmd.core.recv_cq_handle = attr->recv_cq ? attr->recv_cq->handle :
+						  attr->send_cq->handle;
 	cmd.core.srq_handle = attr->srq ? attr->srq->handle : 0;
 	cmd.core.max_send_wr = attr->cap.max_send_wr;
 	cmd.core.max_recv_wr = attr->cap.max_recv_wr;
@@ -110,7 +125,7 @@ struct sv_qp *sv_qp_create_common(struct ibv_pd *pd,
 	err = sq_fit(qp, resp.core.max_send_sge, resp.core.max_inline_data);
 	if (err)
 		goto err_unmap_sq;
-	if (!attr->srq) {
+	if (!attr->srq && attr->qp_type != IBV_QPT_XRC_SEND) {
 		err = sv_ring_map(&qp->rq.ring, ctx->cmd_fd, &resp.drv.rq_mi);
 		if (err)
 			goto err_unmap_sq;
@@ -127,7 +142,8 @@ struct sv_qp *sv_qp_create_common(struct ibv_pd *pd,
 	qp->ibqp.qp_context = attr->qp_context;
 	qp->ibqp.pd = pd;
 	qp->ibqp.send_cq = attr->send_cq;
-	qp->ibqp.recv_cq = attr->recv_cq;
+	qp->ibqp.recv_cq = attr->qp_type == IBV_QPT_XRC_SEND ? NULL :
+							     attr->recv_cq;
 	qp->ibqp.srq = attr->srq;
 	qp->ibqp.handle = resp.core.qp_handle;
 	qp->ibqp.qp_num = resp.core.qpn;
@@ -152,6 +168,113 @@ err_free:
 	sv_obj_free(owner, qp, SOFTVERBS_RES_TYPE_QP);
 	errno = err;
 	return NULL;
+}
+
+/*
+ * An XRC receive QP (IBTA A14, the kernel's XRC_TGT): CREATE_QP with the
+ * domain's handle where the PD's goes; no PD, CQ, queue or ring.  The
+ * kernel keeps the QP while any process has it open (ibv_open_qp) and gives
+ * each creator or opener its own handle: this one destroys only its own.
+ */
+static struct sv_qp *qp_xrc_recv_init(struct ibv_context *ctx,
+				      uint32_t handle, uint32_t qpn,
+				      void *qp_context)
+{
+	struct sv_qp *qp = calloc(1, sizeof(*qp));
+
+	if (!qp)
+		return NULL;
+	pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_mutex_init(&qp->ibqp.mutex, NULL);
+	pthread_cond_init(&qp->ibqp.cond, NULL);
+	qp->ibqp.context = ctx;
+	qp->ibqp.qp_context = qp_context;
+	qp->ibqp.handle = handle;
+	qp->ibqp.qp_num = qpn;
+	qp->ibqp.state = IBV_QPS_RESET;
+	qp->ibqp.qp_type = IBV_QPT_XRC_RECV;
+	return qp;
+}
+
+struct ibv_qp *sv_qp_create_xrc_recv(struct ibv_context *ctx,
+				     struct ibv_qp_init_attr_ex *attr)
+{
+	struct sv_cmd_create_qp cmd = {};
+	struct sv_resp_create_qp resp;
+	struct sv_qp *qp;
+	int err;
+
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) || !attr->xrcd ||
+	    attr->xrcd->context != ctx) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cmd.core.user_handle = 0;	/* set below, once qp exists */
+	cmd.core.pd_handle = to_sv_xrcd(attr->xrcd)->handle;
+	cmd.core.qp_type = IBV_QPT_XRC_RECV;	/* == IB_UVERBS_QPT_XRC_TGT */
+	cmd.core.sq_sig_all = attr->sq_sig_all ? 1 : 0;
+	qp = qp_xrc_recv_init(ctx, 0, 0, attr->qp_context);
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	cmd.core.user_handle = (uintptr_t)&qp->ibqp;
+	err = SV_CMD(ctx->cmd_fd, CREATE_QP, &cmd, &resp);
+	if (err) {
+		free(qp);
+		errno = err;
+		return NULL;
+	}
+	qp->ibqp.handle = resp.core.qp_handle;
+	qp->ibqp.qp_num = resp.core.qpn;
+	memset(&attr->cap, 0, sizeof(attr->cap));
+	return &qp->ibqp;
+}
+
+/*
+ * ibv_open_qp: a handle of this process on an XRC receive QP another
+ * process (or this one) created in a domain this process has open.
+ */
+struct ibv_qp *sv_qp_open(struct ibv_context *ctx,
+			  struct ibv_qp_open_attr *attr)
+{
+	const uint32_t need = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD |
+			      IBV_QP_OPEN_ATTR_TYPE;
+	struct sv_cmd_open_qp cmd = {};
+	struct ib_uverbs_create_qp_resp resp;
+	struct sv_qp *qp;
+	int err;
+
+	if (attr->comp_mask >= IBV_QP_OPEN_ATTR_RESERVED) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if ((attr->comp_mask & need) != need || !attr->xrcd ||
+	    attr->xrcd->context != ctx || attr->qp_type != IBV_QPT_XRC_RECV) {
+		errno = EINVAL;
+		return NULL;
+	}
+	qp = qp_xrc_recv_init(ctx, 0, attr->qp_num,
+			      attr->comp_mask & IBV_QP_OPEN_ATTR_CONTEXT ?
+			      attr->qp_context : NULL);
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	cmd.core.user_handle = (uintptr_t)&qp->ibqp;
+	cmd.core.pd_handle = to_sv_xrcd(attr->xrcd)->handle;
+	cmd.core.qpn = attr->qp_num;
+	cmd.core.qp_type = IBV_QPT_XRC_RECV;
+	err = SV_CMD(ctx->cmd_fd, OPEN_QP, &cmd, &resp);
+	if (err) {
+		free(qp);
+		errno = err;
+		return NULL;
+	}
+	qp->ibqp.handle = resp.qp_handle;
+	qp->ibqp.qp_num = resp.qpn;
+	return &qp->ibqp;
 }
 
 struct ibv_qp *sv_qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
@@ -366,6 +489,11 @@ int sv_qp_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	if (!bad_wr)
 		return EINVAL;
 	*bad_wr = NULL;
+	/* an XRC receive QP has no send queue (IBTA A14) */
+	if (ibqp->qp_type == IBV_QPT_XRC_RECV) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
 	/* IBTA 10.3.1: send WRs posted in RESET, INIT or RTR are errors */
 	switch (ibqp->state) {
 	case IBV_QPS_RESET:
@@ -497,7 +625,9 @@ int sv_qp_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	/* IBTA 10.3.1: receive WRs posted in RESET are errors; an SRQ QP
 	 * has no RQ of its own
 	 */
-	if (ibqp->state == IBV_QPS_RESET || ibqp->srq) {
+	if (ibqp->state == IBV_QPS_RESET || ibqp->srq ||
+	    ibqp->qp_type == IBV_QPT_XRC_SEND ||
+	    ibqp->qp_type == IBV_QPT_XRC_RECV) {
 		if (bad_wr)
 			*bad_wr = wr;
 		return EINVAL;

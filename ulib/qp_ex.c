@@ -407,10 +407,19 @@ static void qpx_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
 	wr->wr.ud.remote_qkey = remote_qkey;
 }
 
+/*
+ * The remote XRC SRQ of the staged request (IBTA A14); each request of an
+ * XRC sender needs one, the encoder refuses a request without (EINVAL).
+ * Like wr_set_ud_addr on a QP of another type, ignored elsewhere.
+ */
 static void qpx_set_xrc_srqn(struct ibv_qp_ex *qpx, uint32_t remote_srqn)
 {
-	(void)remote_srqn;
-	batch_fail(to_sv_qp_ex(qpx)->batch, EOPNOTSUPP);	/* no XRC */
+	struct sv_qp *qp = to_sv_qp_ex(qpx);
+	struct ibv_send_wr *wr = staged_wr(qp, false);
+
+	if (!wr || qp->ibqp.qp_type != IBV_QPT_XRC_SEND)
+		return;
+	wr->qp_type.xrc.remote_srqn = remote_srqn;
 }
 
 static void qpx_send_tso(struct ibv_qp_ex *qpx, void *hdr, uint16_t hdr_sz,
@@ -520,12 +529,21 @@ struct ibv_qp *sv_qp_create_ex(struct ibv_context *ctx,
 	uint64_t ops = 0;
 	int err;
 
+	/* an XRC receive QP belongs to a domain, not a PD (IBTA A14) */
+	if (attr->qp_type == IBV_QPT_XRC_RECV) {
+		if (attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_XRCD |
+						  IBV_QP_INIT_ATTR_PD)) {
+			errno = EOPNOTSUPP;
+			return NULL;
+		}
+		return sv_qp_create_xrc_recv(ctx, attr);
+	}
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
 	    attr->pd->context != ctx) {
 		errno = EINVAL;
 		return NULL;
 	}
-	/* XRC domains, TSO headers, RSS: not softverbs' transports */
+	/* TSO headers, RSS: not softverbs' transports */
 	if ((attr->comp_mask & ~(uint32_t)SV_QP_INIT_ATTR_SUPPORTED) ||
 	    ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
 	     attr->create_flags)) {

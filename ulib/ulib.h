@@ -130,6 +130,12 @@ struct sv_ops {
 			     struct ibv_recv_wr **bad_wr);
 	struct ibv_srq *(*create_srq_ex)(struct ibv_context *ctx,
 					 struct ibv_srq_init_attr_ex *attr);
+	int (*get_srq_num)(struct ibv_srq *srq, uint32_t *srq_num);
+	struct ibv_xrcd *(*open_xrcd)(struct ibv_context *ctx,
+				      struct ibv_xrcd_init_attr *attr);
+	int (*close_xrcd)(struct ibv_xrcd *xrcd);
+	struct ibv_qp *(*open_qp)(struct ibv_context *ctx,
+				  struct ibv_qp_open_attr *attr);
 	struct ibv_qp *(*create_qp)(struct ibv_pd *pd,
 				    struct ibv_qp_init_attr *attr);
 	struct ibv_qp *(*create_qp_ex)(struct ibv_context *ctx,
@@ -324,6 +330,10 @@ SV_DEFINE_CMD(req_notify_cq, ib_uverbs_req_notify_cq);
 SV_DEFINE_CMD(create_srq, ib_uverbs_create_srq);
 SV_DEFINE_CMD(query_srq, ib_uverbs_query_srq);
 SV_DEFINE_CMD(destroy_srq, ib_uverbs_destroy_srq);
+SV_DEFINE_CMD(create_xsrq, ib_uverbs_create_xsrq);
+SV_DEFINE_CMD(open_xrcd, ib_uverbs_open_xrcd);
+SV_DEFINE_CMD(close_xrcd, ib_uverbs_close_xrcd);
+SV_DEFINE_CMD(open_qp, ib_uverbs_open_qp);
 SV_DEFINE_CMD(create_qp, ib_uverbs_create_qp);
 SV_DEFINE_CMD(modify_qp, ib_uverbs_modify_qp);
 SV_DEFINE_CMD(query_qp, ib_uverbs_query_qp);
@@ -482,7 +492,21 @@ struct sv_srq {
 	struct ibv_srq ibsrq;
 	struct sv_wq rq;
 	uint32_t srq_num;
+	/* XRC SRQs: the domain and the CQ (NULL for a basic SRQ) */
+	struct ibv_xrcd *xrcd;
+	struct ibv_cq *cq;
 };
+
+/* An XRC domain: the kernel's handle (verbs.h's ibv_xrcd has none). */
+struct sv_xrcd {
+	struct ibv_xrcd ibxrcd;
+	uint32_t handle;
+};
+
+static inline struct sv_xrcd *to_sv_xrcd(struct ibv_xrcd *xrcd)
+{
+	return sv_container_of(xrcd, struct sv_xrcd, ibxrcd);
+}
 
 /* An address handle: the kernel's AH index goes into every UD send WQE. */
 struct sv_ah {
@@ -581,7 +605,7 @@ struct sv_grh_info {
 int sv_grh_parse(const struct ibv_grh *grh, struct sv_grh_info *info);
 
 /* ------------------------------------------------------------------ */
-/* pd.c, cq.c, srq.c, qp.c — the ops of each object family             */
+/* pd.c, xrcd.c, cq.c, srq.c, qp.c — the ops of each object family     */
 
 struct ibv_pd *sv_pd_alloc(struct ibv_context *ctx);
 int sv_pd_dealloc(struct ibv_pd *pd);
@@ -624,6 +648,9 @@ struct ibv_mr *sv_mr_reg_dmabuf(struct ibv_pd *pd, uint64_t offset,
 int sv_mr_rereg(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
 		size_t length, int access);
 int sv_mr_dereg(struct ibv_mr *mr);
+struct ibv_xrcd *sv_xrcd_open(struct ibv_context *ctx,
+			      struct ibv_xrcd_init_attr *attr);
+int sv_xrcd_close(struct ibv_xrcd *xrcd);
 struct ibv_mw *sv_mw_alloc(struct ibv_pd *pd, enum ibv_mw_type type);
 int sv_mw_dealloc(struct ibv_mw *mw);
 int sv_mw_bind(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *bind);
@@ -647,6 +674,11 @@ struct ibv_srq *sv_srq_create_ex(struct ibv_context *ctx,
 int sv_srq_modify(struct ibv_srq *srq, struct ibv_srq_attr *attr, int mask);
 int sv_srq_query(struct ibv_srq *srq, struct ibv_srq_attr *attr);
 int sv_srq_destroy(struct ibv_srq *srq);
+int sv_srq_get_num(struct ibv_srq *srq, uint32_t *srq_num);
+struct ibv_qp *sv_qp_create_xrc_recv(struct ibv_context *ctx,
+				     struct ibv_qp_init_attr_ex *attr);
+struct ibv_qp *sv_qp_open(struct ibv_context *ctx,
+			  struct ibv_qp_open_attr *attr);
 int sv_srq_post_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 		     struct ibv_recv_wr **bad_wr);
 

@@ -55,6 +55,10 @@ const struct sv_ops sv_softverbs_ops = {
 	.destroy_srq = sv_srq_destroy,
 	.post_srq_recv = sv_srq_post_recv,
 	.create_srq_ex = sv_srq_create_ex,
+	.get_srq_num = sv_srq_get_num,
+	.open_xrcd = sv_xrcd_open,
+	.close_xrcd = sv_xrcd_close,
+	.open_qp = sv_qp_open,
 	.create_qp = sv_qp_create,
 	.create_qp_ex = sv_qp_create_ex,
 	.query_qp = sv_qp_query,
@@ -178,6 +182,10 @@ void sv_context_init_ops(struct sv_context *ctx)
 	vctx->create_cq_ex = ctx->ops->create_cq_ex;
 	vctx->create_qp_ex = ctx->ops->create_qp_ex;
 	vctx->create_srq_ex = ctx->ops->create_srq_ex;
+	vctx->get_srq_num = ctx->ops->get_srq_num;
+	vctx->open_xrcd = ctx->ops->open_xrcd;
+	vctx->close_xrcd = ctx->ops->close_xrcd;
+	vctx->open_qp = ctx->ops->open_qp;
 	vctx->alloc_td = ctx->ops->alloc_td;
 	vctx->dealloc_td = ctx->ops->dealloc_td;
 	vctx->alloc_parent_domain = ctx->ops->alloc_parent_domain;
@@ -186,7 +194,7 @@ void sv_context_init_ops(struct sv_context *ctx)
 	 * Left NULL on purpose, so verbs.h's inline answers EOPNOTSUPP:
 	 * query_rt_values (no
 	 * device clock: hca_core_clock is 0 and CQEs carry no timestamps),
-	 * open_qp/open_xrcd/get_srq_num (XRC), flows, WQs, counters, DM.
+	 * flows, WQs, counters, DM.
 	 */
 }
 

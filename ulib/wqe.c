@@ -24,14 +24,20 @@
  * UD has only SEND[_WITH_IMM]; RDMA READ and atomics are RC only; UC has
  * no invalidate opcode), and what the WQE carries.  Local operations follow
  * the Soft-RoCE kernel: LOCAL_INV on RC, BIND_MW (type 2 binding) on RC and
- * UC.  Opcodes absent here (TSO, DRIVER1, the masked atomics and the ones
- * only ibv_qp_ex can post) fail with EINVAL.
+ * UC.  An XRC sender (IBTA Annex A14) posts what RC posts but window binds;
+ * every remote operation of it names the remote XRC SRQ.  Opcodes absent
+ * here (TSO, DRIVER1, the masked atomics and the ones only ibv_qp_ex can
+ * post) fail with EINVAL.
  */
 enum {
 	OP_RC = 1 << IBV_QPT_RC,
 	OP_UC = 1 << IBV_QPT_UC,
 	OP_UD = 1 << IBV_QPT_UD,
+	OP_XRC = 1 << IBV_QPT_XRC_SEND,
 };
+
+/* XRC SRQ numbers: 24 bits (the XRCETH), 0 never used */
+#define SV_XRC_SRQN_MAX	0xffffffU
 
 enum op_kind {
 	OPK_SEND,			/* payload from SGEs or inline */
@@ -50,19 +56,23 @@ struct op_info {
 };
 
 static const struct op_info op_table[] = {
-	[IBV_WR_SEND] = { OP_RC | OP_UC | OP_UD, OPK_SEND, false, false, true },
-	[IBV_WR_SEND_WITH_IMM] = { OP_RC | OP_UC | OP_UD, OPK_SEND, true,
-				   false, true },
-	[IBV_WR_SEND_WITH_INV] = { OP_RC, OPK_SEND, false, true, true },
-	[IBV_WR_RDMA_WRITE] = { OP_RC | OP_UC, OPK_RDMA, false, false, true },
-	[IBV_WR_RDMA_WRITE_WITH_IMM] = { OP_RC | OP_UC, OPK_RDMA, true, false,
-					 true },
-	[IBV_WR_RDMA_READ] = { OP_RC, OPK_RDMA, false, false, false },
-	[IBV_WR_ATOMIC_CMP_AND_SWP] = { OP_RC, OPK_ATOMIC, false, false,
-					false },
-	[IBV_WR_ATOMIC_FETCH_AND_ADD] = { OP_RC, OPK_ATOMIC, false, false,
-					  false },
-	[IBV_WR_LOCAL_INV] = { OP_RC, OPK_LOCAL_INV, false, true, false },
+	[IBV_WR_SEND] = { OP_RC | OP_UC | OP_UD | OP_XRC, OPK_SEND, false,
+			  false, true },
+	[IBV_WR_SEND_WITH_IMM] = { OP_RC | OP_UC | OP_UD | OP_XRC, OPK_SEND,
+				   true, false, true },
+	[IBV_WR_SEND_WITH_INV] = { OP_RC | OP_XRC, OPK_SEND, false, true,
+				   true },
+	[IBV_WR_RDMA_WRITE] = { OP_RC | OP_UC | OP_XRC, OPK_RDMA, false, false,
+				true },
+	[IBV_WR_RDMA_WRITE_WITH_IMM] = { OP_RC | OP_UC | OP_XRC, OPK_RDMA,
+					 true, false, true },
+	[IBV_WR_RDMA_READ] = { OP_RC | OP_XRC, OPK_RDMA, false, false, false },
+	[IBV_WR_ATOMIC_CMP_AND_SWP] = { OP_RC | OP_XRC, OPK_ATOMIC, false,
+					false, false },
+	[IBV_WR_ATOMIC_FETCH_AND_ADD] = { OP_RC | OP_XRC, OPK_ATOMIC, false,
+					  false, false },
+	[IBV_WR_LOCAL_INV] = { OP_RC | OP_XRC, OPK_LOCAL_INV, false, true,
+			       false },
 	[IBV_WR_BIND_MW] = { OP_RC | OP_UC, OPK_BIND_MW, false, false, false },
 };
 
@@ -163,12 +173,18 @@ int sv_wqe_encode_send(void *slot, const struct sv_sq_limits *lim,
 	case OPK_RDMA:
 		break;
 	}
+	if (lim->qp_type == IBV_QPT_XRC_SEND && op->kind != OPK_LOCAL_INV &&
+	    (!wr->qp_type.xrc.remote_srqn ||
+	     wr->qp_type.xrc.remote_srqn > SV_XRC_SRQN_MAX))
+		return EINVAL;
 
 	/* Everything the kernel reads is written; state/status/psn start 0. */
 	memset(wqe, 0, fixed);
 	wqe->wr.wr_id = wr->wr_id;
 	wqe->wr.opcode = wr->opcode;	/* IBV_WR_* == IB_UVERBS_WR_* */
 	wqe->wr.send_flags = wr->send_flags;
+	if (lim->qp_type == IBV_QPT_XRC_SEND)
+		wqe->wr.xrc_srqn = wr->qp_type.xrc.remote_srqn;
 	if (op->imm)
 		wqe->wr.ex.imm_data = wr->imm_data;	/* stays big endian */
 	else if (op->inv)

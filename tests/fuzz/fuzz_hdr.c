@@ -44,6 +44,7 @@ static_assert(SV_HDR_MAX_PAYLOAD == M_MAX_PAYLOAD);
 
 /* kmod's name for each of the model's extension headers */
 static const enum sv_ext ext_of[M_NEXT] = {
+	[M_XRCETH] = SV_EXT_XRCETH,
 	[M_FETH] = SV_EXT_FETH, [M_DETH] = SV_EXT_DETH,
 	[M_RETH] = SV_EXT_RETH, [M_ATMETH] = SV_EXT_ATMETH,
 	[M_AETH] = SV_EXT_AETH, [M_ATMACK] = SV_EXT_ATMACK,
@@ -57,6 +58,9 @@ static u8 qp_type_of(char transport)
 	case 'R': return IB_QPT_RC;
 	case 'U': return IB_QPT_UC;
 	case 'D': return IB_QPT_UD;
+	/* XRC requests go to target QPs, responses to initiators */
+	case 'X': return IB_QPT_XRC_TGT;
+	case 'Y': return IB_QPT_XRC_INI;
 	default: return 0;	/* CNP */
 	}
 }
@@ -153,6 +157,13 @@ static void check_fields(const u8 *p, size_t len, const struct m_pkt *m,
 	want[4] &= 0xc0;
 	want[8] &= 0x80;
 
+	if (m_has(op, M_XRCETH)) {
+		x = ext_at(p, m, M_XRCETH);
+		CHECK(sv_xrceth_srqn(p) == m_be24(x + 1), "%s: XRCETH",
+		      op->name);
+		sv_hdr_build_xrceth(built, sv_xrceth_srqn(p));
+		want[x - p] = 0;	/* reserved byte before the SRQ number */
+	}
 	if (m_has(op, M_FETH)) {
 		u32 w;
 

@@ -74,25 +74,30 @@ static_assert(SV_PORT_MAX_MSG_SZ == M_MAX_MSG);
  * RDMA WRITE and SEND for RC and UC, SEND for UD; READ, atomics, Send
  * with Invalidate and the IBTA 1.5 operations for RC only; memory window
  * binds and local invalidation, softverbs' choice, on RC and UC
- * (librxe's).  FLUSH only where ib_core has it (SV_MPE, compat.h).
+ * (librxe's).  FLUSH only where ib_core has it (SV_MPE, compat.h).  XRC
+ * initiators (Annex A14): RC's operations but the IBTA 1.5 ones and window
+ * binds, local invalidation too.
  */
 static bool model_qp_ok(u32 op, enum ib_qp_type t)
 {
 	bool rc = t == IB_QPT_RC, uc = t == IB_QPT_UC, ud = t == IB_QPT_UD;
+	bool xrc = t == IB_QPT_XRC_INI;
 
 	switch (op) {
 	case OP_WRITE:
 	case OP_WRITE_IMM:
 	case OP_LOCAL_INV:
+		return rc || uc || xrc;
 	case OP_BIND_MW:
 		return rc || uc;
 	case OP_SEND:
 	case OP_SEND_IMM:
-		return rc || uc || ud;
+		return rc || uc || ud || xrc;
 	case OP_READ:
 	case OP_CMP_SWP:
 	case OP_FETCH_ADD:
 	case OP_SEND_INV:
+		return rc || xrc;
 	case OP_ATOMIC_WRITE:
 		return rc;
 	case OP_FLUSH:
@@ -184,6 +189,10 @@ static int model_send(const struct send_qp *q, const struct sv_send_wqe *w,
 		return -EINVAL;
 	if (q->type == IB_QPT_UD && w->wr.wr.ud.remote_qpn > M_MAX_QPN)
 		return -EINVAL;
+	/* XRC (A14): every remote operation names an SRQ, 24 bits, not 0 */
+	if (q->type == IB_QPT_XRC_INI && op != OP_LOCAL_INV &&
+	    (!w->wr.xrc_srqn || w->wr.xrc_srqn >= 1U << 24))
+		return -EINVAL;
 	*length = len;
 	return 0;
 }
@@ -206,7 +215,7 @@ static void check_unchanged(const u8 *before, const u8 *after, size_t size,
 static void fuzz_send(const u8 *cfg, const u8 *slot_in, size_t in_len)
 {
 	static const enum ib_qp_type types[] = { IB_QPT_RC, IB_QPT_UC,
-						 IB_QPT_UD, IB_QPT_RC };
+						 IB_QPT_UD, IB_QPT_XRC_INI };
 	struct sv_queue queue = { 0 };
 	struct send_qp q;
 	struct sv_send_wqe *wqe, *orig;

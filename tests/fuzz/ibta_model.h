@@ -4,7 +4,8 @@
  * written from the spec and not from kmod/: vol 1 9.2 (the BTH and its
  * opcode table), 9.3 (extension headers), 9.7.7 (path MTU), 9.7.5.2.2 (AETH
  * credit counts), the 1.5 Memory Placement Extensions (FLUSH, ATOMIC WRITE),
- * Annex A17.9.3 (CNP) and Annex A16 / 8.3.1 (the RoCE v1 GRH).
+ * Annex A14 (XRC), Annex A17.9.3 (CNP) and Annex A16 / 8.3.1 (the RoCE v1
+ * GRH).
  *
  * The fuzz targets compare kmod's parser with this model on every input,
  * and gen_seeds.c builds its packets from it, so it must stay independent:
@@ -21,6 +22,7 @@
 
 /* extension headers, in the order in which they follow the BTH (9.3) */
 enum m_ext {
+	M_XRCETH,	/* XRC request: 8 reserved bits, 24-bit SRQ number (A14) */
 	M_FETH,		/* FLUSH ETH (IBTA 1.5) */
 	M_DETH,		/* datagram: Q_Key, source QP */
 	M_RETH,		/* RDMA: VA, R_Key, DMA length */
@@ -34,7 +36,7 @@ enum m_ext {
 };
 
 static const uint8_t m_ext_bytes[M_NEXT] = {
-	[M_FETH] = 4, [M_DETH] = 8, [M_RETH] = 16, [M_ATMETH] = 28,
+	[M_XRCETH] = 4, [M_FETH] = 4, [M_DETH] = 8, [M_RETH] = 16, [M_ATMETH] = 28,
 	[M_AETH] = 4, [M_ATMACK] = 8, [M_IMMDT] = 4, [M_IETH] = 4,
 	[M_CNP] = 16,
 };
@@ -60,59 +62,89 @@ struct m_op {
 	uint16_t	exts;		/* 1 << enum m_ext */
 	uint8_t		payload;	/* enum m_payload */
 	uint8_t		pos;		/* enum m_pos */
-	char		transport;	/* 'R' RC, 'U' UC, 'D' UD, 'C' CNP */
+	/* 'R' RC, 'U' UC, 'D' UD, 'C' CNP; XRC: 'X' request, 'Y' response */
+	char		transport;
 };
 
 #define X(e)	(1U << (M_##e))
 
 /* IBTA 9.2 opcode table: the rows of the transports softverbs speaks */
-#define M_SEND_WRITE(t, base, T)					\
-	{ t "_SEND_FIRST", base + 0x00, 0, M_PL_MTU, M_FIRST, T },	\
-	{ t "_SEND_MIDDLE", base + 0x01, 0, M_PL_MTU, M_MIDDLE, T },	\
-	{ t "_SEND_LAST", base + 0x02, 0, M_PL_ANY, M_LAST, T },	\
-	{ t "_SEND_LAST_IMM", base + 0x03, X(IMMDT), M_PL_ANY, M_LAST, T }, \
-	{ t "_SEND_ONLY", base + 0x04, 0, M_PL_ANY, M_ONLY, T },	\
-	{ t "_SEND_ONLY_IMM", base + 0x05, X(IMMDT), M_PL_ANY, M_ONLY, T }, \
-	{ t "_WRITE_FIRST", base + 0x06, X(RETH), M_PL_MTU, M_FIRST, T }, \
-	{ t "_WRITE_MIDDLE", base + 0x07, 0, M_PL_MTU, M_MIDDLE, T },	\
-	{ t "_WRITE_LAST", base + 0x08, 0, M_PL_ANY, M_LAST, T },	\
-	{ t "_WRITE_LAST_IMM", base + 0x09, X(IMMDT), M_PL_ANY, M_LAST, T }, \
-	{ t "_WRITE_ONLY", base + 0x0a, X(RETH), M_PL_ANY, M_ONLY, T },	\
-	{ t "_WRITE_ONLY_IMM", base + 0x0b, X(RETH) | X(IMMDT), M_PL_ANY, \
-	  M_ONLY, T }
+/*
+ * IBTA 9.2 opcode table: the rows of the transports softverbs speaks.  @x:
+ * the headers every request of the transport carries first (XRC: XRCETH).
+ */
+#define M_SEND_WRITE(t, base, T, x)					\
+	{ t "_SEND_FIRST", base + 0x00, x, M_PL_MTU, M_FIRST, T },	\
+	{ t "_SEND_MIDDLE", base + 0x01, x, M_PL_MTU, M_MIDDLE, T },	\
+	{ t "_SEND_LAST", base + 0x02, x, M_PL_ANY, M_LAST, T },	\
+	{ t "_SEND_LAST_IMM", base + 0x03, (x) | X(IMMDT), M_PL_ANY,	\
+	  M_LAST, T },							\
+	{ t "_SEND_ONLY", base + 0x04, x, M_PL_ANY, M_ONLY, T },	\
+	{ t "_SEND_ONLY_IMM", base + 0x05, (x) | X(IMMDT), M_PL_ANY,	\
+	  M_ONLY, T },							\
+	{ t "_WRITE_FIRST", base + 0x06, (x) | X(RETH), M_PL_MTU,	\
+	  M_FIRST, T },							\
+	{ t "_WRITE_MIDDLE", base + 0x07, x, M_PL_MTU, M_MIDDLE, T },	\
+	{ t "_WRITE_LAST", base + 0x08, x, M_PL_ANY, M_LAST, T },	\
+	{ t "_WRITE_LAST_IMM", base + 0x09, (x) | X(IMMDT), M_PL_ANY,	\
+	  M_LAST, T },							\
+	{ t "_WRITE_ONLY", base + 0x0a, (x) | X(RETH), M_PL_ANY,	\
+	  M_ONLY, T },							\
+	{ t "_WRITE_ONLY_IMM", base + 0x0b, (x) | X(RETH) | X(IMMDT),	\
+	  M_PL_ANY, M_ONLY, T }
+
+/*
+ * RC's other rows, and XRC's (A14): @Q marks requests, @P responses; @x
+ * as above (responses never carry it)
+ */
+#define M_RELIABLE(t, base, Q, P, x)					\
+	{ t "_READ_REQUEST", base + 0x0c, (x) | X(RETH), M_PL_NONE,	\
+	  M_ONLY, Q },							\
+	{ t "_READ_RESPONSE_FIRST", base + 0x0d, X(AETH), M_PL_MTU,	\
+	  M_FIRST, P },							\
+	/* a Middle read response has no AETH (9.3.5) */		\
+	{ t "_READ_RESPONSE_MIDDLE", base + 0x0e, 0, M_PL_MTU,		\
+	  M_MIDDLE, P },						\
+	{ t "_READ_RESPONSE_LAST", base + 0x0f, X(AETH), M_PL_ANY,	\
+	  M_LAST, P },							\
+	{ t "_READ_RESPONSE_ONLY", base + 0x10, X(AETH), M_PL_ANY,	\
+	  M_ONLY, P },							\
+	{ t "_ACKNOWLEDGE", base + 0x11, X(AETH), M_PL_NONE, M_ONLY, P }, \
+	{ t "_ATOMIC_ACKNOWLEDGE", base + 0x12, X(AETH) | X(ATMACK),	\
+	  M_PL_NONE, M_ONLY, P },					\
+	{ t "_COMPARE_SWAP", base + 0x13, (x) | X(ATMETH), M_PL_NONE,	\
+	  M_ONLY, Q },							\
+	{ t "_FETCH_ADD", base + 0x14, (x) | X(ATMETH), M_PL_NONE,	\
+	  M_ONLY, Q },							\
+	/* base + 0x15 is reserved */					\
+	{ t "_SEND_LAST_INV", base + 0x16, (x) | X(IETH), M_PL_ANY,	\
+	  M_LAST, Q },							\
+	{ t "_SEND_ONLY_INV", base + 0x17, (x) | X(IETH), M_PL_ANY,	\
+	  M_ONLY, Q }
 
 static const struct m_op m_ops[] = {
-	M_SEND_WRITE("RC", 0x00, 'R'),
-	{ "RC_READ_REQUEST", 0x0c, X(RETH), M_PL_NONE, M_ONLY, 'R' },
-	{ "RC_READ_RESPONSE_FIRST", 0x0d, X(AETH), M_PL_MTU, M_FIRST, 'R' },
-	/* a Middle read response has no AETH (9.3.5) */
-	{ "RC_READ_RESPONSE_MIDDLE", 0x0e, 0, M_PL_MTU, M_MIDDLE, 'R' },
-	{ "RC_READ_RESPONSE_LAST", 0x0f, X(AETH), M_PL_ANY, M_LAST, 'R' },
-	{ "RC_READ_RESPONSE_ONLY", 0x10, X(AETH), M_PL_ANY, M_ONLY, 'R' },
-	{ "RC_ACKNOWLEDGE", 0x11, X(AETH), M_PL_NONE, M_ONLY, 'R' },
-	{ "RC_ATOMIC_ACKNOWLEDGE", 0x12, X(AETH) | X(ATMACK), M_PL_NONE,
-	  M_ONLY, 'R' },
-	{ "RC_COMPARE_SWAP", 0x13, X(ATMETH), M_PL_NONE, M_ONLY, 'R' },
-	{ "RC_FETCH_ADD", 0x14, X(ATMETH), M_PL_NONE, M_ONLY, 'R' },
-	/* 0x15 is reserved */
-	{ "RC_SEND_LAST_INV", 0x16, X(IETH), M_PL_ANY, M_LAST, 'R' },
-	{ "RC_SEND_ONLY_INV", 0x17, X(IETH), M_PL_ANY, M_ONLY, 'R' },
+	M_SEND_WRITE("RC", 0x00, 'R', 0),
+	M_RELIABLE("RC", 0x00, 'R', 'R', 0),
 	/* IBTA 1.5: FLUSH is FETH then RETH, ATOMIC WRITE a RETH + 8 bytes */
 	{ "RC_FLUSH", 0x1c, X(FETH) | X(RETH), M_PL_NONE, M_ONLY, 'R' },
 	{ "RC_ATOMIC_WRITE", 0x1d, X(RETH), M_PL_EIGHT, M_ONLY, 'R' },
-	M_SEND_WRITE("UC", 0x20, 'U'),
+	M_SEND_WRITE("UC", 0x20, 'U', 0),
 	{ "UD_SEND_ONLY", 0x64, X(DETH), M_PL_ANY, M_ONLY, 'D' },
 	{ "UD_SEND_ONLY_IMM", 0x65, X(DETH) | X(IMMDT), M_PL_ANY, M_ONLY, 'D' },
+	/* XRC (A14): RC's operations, no FLUSH or ATOMIC WRITE */
+	M_SEND_WRITE("XRC", 0xa0, 'X', X(XRCETH)),
+	M_RELIABLE("XRC", 0xa0, 'X', 'Y', X(XRCETH)),
 	/* RoCEv2 CNP: BTH, 16 reserved bytes, ICRC */
 	{ "CNP", 0x81, X(CNP), M_PL_NONE, M_ONLY, 'C' },
 };
 
 #undef X
 #undef M_SEND_WRITE
+#undef M_RELIABLE
 
 #define M_NUM_OPS	(sizeof(m_ops) / sizeof(m_ops[0]))
 
-/* the row of @opcode; NULL for RD, XRC, reserved, vendor opcodes */
+/* the row of @opcode; NULL for RD, reserved, vendor opcodes */
 static inline const struct m_op *m_op_find(uint8_t opcode)
 {
 	size_t i;

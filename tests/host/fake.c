@@ -281,7 +281,50 @@ static int object_cmd(uint32_t cmd, const uint8_t *req, size_t in_len,
 	case IB_USER_VERBS_CMD_DEALLOC_PD:
 	case IB_USER_VERBS_CMD_DESTROY_AH:
 	case IB_USER_VERBS_CMD_DEREG_MR:
+	case IB_USER_VERBS_CMD_CLOSE_XRCD:
 		return in_len == 4 ? 0 : EINVAL;
+	case IB_USER_VERBS_CMD_OPEN_XRCD: {
+		REQ(ib_uverbs_open_xrcd, c);
+		struct ib_uverbs_open_xrcd_resp r = {
+			.xrcd_handle = fk.next_handle++,
+		};
+
+		/* ib_uverbs: a file without a domain needs O_CREAT */
+		if ((int)c.fd != -1 && !(c.oflags & O_CREAT))
+			return EAGAIN;
+		return respond(ptr, out_len, &r, sizeof(r));
+	}
+	case IB_USER_VERBS_CMD_CREATE_XSRQ: {
+		REQ(ib_uverbs_create_xsrq, c);
+		struct sv_resp_create_srq r = {};
+
+		if (out_len < sizeof(r) || !c.max_wr)
+			return EINVAL;
+		fk.last_xsrq = c;
+		r.core.srq_handle = fk.next_handle++;
+		r.core.max_wr = c.max_wr;
+		r.core.max_sge = c.max_sge;
+		r.core.srqn = 0x500 + r.core.srq_handle;
+		r.drv.srq_num = r.core.srqn;
+		new_ring(c.max_wr, 7, &r.drv.mi);
+		return respond(ptr, out_len, &r, sizeof(r));
+	}
+	case IB_USER_VERBS_CMD_DESTROY_SRQ: {
+		struct ib_uverbs_destroy_srq_resp r = {};
+
+		if (in_len != sizeof(struct ib_uverbs_destroy_srq))
+			return EINVAL;
+		return respond(ptr, out_len, &r, sizeof(r));
+	}
+	case IB_USER_VERBS_CMD_OPEN_QP: {
+		REQ(ib_uverbs_open_qp, c);
+		struct ib_uverbs_create_qp_resp r = {};
+
+		fk.last_open_qp = c;
+		r.qp_handle = fk.next_handle++;
+		r.qpn = c.qpn;
+		return respond(ptr, out_len, &r, sizeof(r));
+	}
 	case IB_USER_VERBS_CMD_REQ_NOTIFY_CQ:
 		return in_len == sizeof(struct ib_uverbs_req_notify_cq) ?
 		       0 : EINVAL;
@@ -332,8 +375,14 @@ static int object_cmd(uint32_t cmd, const uint8_t *req, size_t in_len,
 
 		if (out_len < sizeof(r))
 			return EINVAL;
+		fk.last_create_qp = c;
 		r.core.qp_handle = fk.next_handle++;
 		r.core.qpn = 0x100 + r.core.qp_handle;
+		/* an XRC target: ib_core makes it, no driver data, no ring */
+		if (c.qp_type == IB_UVERBS_QPT_XRC_TGT) {
+			fk.last_qp_handle = r.core.qp_handle;
+			return respond(ptr, out_len, &r, sizeof(r));
+		}
 		r.core.max_send_wr = c.max_send_wr;
 		r.core.max_recv_wr = c.max_recv_wr;
 		r.core.max_send_sge = c.max_send_sge;
@@ -342,8 +391,9 @@ static int object_cmd(uint32_t cmd, const uint8_t *req, size_t in_len,
 		r.core.max_inline_data = 512 - offsetof(struct sv_send_wqe,
 							dma.inline_data);
 		fk.last_sq = new_ring(c.max_send_wr, 9, &r.drv.sq_mi);
-		fk.last_rq = c.is_srq ? NULL :
-			     new_ring(c.max_recv_wr, 7, &r.drv.rq_mi);
+		/* with an SRQ, and on an XRC initiator, there is no RQ */
+		fk.last_rq = c.is_srq || c.qp_type == IB_UVERBS_QPT_XRC_INI ?
+			     NULL : new_ring(c.max_recv_wr, 7, &r.drv.rq_mi);
 		fk.last_qp_handle = r.core.qp_handle;
 		return respond(ptr, out_len, &r, sizeof(r));
 	}

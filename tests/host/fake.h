@@ -83,6 +83,10 @@ struct fake_kernel {
 	} rings[16];
 	struct sv_queue_buf *last_cq, *last_sq, *last_rq;
 	uint32_t last_qp_handle;
+	/* XRC: the last CREATE_XSRQ, CREATE_QP and OPEN_QP as received */
+	struct ib_uverbs_create_xsrq last_xsrq;
+	struct ib_uverbs_create_qp last_create_qp;
+	struct ib_uverbs_open_qp last_open_qp;
 	struct ib_uverbs_post_send last_post_send;
 	uint32_t last_modify_state;
 

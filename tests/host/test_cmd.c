@@ -724,6 +724,17 @@ TEST(unimplemented_verbs_fail_cleanly)
 	errno = 0;
 	CHECK(ibv_create_cq_ex(ctx, &cq_attr) == NULL);
 	CHECK_INT(errno, EOPNOTSUPP);
+	/* a domain needs its fd and flags; a newer libibverbs' fields not */
+	errno = 0;
+	CHECK(ibv_open_xrcd(ctx, &xattr) == NULL);
+	CHECK_INT(errno, EINVAL);
+	xattr.comp_mask = IBV_XRCD_INIT_ATTR_RESERVED;
+	errno = 0;
+	CHECK(ibv_open_xrcd(ctx, &xattr) == NULL);
+	CHECK_INT(errno, EOPNOTSUPP);
+	xattr.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;
+	xattr.fd = -1;
+	xattr.oflags = O_CREAT;
 	errno = 0;
 	CHECK(ibv_open_xrcd(ctx, &xattr) == NULL);
 	CHECK_INT(errno, EOPNOTSUPP);

@@ -378,8 +378,56 @@ TEST(wqe_rejects_bad_requests)
 	encode(IBV_QPT_RC, &wr, &err);
 	CHECK_INT(err, EINVAL);
 	wr.opcode = IBV_WR_SEND;
+	encode(IBV_QPT_XRC_SEND, &wr, &err);	/* no remote SRQ named */
+	CHECK_INT(err, EINVAL);
+	encode(IBV_QPT_XRC_RECV, &wr, &err);	/* a target cannot send */
+	CHECK_INT(err, EINVAL);
+}
+
+/*
+ * An XRC sender (IBTA A14) names the remote XRC SRQ in every remote
+ * operation: 24 bits, not 0, in the word rxe reserves (sv_send_wr.xrc_srqn).
+ */
+TEST(wqe_xrc_names_the_remote_srq)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = 7, .sg_list = sges, .num_sge = 1,
+		.opcode = IBV_WR_SEND,
+	};
+	struct sv_send_wqe *w;
+	int err;
+
+	wr.qp_type.xrc.remote_srqn = 1U << 24;
 	encode(IBV_QPT_XRC_SEND, &wr, &err);
 	CHECK_INT(err, EINVAL);
+	wr.qp_type.xrc.remote_srqn = 0xffffff;
+	w = encode(IBV_QPT_XRC_SEND, &wr, &err);
+	CHECK_INT(err, 0);
+	CHECK_INT(w->wr.xrc_srqn, 0xffffff);
+	wr.opcode = IBV_WR_RDMA_READ;
+	wr.wr.rdma.remote_addr = 0x1000;
+	wr.wr.rdma.rkey = 9;
+	wr.qp_type.xrc.remote_srqn = 5;
+	w = encode(IBV_QPT_XRC_SEND, &wr, &err);
+	CHECK_INT(err, 0);
+	CHECK_INT(w->wr.xrc_srqn, 5);
+	CHECK_INT(w->wr.wr.rdma.rkey, 9);
+	/* a local operation names no SRQ; window binds are not XRC's */
+	wr.opcode = IBV_WR_LOCAL_INV;
+	wr.num_sge = 0;
+	wr.qp_type.xrc.remote_srqn = 0;
+	encode(IBV_QPT_XRC_SEND, &wr, &err);
+	CHECK_INT(err, 0);
+	wr.opcode = IBV_WR_BIND_MW;
+	encode(IBV_QPT_XRC_SEND, &wr, &err);
+	CHECK_INT(err, EINVAL);
+	/* other QPs leave rxe's reserved word 0, whatever the union holds */
+	wr.opcode = IBV_WR_SEND;
+	wr.num_sge = 1;
+	wr.qp_type.xrc.remote_srqn = 5;
+	w = encode(IBV_QPT_RC, &wr, &err);
+	CHECK_INT(err, 0);
+	CHECK_INT(w->wr.xrc_srqn, 0);
 }
 
 TEST(wqe_sges_must_fit_the_slot)

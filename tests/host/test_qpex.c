@@ -7,6 +7,7 @@
  * EOPNOTSUPP (advise_mr, query_rt_values_ex, ECE, XRC SRQs).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 
 #include "fake.h"
@@ -475,7 +476,7 @@ TEST(ex_verbs_without_support_say_eopnotsupp)
 		.attr = { .max_wr = 4, .max_sge = 1 },
 		.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
 			     IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ,
-		.srq_type = IBV_SRQT_XRC,
+		.srq_type = IBV_SRQT_TM,
 	};
 	struct ibv_values_ex v = { .comp_mask = IBV_VALUES_MASK_RAW_CLOCK };
 	struct ibv_sge sge = { 0x1000, 8, 1 };
@@ -489,6 +490,11 @@ TEST(ex_verbs_without_support_say_eopnotsupp)
 	errno = 0;
 	CHECK(ibv_create_srq_ex(e.ctx, &sa) == NULL);
 	CHECK_INT(errno, EOPNOTSUPP);
+	/* an XRC SRQ without its domain and CQ is the caller's mistake */
+	sa.srq_type = IBV_SRQT_XRC;
+	errno = 0;
+	CHECK(ibv_create_srq_ex(e.ctx, &sa) == NULL);
+	CHECK_INT(errno, EINVAL);
 	/* ADVISE_MR and REG_DMABUF_MR go out as ioctl methods */
 	CHECK_INT(ibv_advise_mr(e.pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
 				IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1), 0);
@@ -527,6 +533,145 @@ TEST(ex_verbs_without_support_say_eopnotsupp)
 	memset(&pa, 0xff, sizeof(pa));
 	CHECK_INT(ibv_query_port(e.ctx, 1, &pa), 0);
 	CHECK_INT(pa.port_cap_flags2, 0);
+out:
+	xteardown(&e);
+}
+
+/*
+ * XRC (IBTA A14) through the commands: a domain, an XRC SRQ naming its
+ * domain and CQ, a sender QP without a receive queue, a receive QP made in
+ * the domain (no PD, no ring), and a second handle on it (OPEN_QP).
+ */
+TEST(xrc_objects_and_qps)
+{
+	struct ibv_xrcd_init_attr xa = {
+		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+		.fd = -1, .oflags = O_CREAT,
+	};
+	struct ibv_srq_init_attr_ex sa = {
+		.attr = { .max_wr = 8, .max_sge = 1 },
+		.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
+			     IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ,
+		.srq_type = IBV_SRQT_XRC,
+	};
+	struct ibv_qp_init_attr_ex ia = {
+		.qp_type = IBV_QPT_XRC_SEND,
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.cap = { .max_send_wr = 4, .max_send_sge = 1 },
+	};
+	struct ibv_qp_init_attr_ex ta = {
+		.qp_type = IBV_QPT_XRC_RECV,
+		.comp_mask = IBV_QP_INIT_ATTR_XRCD,
+	};
+	struct ibv_qp_open_attr oa = {
+		.comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD |
+			     IBV_QP_OPEN_ATTR_TYPE,
+		.qp_type = IBV_QPT_XRC_RECV,
+	};
+	struct ibv_recv_wr rwr = { .wr_id = 1 }, *rbad = NULL;
+	struct ibv_send_wr swr = { .wr_id = 2, .opcode = IBV_WR_SEND };
+	struct ibv_send_wr *sbad = NULL;
+	struct ibv_qp *ini, *tgt, *opened;
+	struct ibv_xrcd *xrcd;
+	struct ibv_srq *srq;
+	uint32_t xh, n = 0;
+	struct xenv e;
+
+	if (!xsetup(&e, IBV_QPT_RC, 0))
+		goto out;
+	xrcd = ibv_open_xrcd(e.ctx, &xa);
+	CHECK(xrcd != NULL);
+	if (!xrcd)
+		goto out;
+	xh = to_sv_xrcd(xrcd)->handle;
+
+	sa.pd = e.pd;
+	sa.xrcd = xrcd;
+	sa.cq = e.cq;
+	srq = ibv_create_srq_ex(e.ctx, &sa);
+	CHECK(srq != NULL);
+	if (!srq)
+		goto close;
+	CHECK_INT(fk.last_xsrq.srq_type, IB_UVERBS_SRQT_XRC);
+	CHECK_INT(fk.last_xsrq.xrcd_handle, xh);
+	CHECK_INT(fk.last_xsrq.cq_handle, e.cq->handle);
+	CHECK_INT(fk.last_xsrq.pd_handle, e.pd->handle);
+	CHECK_INT(ibv_get_srq_num(srq, &n), 0);
+	CHECK_INT(n, 0x500 + srq->handle);
+
+	/* the sender: a send queue only, the send CQ as the receive one */
+	ia.pd = e.pd;
+	ia.send_cq = e.cq;
+	ini = ibv_create_qp_ex(e.ctx, &ia);
+	CHECK(ini != NULL);
+	if (ini) {
+		CHECK_INT(fk.last_create_qp.qp_type, IB_UVERBS_QPT_XRC_INI);
+		CHECK_INT(fk.last_create_qp.recv_cq_handle, e.cq->handle);
+		CHECK(fk.last_rq == NULL);
+		CHECK(ibv_post_recv(ini, &rwr, &rbad) == EINVAL && rbad == &rwr);
+		CHECK_INT(ibv_destroy_qp(ini), 0);
+	}
+	/* the ibv_wr_* builders: every request names its SRQ, or fails */
+	ia.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	ia.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_READ;
+	ini = ibv_create_qp_ex(e.ctx, &ia);
+	CHECK(ini != NULL);
+	if (ini) {
+		struct ibv_qp_ex *x = ibv_qp_to_qp_ex(ini);
+		struct sv_send_wqe *w = (void *)fk.last_sq->data;
+
+		to_rts(ini);
+		ibv_wr_start(x);
+		x->wr_id = 11;
+		ibv_wr_send(x);
+		ibv_wr_set_xrc_srqn(x, 0x123456);
+		ibv_wr_set_sge(x, 1, 0x1000, 8);
+		CHECK_INT(ibv_wr_complete(x), 0);
+		CHECK_INT(w->wr.xrc_srqn, 0x123456);
+		CHECK(w->wr.wr_id == 11);
+		/* a request without its SRQ fails the batch, posts nothing */
+		ibv_wr_start(x);
+		ibv_wr_send(x);
+		ibv_wr_set_sge(x, 1, 0x1000, 8);
+		CHECK_INT(ibv_wr_complete(x), EINVAL);
+		CHECK_INT(ibv_destroy_qp(ini), 0);
+	}
+
+	/* the receiver: in the domain, no PD, nothing to post to */
+	errno = 0;
+	CHECK(ibv_create_qp_ex(e.ctx, &ta) == NULL && errno == EINVAL);
+	ta.xrcd = xrcd;
+	tgt = ibv_create_qp_ex(e.ctx, &ta);
+	CHECK(tgt != NULL);
+	if (!tgt)
+		goto srq;
+	CHECK_INT(fk.last_create_qp.qp_type, IB_UVERBS_QPT_XRC_TGT);
+	CHECK_INT(fk.last_create_qp.pd_handle, xh);
+	CHECK(tgt->pd == NULL && tgt->qp_type == IBV_QPT_XRC_RECV);
+	CHECK(ibv_post_send(tgt, &swr, &sbad) == EINVAL && sbad == &swr);
+	rbad = NULL;
+	CHECK(ibv_post_recv(tgt, &rwr, &rbad) == EINVAL && rbad == &rwr);
+
+	/* a second handle on it, through the domain */
+	oa.qp_num = tgt->qp_num;
+	oa.xrcd = xrcd;
+	opened = ibv_open_qp(e.ctx, &oa);
+	CHECK(opened != NULL);
+	if (opened) {
+		CHECK_INT(fk.last_open_qp.pd_handle, xh);
+		CHECK_INT(fk.last_open_qp.qpn, tgt->qp_num);
+		CHECK_INT(fk.last_open_qp.qp_type, IB_UVERBS_QPT_XRC_TGT);
+		CHECK_INT(opened->qp_num, tgt->qp_num);
+		CHECK_INT(ibv_destroy_qp(opened), 0);
+	}
+	oa.comp_mask &= ~IBV_QP_OPEN_ATTR_TYPE;
+	errno = 0;
+	CHECK(ibv_open_qp(e.ctx, &oa) == NULL && errno == EINVAL);
+	CHECK_INT(ibv_destroy_qp(tgt), 0);
+srq:
+	CHECK_INT(ibv_destroy_srq(srq), 0);
+close:
+	CHECK_INT(ibv_close_xrcd(xrcd), 0);
 out:
 	xteardown(&e);
 }

@@ -28,7 +28,11 @@ struct want_op {
 
 #define X(e, o)	{ SV_EXT_##e, o }
 
-/* IBTA 9.2 opcode table, RC/UC/UD rows, + FLUSH, ATOMIC WRITE, CNP */
+/*
+ * IBTA 9.2 opcode table, RC/UC/UD rows, + FLUSH, ATOMIC WRITE, CNP, and
+ * the XRC rows of Annex A14 (requests: BTH, XRCETH, then RC's headers;
+ * responses as RC's)
+ */
 static const struct want_op want_ops[] = {
 	{ 0x00, "RC_SEND_FIRST", IB_QPT_RC, 12, {}, SV_OP_FIRST },
 	{ 0x01, "RC_SEND_MIDDLE", IB_QPT_RC, 12, {}, SV_OP_MIDDLE },
@@ -100,6 +104,54 @@ static const struct want_op want_ops[] = {
 	{ 0x65, "UD_SEND_ONLY_WITH_IMMEDIATE", IB_QPT_UD, 24,
 	  { X(DETH, 12), X(IMMDT, 20) }, SV_OP_ONLY | SV_OP_SEND },
 
+	{ 0xa0, "XRC_SEND_FIRST", IB_QPT_XRC_TGT, 16,
+	  { X(XRCETH, 12) }, SV_OP_FIRST | SV_OP_REQ },
+	{ 0xa1, "XRC_SEND_MIDDLE", IB_QPT_XRC_TGT, 16,
+	  { X(XRCETH, 12) }, SV_OP_MIDDLE | SV_OP_REQ },
+	{ 0xa2, "XRC_SEND_LAST", IB_QPT_XRC_TGT, 16,
+	  { X(XRCETH, 12) }, SV_OP_LAST | SV_OP_REQ },
+	{ 0xa3, "XRC_SEND_LAST_WITH_IMMEDIATE", IB_QPT_XRC_TGT, 20,
+	  { X(XRCETH, 12), X(IMMDT, 16) }, SV_OP_LAST },
+	{ 0xa4, "XRC_SEND_ONLY", IB_QPT_XRC_TGT, 16,
+	  { X(XRCETH, 12) }, SV_OP_ONLY },
+	{ 0xa5, "XRC_SEND_ONLY_WITH_IMMEDIATE", IB_QPT_XRC_TGT, 20,
+	  { X(XRCETH, 12), X(IMMDT, 16) }, SV_OP_ONLY },
+	{ 0xa6, "XRC_RDMA_WRITE_FIRST", IB_QPT_XRC_TGT, 32,
+	  { X(XRCETH, 12), X(RETH, 16) }, SV_OP_FIRST },
+	{ 0xa7, "XRC_RDMA_WRITE_MIDDLE", IB_QPT_XRC_TGT, 16,
+	  { X(XRCETH, 12) }, SV_OP_MIDDLE },
+	{ 0xa8, "XRC_RDMA_WRITE_LAST", IB_QPT_XRC_TGT, 16,
+	  { X(XRCETH, 12) }, SV_OP_LAST },
+	{ 0xa9, "XRC_RDMA_WRITE_LAST_WITH_IMMEDIATE", IB_QPT_XRC_TGT, 20,
+	  { X(XRCETH, 12), X(IMMDT, 16) }, SV_OP_LAST },
+	{ 0xaa, "XRC_RDMA_WRITE_ONLY", IB_QPT_XRC_TGT, 32,
+	  { X(XRCETH, 12), X(RETH, 16) }, SV_OP_ONLY },
+	{ 0xab, "XRC_RDMA_WRITE_ONLY_WITH_IMMEDIATE", IB_QPT_XRC_TGT, 36,
+	  { X(XRCETH, 12), X(RETH, 16), X(IMMDT, 32) }, SV_OP_ONLY },
+	{ 0xac, "XRC_RDMA_READ_REQUEST", IB_QPT_XRC_TGT, 32,
+	  { X(XRCETH, 12), X(RETH, 16) }, SV_OP_ONLY | SV_OP_READ },
+	{ 0xad, "XRC_RDMA_READ_RESPONSE_FIRST", IB_QPT_XRC_INI, 16,
+	  { X(AETH, 12) }, SV_OP_FIRST | SV_OP_RESP },
+	{ 0xae, "XRC_RDMA_READ_RESPONSE_MIDDLE", IB_QPT_XRC_INI, 12, {},
+	  SV_OP_MIDDLE | SV_OP_RESP },
+	{ 0xaf, "XRC_RDMA_READ_RESPONSE_LAST", IB_QPT_XRC_INI, 16,
+	  { X(AETH, 12) }, SV_OP_LAST | SV_OP_RESP },
+	{ 0xb0, "XRC_RDMA_READ_RESPONSE_ONLY", IB_QPT_XRC_INI, 16,
+	  { X(AETH, 12) }, SV_OP_ONLY | SV_OP_RESP },
+	{ 0xb1, "XRC_ACKNOWLEDGE", IB_QPT_XRC_INI, 16,
+	  { X(AETH, 12) }, SV_OP_ONLY | SV_OP_RESP | SV_OP_ACK },
+	{ 0xb2, "XRC_ATOMIC_ACKNOWLEDGE", IB_QPT_XRC_INI, 24,
+	  { X(AETH, 12), X(ATMACK, 16) },
+	  SV_OP_ONLY | SV_OP_RESP | SV_OP_ATOMIC_ACK },
+	{ 0xb3, "XRC_COMPARE_SWAP", IB_QPT_XRC_TGT, 44,
+	  { X(XRCETH, 12), X(ATMETH, 16) }, SV_OP_ONLY | SV_OP_ATOMIC },
+	{ 0xb4, "XRC_FETCH_ADD", IB_QPT_XRC_TGT, 44,
+	  { X(XRCETH, 12), X(ATMETH, 16) }, SV_OP_ONLY | SV_OP_ATOMIC },
+	{ 0xb6, "XRC_SEND_LAST_WITH_INVALIDATE", IB_QPT_XRC_TGT, 20,
+	  { X(XRCETH, 12), X(IETH, 16) }, SV_OP_LAST | SV_OP_SEND },
+	{ 0xb7, "XRC_SEND_ONLY_WITH_INVALIDATE", IB_QPT_XRC_TGT, 20,
+	  { X(XRCETH, 12), X(IETH, 16) }, SV_OP_ONLY | SV_OP_SEND },
+
 	{ 0x81, "CNP", 0, 28, { X(CNP, 12) }, SV_OP_CNP_PKT },
 };
 
@@ -116,7 +168,8 @@ static const struct want_op *find_want(u8 opcode)
 static u8 ext_len(enum sv_ext ext)
 {
 	static const u8 len[SV_EXT_NUM] = {
-		[SV_EXT_FETH] = 4, [SV_EXT_DETH] = 8, [SV_EXT_RETH] = 16,
+		[SV_EXT_XRCETH] = 4, [SV_EXT_FETH] = 4, [SV_EXT_DETH] = 8,
+		[SV_EXT_RETH] = 16,
 		[SV_EXT_ATMETH] = 28, [SV_EXT_AETH] = 4, [SV_EXT_ATMACK] = 8,
 		[SV_EXT_IMMDT] = 4, [SV_EXT_IETH] = 4, [SV_EXT_CNP] = 16,
 	};
@@ -160,7 +213,7 @@ static void opcode_ibta_header_sets(struct kunit *test)
 	}
 }
 
-/* opcodes IBTA reserves, RD, XRC, vendor: zero entries, NULL info */
+/* opcodes IBTA reserves, RD, vendor: zero entries, NULL info */
 static void opcode_unknown_are_zero(struct kunit *test)
 {
 	static const struct sv_opcode_info zero;
@@ -210,7 +263,11 @@ static void opcode_lengths_sum(struct kunit *test)
 	}
 }
 
-/* the transport is opcode bits 7:5 (IBTA 9.2): 000 RC, 001 UC, 011 UD */
+/*
+ * the transport is opcode bits 7:5 (IBTA 9.2): 000 RC, 001 UC, 011 UD,
+ * 101 XRC (A14), whose requests a target QP and responses an initiator
+ * receive
+ */
 static void opcode_transport_matches_bits(struct kunit *test)
 {
 	unsigned int op;
@@ -230,6 +287,10 @@ static void opcode_transport_matches_bits(struct kunit *test)
 			break;
 		case 3:
 			want = IB_QPT_UD;
+			break;
+		case 5:
+			want = info->flags & SV_OP_REQ ? IB_QPT_XRC_TGT :
+							 IB_QPT_XRC_INI;
 			break;
 		default:
 			want = 0;	/* CNP */
@@ -270,9 +331,10 @@ static void opcode_positions_and_direction(struct kunit *test)
 					      "%s: direction flags 0x%x",
 					      info->name, dir);
 		if (dir == SV_OP_RESP)
-			KUNIT_EXPECT_EQ_MSG(test, info->qp_type, IB_QPT_RC,
-					    "%s: only RC has responses",
-					    info->name);
+			KUNIT_EXPECT_TRUE_MSG(test, info->qp_type == IB_QPT_RC ||
+					      info->qp_type == IB_QPT_XRC_INI,
+					      "%s: only RC and XRC have responses",
+					      info->name);
 	}
 }
 
@@ -345,9 +407,9 @@ static void opcode_receive_side(struct kunit *test)
 }
 
 /*
- * RC requests are answered: sends and writes by a (coalescable) ACK,
- * READ / atomics / FLUSH / ATOMIC WRITE by their own response.  UC and
- * UD requests are not answered at all.
+ * RC and XRC requests are answered: sends and writes by a (coalescable)
+ * ACK, READ / atomics / FLUSH / ATOMIC WRITE by their own response, of the
+ * same transport.  UC and UD requests are not answered at all.
  */
 static void opcode_responses(struct kunit *test)
 {
@@ -359,10 +421,13 @@ static void opcode_responses(struct kunit *test)
 		const struct sv_opcode_info *info = sv_opcode_info(op);
 		const struct sv_opcode_info *resp;
 		bool rc_req;
+		u8 base;
 
 		if (!info)
 			continue;
-		rc_req = info->qp_type == IB_QPT_RC && (info->flags & SV_OP_REQ);
+		rc_req = (info->qp_type == IB_QPT_RC ||
+			  info->qp_type == IB_QPT_XRC_TGT) &&
+			 (info->flags & SV_OP_REQ);
 		KUNIT_EXPECT_EQ_MSG(test, !!(info->flags & SV_OP_NEEDS_RESP),
 				    rc_req && (info->flags & own),
 				    "%s: needs its own response?", info->name);
@@ -378,17 +443,18 @@ static void opcode_responses(struct kunit *test)
 		KUNIT_EXPECT_TRUE_MSG(test, resp->flags & SV_OP_RESP,
 				      "%s: answered by %s, not a response",
 				      info->name, resp->name);
+		base = op & 0xe0;
 		if (info->flags & SV_OP_ATOMIC)
 			KUNIT_EXPECT_EQ_MSG(test, info->resp_opcode,
-					    IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE,
+					    base + IB_OPCODE_ATOMIC_ACKNOWLEDGE,
 					    "%s: answer", info->name);
 		else if (info->flags & own)
 			KUNIT_EXPECT_EQ_MSG(test, info->resp_opcode,
-					    IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY,
+					    base + IB_OPCODE_RDMA_READ_RESPONSE_ONLY,
 					    "%s: answer", info->name);
 		else
 			KUNIT_EXPECT_EQ_MSG(test, info->resp_opcode,
-					    IB_OPCODE_RC_ACKNOWLEDGE,
+					    base + IB_OPCODE_ACKNOWLEDGE,
 					    "%s: answer", info->name);
 	}
 }
@@ -410,6 +476,12 @@ static const struct want_seq want_seqs[] = {
 	{ IB_WR_SEND_WITH_IMM, IB_QPT_UC, { 0x20, 0x21, 0x23, 0x25 } },
 	{ IB_WR_RDMA_WRITE, IB_QPT_UC, { 0x26, 0x27, 0x28, 0x2a } },
 	{ IB_WR_RDMA_WRITE_WITH_IMM, IB_QPT_UC, { 0x26, 0x27, 0x29, 0x2b } },
+	{ IB_WR_SEND, IB_QPT_XRC_INI, { 0xa0, 0xa1, 0xa2, 0xa4 } },
+	{ IB_WR_SEND_WITH_IMM, IB_QPT_XRC_INI, { 0xa0, 0xa1, 0xa3, 0xa5 } },
+	{ IB_WR_SEND_WITH_INV, IB_QPT_XRC_INI, { 0xa0, 0xa1, 0xb6, 0xb7 } },
+	{ IB_WR_RDMA_WRITE, IB_QPT_XRC_INI, { 0xa6, 0xa7, 0xa8, 0xaa } },
+	{ IB_WR_RDMA_WRITE_WITH_IMM, IB_QPT_XRC_INI,
+	  { 0xa6, 0xa7, 0xa9, 0xab } },
 };
 
 /* single-packet work requests: only the "Only" position exists */
@@ -429,7 +501,16 @@ static const struct want_one want_ones[] = {
 	{ IB_WR_SEND_WITH_IMM, IB_QPT_UD, 0x65 },
 	{ IB_WR_SEND, IB_QPT_GSI, 0x64 },
 	{ IB_WR_SEND_WITH_IMM, IB_QPT_GSI, 0x65 },
+	{ IB_WR_RDMA_READ, IB_QPT_XRC_INI, 0xac },
+	{ IB_WR_ATOMIC_CMP_AND_SWP, IB_QPT_XRC_INI, 0xb3 },
+	{ IB_WR_ATOMIC_FETCH_AND_ADD, IB_QPT_XRC_INI, 0xb4 },
 };
+
+/* the type of the QP that receives what a QP of @qp_type sends */
+static enum ib_qp_type peer_type(enum ib_qp_type qp_type)
+{
+	return qp_type == IB_QPT_XRC_INI ? IB_QPT_XRC_TGT : qp_type;
+}
 
 static const char *const pos_name[] = { "first", "middle", "last", "only" };
 
@@ -461,8 +542,9 @@ static void opcode_wr_sequences(struct kunit *test)
 					    "%s used as the %s packet",
 					    info->name, pos_name[pos]);
 			KUNIT_EXPECT_TRUE_MSG(test,
-					      sv_opcode_qp_ok(info, w->qp_type),
-					      "%s on QP type %u", info->name,
+					      sv_opcode_qp_ok(info,
+							      peer_type(w->qp_type)),
+					      "%s from QP type %u", info->name,
 					      w->qp_type);
 		}
 	}
@@ -507,7 +589,11 @@ static void opcode_wr_rejects(struct kunit *test)
 		{ IB_WR_REG_MR, IB_QPT_RC },
 		{ IB_WR_LSO, IB_QPT_UD },
 		{ IB_WR_MASKED_ATOMIC_CMP_AND_SWP, IB_QPT_RC },
-		{ IB_WR_SEND, IB_QPT_XRC_INI },
+		{ IB_WR_SEND, IB_QPT_XRC_TGT },
+		{ IB_WR_REG_MR, IB_QPT_XRC_INI },
+		{ IB_WR_BIND_MW, IB_QPT_XRC_INI },
+		{ SV_WR_FLUSH, IB_QPT_XRC_INI },
+		{ SV_WR_ATOMIC_WRITE, IB_QPT_XRC_INI },
 		{ IB_WR_SEND, IB_QPT_RAW_PACKET },
 		{ 0xffffffff, IB_QPT_RC },
 	};
@@ -541,10 +627,10 @@ static void opcode_wr_table_consistent(struct kunit *test)
 		SV_OP_FIRST, SV_OP_MIDDLE, SV_OP_LAST, SV_OP_ONLY,
 	};
 	static const enum ib_qp_type xport_qpt[SV_XPORT_NUM] = {
-		IB_QPT_RC, IB_QPT_UC, IB_QPT_UD,
+		IB_QPT_RC, IB_QPT_UC, IB_QPT_UD, IB_QPT_XRC_INI,
 	};
-	static const u8 xport_qpts[SV_XPORT_NUM] = {
-		SV_WR_QPT_RC, SV_WR_QPT_UC, SV_WR_QPT_UD,
+	static const u16 xport_qpts[SV_XPORT_NUM] = {
+		SV_WR_QPT_RC, SV_WR_QPT_UC, SV_WR_QPT_UD, SV_WR_QPT_XRC,
 	};
 	static const struct { u32 wr; u32 op; } kind[] = {
 		{ SV_WR_READ, SV_OP_READ },
@@ -612,7 +698,8 @@ static void opcode_wr_table_consistent(struct kunit *test)
 						      "%s: %s is no request",
 						      w->name, info->name);
 				KUNIT_EXPECT_TRUE_MSG(test,
-						      sv_opcode_qp_ok(info, xport_qpt[x]),
+						      sv_opcode_qp_ok(info,
+								      peer_type(xport_qpt[x])),
 						      "%s: %s on transport %u",
 						      w->name, info->name, x);
 				KUNIT_EXPECT_EQ_MSG(test,

@@ -163,6 +163,58 @@ static struct ib_qp_attr init_attr = {
 	.qp_access_flags = IB_ACCESS_REMOTE_WRITE,
 };
 
+/*
+ * XRC QPs (IBTA A14) as ib_core creates them: no kernel initiator (struct
+ * ib_send_wr cannot name a remote SRQ); a target in a domain, without PD,
+ * CQ or queue: caps 0, nothing to post, the RC receive-side transitions.
+ */
+static void qp_xrc_create(struct kunit *test)
+{
+	struct qp_env *env = test->priv;
+	struct ib_xrcd xrcd = { .device = &env->sv->ibdev };
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_XRC_INI,
+		.send_cq = &env->cq->ibcq,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = { .max_send_wr = 8, .max_send_sge = 1 },
+	};
+	struct ib_send_wr swr = { .opcode = IB_WR_SEND };
+	struct ib_recv_wr rwr = {};
+	const struct ib_send_wr *sbad = NULL;
+	const struct ib_recv_wr *rbad = NULL;
+	struct sv_qp *qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, qp);
+	qp->ibqp.device = &env->sv->ibdev;
+	qp->ibqp.qp_type = IB_QPT_XRC_INI;
+	qp->ibqp.pd = env->pd;
+	KUNIT_EXPECT_EQ(test, sv_qp_create(&qp->ibqp, &init, NULL),
+			-EOPNOTSUPP);
+
+	/* a target: ib_core passes the domain, no PD and no CQ */
+	memset(qp, 0, sizeof(*qp));
+	qp->ibqp.device = &env->sv->ibdev;
+	qp->ibqp.qp_type = IB_QPT_XRC_TGT;
+	init.qp_type = IB_QPT_XRC_TGT;
+	init.send_cq = NULL;
+	KUNIT_EXPECT_EQ(test, sv_qp_create(&qp->ibqp, &init, NULL), -EINVAL);
+	init.xrcd = &xrcd;
+	qp->ibqp.xrcd = &xrcd;
+	KUNIT_ASSERT_EQ(test, sv_qp_create(&qp->ibqp, &init, NULL), 0);
+	KUNIT_EXPECT_EQ(test, init.cap.max_send_wr, 0U);
+	KUNIT_EXPECT_EQ(test, init.cap.max_recv_wr, 0U);
+	KUNIT_EXPECT_EQ(test, sv_qp_post_send(&qp->ibqp, &swr, &sbad),
+			-EINVAL);
+	KUNIT_EXPECT_PTR_EQ(test, sbad, (const struct ib_send_wr *)&swr);
+	KUNIT_EXPECT_EQ(test, sv_qp_post_recv(&qp->ibqp, &rwr, &rbad),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, to_state(qp, IB_QPS_INIT, RC_INIT_MASK,
+				       &init_attr), 0);
+	KUNIT_EXPECT_EQ(test, state_of(qp), IB_QPS_INIT);
+	KUNIT_EXPECT_EQ(test, to_state(qp, IB_QPS_ERR, 0, NULL), 0);
+	destroy_qp(test, qp);
+}
+
 /* UD through every state it can take: RESET INIT RTR RTS SQD RTS ERR RESET */
 static void qp_ud_full_cycle(struct kunit *test)
 {
@@ -609,6 +661,7 @@ static struct kunit_case qp_cases[] = {
 	KUNIT_CASE(qp_user_atomic_alignment),
 	KUNIT_CASE(qp_sqd_drained_event),
 	KUNIT_CASE(qp_transport_errors),
+	KUNIT_CASE(qp_xrc_create),
 	{}
 };
 

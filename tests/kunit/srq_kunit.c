@@ -144,13 +144,17 @@ static void srq_create_checks_arguments(struct kunit *test)
 	struct srq_env *env = test->priv;
 	struct sv_srq *srq = alloc_srq(test);
 	struct ib_srq_init_attr init = {
-		.srq_type = IB_SRQT_XRC,
+		.srq_type = IB_SRQT_TM,
 		.attr = { .max_wr = 8, .max_sge = 1 },
 	};
 	struct ib_srq_attr attr;
 
 	KUNIT_EXPECT_EQ(test, sv_srq_create(&srq->ibsrq, &init, NULL),
 			-EOPNOTSUPP);
+	/* an XRC SRQ needs its CQ and its domain */
+	init.srq_type = IB_SRQT_XRC;
+	KUNIT_EXPECT_EQ(test, sv_srq_create(&srq->ibsrq, &init, NULL),
+			-EINVAL);
 	KUNIT_EXPECT_EQ(test, create(srq, 0, 1, 0), -EINVAL);
 	KUNIT_EXPECT_EQ(test, create(srq, SV_MAX_SRQ_WR + 1, 1, 0), -EINVAL);
 	KUNIT_EXPECT_EQ(test, create(srq, 8, SV_MAX_SRQ_SGE + 1, 0), -EINVAL);
@@ -174,6 +178,89 @@ static void srq_create_checks_arguments(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, attr.max_sge, 1U);
 	KUNIT_EXPECT_EQ(test, attr.srq_limit, 8U);
 	destroy_srq(test, srq);
+}
+
+/* an XRC SRQ as ib_core makes it: type and ext set before create */
+static struct sv_srq *make_xrc_srq(struct kunit *test, struct ib_cq *cq,
+				   struct ib_xrcd *xrcd)
+{
+	struct sv_srq *srq = alloc_srq(test);
+	struct ib_srq_init_attr init = {
+		.srq_type = IB_SRQT_XRC,
+		.attr = { .max_wr = 4, .max_sge = 1 },
+		.ext = { .cq = cq, .xrc.xrcd = xrcd },
+	};
+
+	srq->ibsrq.srq_type = IB_SRQT_XRC;
+	srq->ibsrq.ext.cq = cq;
+	srq->ibsrq.ext.xrc.xrcd = xrcd;
+	KUNIT_ASSERT_EQ(test, sv_srq_create(&srq->ibsrq, &init, NULL), 0);
+	return srq;
+}
+
+struct srq_late_put {
+	struct delayed_work	work;
+	struct sv_srq		*srq;
+	bool			done;
+};
+
+static void srq_late_put_fn(struct work_struct *work)
+{
+	struct srq_late_put *lp = container_of(to_delayed_work(work),
+					       struct srq_late_put, work);
+
+	WRITE_ONCE(lp->done, true);
+	sv_srq_put(lp->srq);
+}
+
+/*
+ * An XRC SRQ is found by its number only by a target QP of its domain
+ * (IBTA A14), with a reference that its destroy waits for.
+ */
+static void srq_xrc_lookup(struct kunit *test)
+{
+	struct srq_env *env = test->priv;
+	struct ib_xrcd xrcd_a = {}, xrcd_b = {};
+	struct ib_cq cq = {};
+	struct sv_srq *basic = make_srq(test, 4, 1);
+	struct sv_srq *xa = make_xrc_srq(test, &cq, &xrcd_a);
+	struct sv_srq *xb = make_xrc_srq(test, &cq, &xrcd_b);
+	struct srq_late_put lp = { .srq = xa };
+
+	/* the number user space gets from ib_uverbs is the wire's */
+	KUNIT_EXPECT_EQ(test, xa->ibsrq.ext.xrc.srq_num, xa->srq_num);
+	KUNIT_EXPECT_NE(test, xa->srq_num, xb->srq_num);
+
+	KUNIT_EXPECT_PTR_EQ(test, sv_srq_get_xrc(env->sv, xa->srq_num,
+						 &xrcd_a), xa);
+	KUNIT_EXPECT_EQ(test, refcount_read(&xa->refs), 2U);
+	sv_srq_put(xa);
+	KUNIT_EXPECT_PTR_EQ(test, sv_srq_get_xrc(env->sv, xb->srq_num,
+						 &xrcd_b), xb);
+	sv_srq_put(xb);
+	/* another domain's SRQ, a basic SRQ, no SRQ: none */
+	KUNIT_EXPECT_NULL(test, sv_srq_get_xrc(env->sv, xa->srq_num, &xrcd_b));
+	KUNIT_EXPECT_NULL(test, sv_srq_get_xrc(env->sv, basic->srq_num,
+					       &xrcd_a));
+	KUNIT_EXPECT_NULL(test, sv_srq_get_xrc(env->sv, 0, &xrcd_a));
+	KUNIT_EXPECT_NULL(test, sv_srq_get_xrc(env->sv, 0xffffff, &xrcd_a));
+	KUNIT_EXPECT_EQ(test, refcount_read(&xa->refs), 1U);
+	KUNIT_EXPECT_EQ(test, refcount_read(&xb->refs), 1U);
+
+	/* destroy waits for a packet that holds the SRQ */
+	KUNIT_ASSERT_PTR_EQ(test, sv_srq_get_xrc(env->sv, xa->srq_num,
+						 &xrcd_a), xa);
+	INIT_DELAYED_WORK_ONSTACK(&lp.work, srq_late_put_fn);
+	schedule_delayed_work(&lp.work, msecs_to_jiffies(50));
+	destroy_srq(test, xa);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(lp.done));
+	flush_delayed_work(&lp.work);
+	destroy_delayed_work_on_stack(&lp.work);
+	/* and once it is gone, its number finds nothing */
+	KUNIT_EXPECT_NULL(test, sv_srq_get_xrc(env->sv, lp.srq->srq_num,
+					       &xrcd_a));
+	destroy_srq(test, xb);
+	destroy_srq(test, basic);
 }
 
 static void srq_post_pop(struct kunit *test)
@@ -395,6 +482,7 @@ static void srq_user_corrupt_index(struct kunit *test)
 
 static struct kunit_case srq_cases[] = {
 	KUNIT_CASE(srq_create_checks_arguments),
+	KUNIT_CASE(srq_xrc_lookup),
 	KUNIT_CASE(srq_post_pop),
 	KUNIT_CASE(srq_limit_event),
 	KUNIT_CASE(srq_modify),

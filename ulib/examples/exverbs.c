@@ -11,7 +11,7 @@
  *   device advertises it (device_cap_flags_ex bit 38); ibv_wr_abort; a UD
  *   send with ibv_wr_set_ud_addr into an SRQ from ibv_create_srq_ex; and
  *   advise_mr on a pinned MR (EINVAL: prefetch is for ODP MRs, 28-odp);
- *   the ex verbs that must say EOPNOTSUPP (rt_values, ECE, XRC SRQ,
+ *   the ex verbs that must say EOPNOTSUPP (rt_values, ECE, tag matching SRQ,
  *   timestamped CQ).
  *
  *   exverbs [-d DEV] [-v]
@@ -410,10 +410,15 @@ int main(int argc, char **argv)
 		need_ok(ibv_destroy_qp(us), "destroy UD");
 		need_ok(ibv_destroy_qp(ur), "destroy UD");
 		need_ok(ibv_destroy_srq(srq), "destroy_srq");
+		/* an XRC SRQ needs a domain (xrc.c makes real ones) */
 		sx.srq_type = IBV_SRQT_XRC;
 		errno = 0;
+		CHECK(!ibv_create_srq_ex(ctx, &sx) && errno == EINVAL,
+		      "XRC SRQ without a domain: errno %d", errno);
+		sx.srq_type = IBV_SRQT_TM;
+		errno = 0;
 		CHECK(!ibv_create_srq_ex(ctx, &sx) && errno == EOPNOTSUPP,
-		      "XRC SRQ: errno %d", errno);
+		      "tag matching SRQ: errno %d", errno);
 	}
 
 	/* ---- what softverbs does not have, said clearly ---- */

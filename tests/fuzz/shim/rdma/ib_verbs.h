@@ -173,6 +173,7 @@ struct ib_device { const char *name; };
 struct ib_ucontext { struct ib_device *device; };
 struct ib_udata { const void *inbuf; void *outbuf; size_t inlen, outlen; };
 struct ib_pd { struct ib_device *device; };
+struct ib_xrcd { struct ib_device *device; };
 struct ib_cq { struct ib_device *device; void *cq_context; };
 struct ib_srq { struct ib_device *device; struct ib_pd *pd; };
 struct ib_ah { struct ib_device *device; struct ib_pd *pd; };
