@@ -749,6 +749,28 @@ fail:
 }
 
 /*
+ * XRC target (IBTA Annex A14): RC's responder, with the XRC SRQ the
+ * packet's XRCETH names, if it is one of the QP's domain, held for this
+ * packet only (design.md, "XRC"); sv_resp_rc() refuses a request without.
+ */
+static void sv_resp_xrc(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
+			struct sv_resp_out *out)
+{
+	const struct sv_pkt_info *p = &pkt->p;
+
+	qp->resp.xrc_srq = NULL;
+	if (p->info->flags & SV_OP_REQ)
+		qp->resp.xrc_srq = sv_srq_get_xrc(sv_resp_dev(qp),
+						  sv_xrceth_srqn(p->hdr),
+						  qp->xrcd);
+	sv_resp_rc(qp, pkt, out);
+	if (qp->resp.xrc_srq) {
+		sv_srq_put(qp->resp.xrc_srq);
+		qp->resp.xrc_srq = NULL;
+	}
+}
+
+/*
  * The ODP fault the responder asked for, and its retry (sv_odp.c's work
  * item): under the fault's lock (sv_mr_odp_fault_use()) the parked
  * request packets are placed, in PSN order, as long as each is the one
@@ -786,8 +808,12 @@ static void sv_resp_odp_retry(void *arg)
 		/* it parsed when it came, and is still the same bytes */
 		if (ok && !qp->resp.dead &&
 		    *sv_resp_odp_psn(skb) == qp->resp.psn &&
-		    !sv_hdr_parse(skb->data, skb->len, &pkt.p))
-			sv_resp_rc(qp, &pkt, out);
+		    !sv_hdr_parse(skb->data, skb->len, &pkt.p)) {
+			if (qp->ibqp.qp_type == IB_QPT_XRC_TGT)
+				sv_resp_xrc(qp, &pkt, out);
+			else
+				sv_resp_rc(qp, &pkt, out);
+		}
 		consume_skb(skb);
 		if (!skb_queue_empty(&qp->resp.odp_q)) {
 			/* parked again: the rest waits behind it */
@@ -826,28 +852,6 @@ void sv_resp_odp_fault(struct sv_qp *qp, struct sv_mr *mr, u64 iova, u64 len,
 	}
 	/* completions, events and the work item with no lock held */
 	sv_resp_finish(qp, &r.out);
-}
-
-/*
- * XRC target (IBTA Annex A14): RC's responder, with the XRC SRQ the
- * packet's XRCETH names, if it is one of the QP's domain, held for this
- * packet only (design.md, "XRC"); sv_resp_rc() refuses a request without.
- */
-static void sv_resp_xrc(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
-			struct sv_resp_out *out)
-{
-	const struct sv_pkt_info *p = &pkt->p;
-
-	qp->resp.xrc_srq = NULL;
-	if (p->info->flags & SV_OP_REQ)
-		qp->resp.xrc_srq = sv_srq_get_xrc(sv_resp_dev(qp),
-						  sv_xrceth_srqn(p->hdr),
-						  qp->xrcd);
-	sv_resp_rc(qp, pkt, out);
-	if (qp->resp.xrc_srq) {
-		sv_srq_put(qp->resp.xrc_srq);
-		qp->resp.xrc_srq = NULL;
-	}
 }
 
 /* --- UC ---------------------------------------------------------------- */
