@@ -117,6 +117,23 @@ def created(pd, a, what):
     return ah
 
 
+def ud_qp(pd, cq, depth):
+    """a UD QP in RTS (Q_Key 0x1234), @depth WRs each way, on @cq"""
+    qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_UD, scq=cq, rcq=cq,
+                           cap=QPCap(max_send_wr=depth, max_recv_wr=depth)))
+    for state, mask in ((e.IBV_QPS_INIT, e.IBV_QP_STATE | e.IBV_QP_PKEY_INDEX |
+                         e.IBV_QP_PORT | e.IBV_QP_QKEY),
+                        (e.IBV_QPS_RTR, e.IBV_QP_STATE),
+                        (e.IBV_QPS_RTS, e.IBV_QP_STATE | e.IBV_QP_SQ_PSN)):
+        qa = QPAttr(qp_state=state)
+        qa.qkey = 0x1234
+        qa.pkey_index = 0
+        qa.port_num = 1
+        qa.sq_psn = 0
+        qp.modify(qa, mask)
+    return qp
+
+
 def t_good(ctx, pd):
     v4, v6, ll = int(ENV['V4']), int(ENV['V6']), int(ENV['LL'])
     my4 = str(ctx.query_gid(1, v4))
@@ -143,18 +160,7 @@ def t_good(ctx, pd):
     # a UD send names the AH (by its ah_num); posted in SQD it waits (the
     # transport starts nothing new there) and ERR flushes it
     cq = CQ(ctx, 16)
-    qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_UD, scq=cq, rcq=cq,
-                           cap=QPCap(max_send_wr=4, max_recv_wr=4)))
-    for state, mask in ((e.IBV_QPS_INIT, e.IBV_QP_STATE | e.IBV_QP_PKEY_INDEX |
-                         e.IBV_QP_PORT | e.IBV_QP_QKEY),
-                        (e.IBV_QPS_RTR, e.IBV_QP_STATE),
-                        (e.IBV_QPS_RTS, e.IBV_QP_STATE | e.IBV_QP_SQ_PSN)):
-        qa = QPAttr(qp_state=state)
-        qa.qkey = 0x1234
-        qa.pkey_index = 0
-        qa.port_num = 1
-        qa.sq_psn = 0
-        qp.modify(qa, mask)
+    qp = ud_qp(pd, cq, 4)
     qp.modify(QPAttr(qp_state=e.IBV_QPS_SQD), e.IBV_QP_STATE)
     mr = MR(pd, 64, e.IBV_ACCESS_LOCAL_WRITE)
     wr = SendWR(wr_id=77, opcode=e.IBV_WR_SEND, num_sge=1,
@@ -217,22 +223,6 @@ def t_hold(ctx, pd, count, ready="ready"):
     print(ready, flush=True)
     while True:
         time.sleep(60)
-
-def ud_qp(pd, cq, depth):
-    qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_UD, scq=cq, rcq=cq,
-                           cap=QPCap(max_send_wr=depth, max_recv_wr=depth)))
-    for state, mask in ((e.IBV_QPS_INIT, e.IBV_QP_STATE | e.IBV_QP_PKEY_INDEX |
-                         e.IBV_QP_PORT | e.IBV_QP_QKEY),
-                        (e.IBV_QPS_RTR, e.IBV_QP_STATE),
-                        (e.IBV_QPS_RTS, e.IBV_QP_STATE | e.IBV_QP_SQ_PSN)):
-        qa = QPAttr(qp_state=state)
-        qa.qkey = 0x1234
-        qa.pkey_index = 0
-        qa.port_num = 1
-        qa.sq_psn = 0
-        qp.modify(qa, mask)
-    return qp
-
 
 def spin_child(cpu, secs):
     """fork a SCHED_FIFO busy loop on @cpu for @secs; returns its pid once
