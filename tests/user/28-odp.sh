@@ -23,8 +23,9 @@
 # ulib/examples/mpe -o: FLUSH and ATOMIC WRITE into ODP MRs (rdma-core 44
 # has no FLUSH verb); where ib_core lacks FLUSH (6.1) it says SKIP.
 # ulib/examples/dmabuf: a dma-buf MR (ibv_reg_dmabuf_mr, libsoftverbs only
-# too) from /dev/udmabuf, with WRITE, READ, fetch-and-add and a SEND
-# gathered from it; Debian's 6.1 has no udmabuf: that part says SKIP.
+# too) from /dev/udmabuf and from the system DMA heap, with WRITE, READ,
+# fetch-and-add and a SEND gathered from it; Debian's 6.1 has neither
+# exporter: those parts say SKIP.
 # Last, "rdma link delete" of a device under a process whose ODP MR is
 # mapped (and maybe still being prefetched); the process then unmaps it.
 . "$(dirname "$0")/lib.sh"
@@ -64,17 +65,25 @@ odp=$SV_TOOLS/ulib/examples/odp
 [ -x "$odp" ] || sv_fail "no $odp: build ulib (make -C ulib)"
 run "prefetch (ibv_advise_mr, libsoftverbs) on $XP_A_DEV" "$odp" "$XP_A_DEV"
 phase prefetch
-echo "=== dma-buf MR (ibv_reg_dmabuf_mr, libsoftverbs) on $XP_A_DEV"
-st=0
-timeout -k 5 $((60 * SV_TIME_SCALE)) "$SV_TOOLS/ulib/examples/dmabuf" "$XP_A_DEV" "$XP_A_GID4" || st=$?
-case $st in
-0) ;;
-4) echo "SV_SUMMARY: dma-buf MR not tested: no /dev/udmabuf on $SV_KVER (CONFIG_UDMABUF)" ;;
-*)
-	dmesg | tail -n 30
-	rc=1
-	;;
-esac
+# dma-buf MRs from both exporters there are: a udmabuf (a memfd's pages)
+# and the system DMA heap (the heap's own pages, mapped through the dma-buf)
+dmabuf_ok=
+for src in udmabuf heap; do
+	echo "=== dma-buf MR ($src; ibv_reg_dmabuf_mr, libsoftverbs) on $XP_A_DEV"
+	st=0
+	timeout -k 5 $((60 * SV_TIME_SCALE)) "$SV_TOOLS/ulib/examples/dmabuf" \
+		$([ $src = heap ] && echo -H) "$XP_A_DEV" "$XP_A_GID4" || st=$?
+	case $st.$src in
+	0.*) dmabuf_ok+=" $src" ;;
+	4.udmabuf) echo "SV_SUMMARY: dma-buf MR from udmabuf not tested: no /dev/udmabuf on $SV_KVER (CONFIG_UDMABUF)" ;;
+	4.heap) echo "SV_SUMMARY: dma-buf MR from a DMA heap not tested: no /dev/dma_heap/system on $SV_KVER (CONFIG_DMABUF_HEAPS_SYSTEM)" ;;
+	*)
+		dmesg | tail -n 30
+		rc=1
+		;;
+	esac
+done
+[ -z "$dmabuf_ok" ] || echo "SV_SUMMARY: dma-buf MRs with traffic from:$dmabuf_ok"
 echo "=== FLUSH and ATOMIC WRITE into ODP MRs (libsoftverbs) $XP_A_DEV <-> $XP_B_DEV"
 st=0
 timeout -k 5 $((60 * SV_TIME_SCALE)) "$SV_TOOLS/ulib/examples/mpe" -o \

@@ -4,9 +4,12 @@
  * for softverbs: librxe has no reg_dmabuf_mr) carrying RDMA, for
  * tests/user/28-odp.sh.
  *
- *   dmabuf DEV GID_INDEX
+ *   dmabuf [-H] DEV GID_INDEX
  *	a memfd turned into a dma-buf by /dev/udmabuf (skip, exit 4, where
- *	the kernel has no udmabuf: Debian's 6.1), registered from offset
+ *	the kernel has no udmabuf: Debian's 6.1), or with -H a buffer of the
+ *	system DMA heap (/dev/dma_heap/system, mapped through the dma-buf
+ *	itself, CPU access bracketed by DMA_BUF_IOCTL_SYNC; skip where the
+ *	kernel has no DMA heaps: Debian's 6.1 again), registered from offset
  *	4096 at an iova of our choice; two RC QPs of DEV connected to each
  *	other: an RDMA WRITE into it (checked through the memfd), an RDMA
  *	READ of it, a fetch-and-add on it, a SEND gathered from it (its
@@ -19,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/dma-buf.h>
+#include <linux/dma-heap.h>
 #include <linux/udmabuf.h>
 #include <infiniband/verbs.h>
 
@@ -38,6 +44,8 @@
 #define TIMEOUT_MS	10000
 
 static const char *step = "start";
+/* a DMA heap's dma-buf: CPU access through its mmap is bracketed */
+static int sync_fd = -1;
 
 static void die(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
@@ -61,6 +69,23 @@ static long long now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Begin (or end) CPU access to the exporter's memory: DMA_BUF_IOCTL_SYNC
+ * on a heap buffer mapped through its dma-buf (the exporter's cache
+ * maintenance hook); a udmabuf is read through its memfd and needs none.
+ */
+static void cpu_access(bool begin)
+{
+	struct dma_buf_sync sync = {
+		.flags = DMA_BUF_SYNC_RW |
+			 (begin ? DMA_BUF_SYNC_START : DMA_BUF_SYNC_END),
+	};
+
+	if (sync_fd >= 0)
+		CHECK(!ioctl(sync_fd, DMA_BUF_IOCTL_SYNC, &sync),
+		      "DMA_BUF_IOCTL_SYNC: %s", strerror(errno));
 }
 
 static void wait_wc(struct ibv_cq *cq, const char *what)
@@ -151,29 +176,57 @@ int main(int argc, char **argv)
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
 	uint8_t *mem, *buf;
+	struct dma_heap_allocation_data ha = { 0 };
 	int memfd, dev, dfd, gid_index, i;
+	bool heap = false;
 	uint64_t word;
 
+	if (argc == 4 && !strcmp(argv[1], "-H")) {
+		heap = true;
+		argc--;
+		argv++;
+	}
 	if (argc != 3)
-		die(2, "usage: dmabuf DEV GID_INDEX");
+		die(2, "usage: dmabuf [-H] DEV GID_INDEX");
 	gid_index = atoi(argv[2]);
-	dev = open("/dev/udmabuf", O_RDWR);
-	if (dev < 0)
-		die(EXIT_SKIP, "no /dev/udmabuf (%s): this kernel has no "
-		    "CONFIG_UDMABUF, nothing here exports a dma-buf",
-		    strerror(errno));
+	/* not a dma-buf, for the refusal below; udmabuf's backing memory */
 	memfd = memfd_create("sv-dmabuf", MFD_ALLOW_SEALING);
 	CHECK(memfd >= 0 && !ftruncate(memfd, BUF_SIZE) &&
 	      !fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK), "memfd: %s",
 	      strerror(errno));
-	uc.memfd = memfd;
-	uc.size = BUF_SIZE;
-	dfd = ioctl(dev, UDMABUF_CREATE, &uc);
-	CHECK(dfd >= 0, "UDMABUF_CREATE: %s", strerror(errno));
-	mem = mmap(NULL, BUF_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+	if (heap) {
+		dev = open("/dev/dma_heap/system", O_RDONLY | O_CLOEXEC);
+		if (dev < 0)
+			die(EXIT_SKIP, "no /dev/dma_heap/system (%s): this "
+			    "kernel has no CONFIG_DMABUF_HEAPS_SYSTEM",
+			    strerror(errno));
+		ha.len = BUF_SIZE;
+		ha.fd_flags = O_RDWR | O_CLOEXEC;
+		CHECK(!ioctl(dev, DMA_HEAP_IOCTL_ALLOC, &ha),
+		      "DMA_HEAP_IOCTL_ALLOC: %s", strerror(errno));
+		dfd = ha.fd;
+		/* the heap's pages, through the dma-buf's own mmap */
+		mem = mmap(NULL, BUF_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+			   dfd, 0);
+	} else {
+		dev = open("/dev/udmabuf", O_RDWR);
+		if (dev < 0)
+			die(EXIT_SKIP, "no /dev/udmabuf (%s): this kernel has "
+			    "no CONFIG_UDMABUF, nothing here exports a dma-buf",
+			    strerror(errno));
+		uc.memfd = memfd;
+		uc.size = BUF_SIZE;
+		dfd = ioctl(dev, UDMABUF_CREATE, &uc);
+		CHECK(dfd >= 0, "UDMABUF_CREATE: %s", strerror(errno));
+		mem = mmap(NULL, BUF_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+			   memfd, 0);
+	}
+	sync_fd = heap ? dfd : -1;
 	buf = aligned_alloc(4096, BUF_SIZE);
 	CHECK(mem != MAP_FAILED && buf, "no memory");
+	cpu_access(true);
 	memset(mem, 0, BUF_SIZE);
+	cpu_access(false);
 
 	list = ibv_get_device_list(NULL);
 	CHECK(list, "ibv_get_device_list: %s", strerror(errno));
@@ -220,12 +273,14 @@ int main(int argc, char **argv)
 	post(qa, IBV_WR_RDMA_WRITE, (uintptr_t)buf, 8192, mr->lkey,
 	     MR_IOVA + 100, dmr->rkey);
 	wait_wc(cq, step);
-	CHECK(!memcmp(mem + MR_OFF + 100, buf, 8192), "data not in the memfd");
+	cpu_access(true);
+	CHECK(!memcmp(mem + MR_OFF + 100, buf, 8192), "data not in the buffer");
 	CHECK(!mem[MR_OFF + 99] && !mem[MR_OFF + 100 + 8192],
 	      "bytes around the target changed");
 
 	step = "RDMA READ of the dma-buf";
 	memset(mem + MR_OFF + 16384, 0x6b, 4096);
+	cpu_access(false);
 	post(qa, IBV_WR_RDMA_READ, (uintptr_t)buf + 32768, 4096, mr->lkey,
 	     MR_IOVA + 16384, dmr->rkey);
 	wait_wc(cq, step);
@@ -234,12 +289,15 @@ int main(int argc, char **argv)
 
 	step = "fetch-and-add on the dma-buf";
 	word = 35;
+	cpu_access(true);
 	memcpy(mem + MR_OFF + 64, &word, 8);
+	cpu_access(false);
 	post(qa, IBV_WR_ATOMIC_FETCH_AND_ADD, (uintptr_t)buf + 40960, 8,
 	     mr->lkey, MR_IOVA + 64, dmr->rkey);
 	wait_wc(cq, step);
 	memcpy(&word, buf + 40960, 8);
 	CHECK(word == 35, "original %llu", (unsigned long long)word);
+	cpu_access(true);
 	memcpy(&word, mem + MR_OFF + 64, 8);
 	CHECK(word == 42, "result %llu", (unsigned long long)word);
 
@@ -247,6 +305,7 @@ int main(int argc, char **argv)
 	rsge = (struct ibv_sge){ (uintptr_t)buf + 49152, 4096, mr->lkey };
 	CHECK(!ibv_post_recv(qb, &rwr, &rbad), "post_recv");
 	memset(mem + MR_OFF + 20480, 0x3c, 4096);
+	cpu_access(false);
 	post(qa, IBV_WR_SEND, MR_IOVA + 20480, 4096, dmr->lkey, 0, 0);
 	wait_wc(cq, "send");
 	wait_wc(cq, "recv");
@@ -263,6 +322,7 @@ int main(int argc, char **argv)
 	close(memfd);
 	close(dev);
 	free(buf);
-	printf("ok: dma-buf MR on %s\n", argv[1]);
+	printf("ok: dma-buf MR (%s) on %s\n",
+	       heap ? "system DMA heap" : "udmabuf", argv[1]);
 	return 0;
 }
