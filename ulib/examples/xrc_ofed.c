@@ -12,8 +12,9 @@
  * FILE, registers with the receive QP by number (ibv_reg_xrc_rcv_qp) and
  * brings it to RTR (ibv_modify_xrc_rcv_qp); the parent unregisters, so the
  * child's registration alone keeps the QP, and SENDs into the SRQ through
- * it (data checked); the child acknowledges the QP's COMM_EST event (its
- * first packet came in RTR).  When the child unregisters, the QP is gone.  Bad
+ * it (data checked).  When the child unregisters, the QP is gone.  A
+ * second receive QP, held by its creator alone and left in RTR, reports
+ * COMM_EST with its first packet, acknowledged before unregistering.  Bad
  * input everywhere: unknown numbers, another domain, a number that is not
  * a receive QP, closing a domain in use, OFED's own QP type value.
  *
@@ -138,21 +139,33 @@ static void get(int fd, char want)
 	CHECK(read(fd, &c, 1) == 1 && c == want, "pipe read: got '%c'", c);
 }
 
-/* the receive QP's COMM_EST event, got and acknowledged */
-static void comm_est(struct ibv_context *ctx, uint32_t qpn)
+/*
+ * The first packet reached receive QP qpn in RTR: communication
+ * established (IBTA 11.6.3.1).  ib_uverbs reports it to the handle that
+ * created the QP, and none to the handles of OPEN_QP (registrations):
+ * want says which this process holds.  An event must be acknowledged
+ * before unregistering, which waits for that as ibv_destroy_qp does.
+ */
+static void rcv_events(struct ibv_context *ctx, uint32_t qpn, bool want)
 {
 	struct pollfd p = { .fd = ctx->async_fd, .events = POLLIN };
 	struct ibv_async_event ev;
 
-	CHECK(poll(&p, 1, TIMEOUT_MS) == 1, "child: no async event");
+	if (!want) {
+		CHECK(poll(&p, 1, 500) == 0,
+		      "an event on a registration's handle of QP %u", qpn);
+		printf("no event on a registration's handle: ok\n");
+		return;
+	}
+	CHECK(poll(&p, 1, TIMEOUT_MS) == 1, "no COMM_EST on QP %u", qpn);
 	need_ok(ibv_get_async_event(ctx, &ev) ? errno : 0,
-		"child: ibv_get_async_event");
+		"ibv_get_async_event");
 	CHECK(ev.event_type == IBV_EVENT_COMM_EST &&
-	      ev.element.qp->qp_num == qpn,
-	      "child: event %s on QP %u", ibv_event_type_str(ev.event_type),
-	      ev.event_type == IBV_EVENT_COMM_EST ? ev.element.qp->qp_num : 0);
+	      ev.element.qp->qp_num == qpn, "event %s, not COMM_EST on QP %u",
+	      ibv_event_type_str(ev.event_type), qpn);
 	ibv_ack_async_event(&ev);
-	printf("child: COMM_EST on QP %u got and acknowledged: ok\n", qpn);
+	CHECK(poll(&p, 1, 0) == 0, "a second event on QP %u", qpn);
+	printf("COMM_EST on QP %u got and acknowledged: ok\n", qpn);
 }
 
 /*
@@ -185,12 +198,8 @@ static int child(const char *path, uint32_t qpn, uint32_t ini_qpn, int rd,
 	fflush(stdout);
 	put(wr, 'R');
 	get(rd, 'S');
-	/*
-	 * The first packet reached the QP in RTR: communication established
-	 * (IBTA 11.6.3.1), an ordinary QP event on this process's handle.
-	 * Unregistering waits for it to be acknowledged, as ibv_destroy_qp.
-	 */
-	comm_est(ctx, qpn);
+	/* the QP's first packet came in RTR; the creator had let go */
+	rcv_events(ctx, qpn, false);
 	need_ok(ibv_unreg_xrc_rcv_qp(d, qpn), "child: ibv_unreg_xrc_rcv_qp");
 	CHECK(ibv_unreg_xrc_rcv_qp(d, qpn) == EINVAL,
 	      "child: unregistering twice");
@@ -268,7 +277,7 @@ int main(int argc, char **argv)
 	struct ibv_send_wr swr, *sbad;
 	struct ibv_cq *rcq, *scq;
 	struct ibv_mr *msrc, *mr;
-	struct ibv_qp *ini;
+	struct ibv_qp *ini, *ini2;
 	struct ibv_srq *srq;
 	struct ibv_sge sge;
 	struct ibv_pd *pd;
@@ -432,9 +441,38 @@ int main(int argc, char **argv)
 
 	bad_input(ctx, pd, rcq, d, fd);
 
-	/* a domain with a registration cannot close; registered twice once */
+	/*
+	 * A second receive QP, held by its creator only and left in RTR as
+	 * OFED allowed: its first packet raises COMM_EST on the creator's
+	 * handle, an ordinary QP event to acknowledge before unregistering.
+	 */
 	need_ok(ibv_create_xrc_rcv_qp(&ia, &q2), "second receive QP");
 	need_ok(ibv_reg_xrc_rcv_qp(d, q2), "registering the creator again");
+	qa.qp_type = IBV_QPT_XRC_SEND;
+	ini2 = need(ibv_create_qp(pd, &qa), "second XRC send QP");
+	rcv_to_rtr(d, q2, ini2->qp_num, gidx, &gid);
+	ini_to_rts(ini2, q2, gidx, &gid);
+	sge = (struct ibv_sge){ (uintptr_t)rbuf[0], 64, mr->lkey };
+	rwr = (struct ibv_recv_wr){ .wr_id = 102, .sg_list = &sge,
+				    .num_sge = 1 };
+	need_ok(ibv_post_srq_recv(srq, &rwr, &rbad), "post_srq_recv 3");
+	sge = (struct ibv_sge){ (uintptr_t)src + 100, 64, msrc->lkey };
+	swr.wr_id = 3;
+	swr.opcode = IBV_WR_SEND;
+	need_ok(ibv_post_send(ini2, &swr, &sbad), "post SEND to QP 2");
+	wc = poll_one(scq, "SEND to QP 2");
+	CHECK(wc.status == IBV_WC_SUCCESS && wc.wr_id == 3,
+	      "SEND to QP 2: status %s", ibv_wc_status_str(wc.status));
+	wc = poll_one(rcq, "receive 3");
+	CHECK(wc.status == IBV_WC_SUCCESS && wc.wr_id == 102 &&
+	      wc.byte_len == 64 && wc.qp_num == q2 &&
+	      !memcmp(rbuf[0], src + 100, 64),
+	      "receive 3: status %s qp %u (%u)", ibv_wc_status_str(wc.status),
+	      wc.qp_num, q2);
+	printf("SEND through receive QP %u in RTR: ok\n", q2);
+	rcv_events(ctx, q2, true);
+	need_ok(ibv_destroy_qp(ini2), "destroy second sender");
+	/* a domain with a registration cannot close */
 	CHECK(ibv_close_xrc_domain(d) == EBUSY, "closing a domain in use");
 	need_ok(ibv_unreg_xrc_rcv_qp(d, q2), "unregistering the second QP");
 	CHECK(ibv_reg_xrc_rcv_qp(d, q2) == EINVAL,
