@@ -324,6 +324,11 @@ static int on_rcv_qp(struct ibv_xrc_domain *d, uint32_t qpn,
 		goto out_unlock;
 	}
 	err = fn(qp, arg);
+	/*
+	 * Nothing refuses it (an XRC target has no multicast attachments,
+	 * an OPEN_QP handle no events); were it refused, the handle would
+	 * only live on until the process exits.
+	 */
 	ops_of(d->context)->destroy_qp(qp);
 out_unlock:
 	pthread_mutex_unlock(&dom->lock);
