@@ -206,6 +206,7 @@ static int child(const char *path, uint32_t qpn, uint32_t ini_qpn, int rd,
 	need_ok(ibv_close_xrc_domain(d), "child: ibv_close_xrc_domain");
 	close(fd);
 	need_ok(ibv_close_device(ctx), "child: close_device");
+	fflush(stdout);		/* the caller leaves through _exit() */
 	return 0;
 }
 
