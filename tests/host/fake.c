@@ -321,6 +321,9 @@ static int object_cmd(uint32_t cmd, const uint8_t *req, size_t in_len,
 		struct ib_uverbs_create_qp_resp r = {};
 
 		fk.last_open_qp = c;
+		/* ib_uverbs: no XRC target QP of that number in the domain */
+		if (fk.open_qp_err)
+			return fk.open_qp_err;
 		r.qp_handle = fk.next_handle++;
 		r.qpn = c.qpn;
 		return respond(ptr, out_len, &r, sizeof(r));
@@ -401,7 +404,18 @@ static int object_cmd(uint32_t cmd, const uint8_t *req, size_t in_len,
 		REQ(ib_uverbs_modify_qp, c);
 
 		fk.last_modify_state = c.qp_state;
+		fk.last_modify_handle = c.qp_handle;
 		return 0;
+	}
+	case IB_USER_VERBS_CMD_QUERY_QP: {
+		REQ(ib_uverbs_query_qp, c);
+		struct ib_uverbs_query_qp_resp r = {
+			.qp_state = (uint8_t)fk.last_modify_state,
+			.sq_sig_all = 1,
+		};
+
+		fk.last_query_qp_handle = c.qp_handle;
+		return respond(ptr, out_len, &r, sizeof(r));
 	}
 	case IB_USER_VERBS_CMD_DESTROY_QP: {
 		struct ib_uverbs_destroy_qp_resp r = {};

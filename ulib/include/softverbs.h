@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * libsoftverbs extensions: what the verbs API of rdma-core 44 cannot say.
+ * libsoftverbs extensions: what the verbs API of rdma-core 44 cannot say,
+ * and (at the end) compatibility functions for OFED's old XRC calls.
  *
  * The IBTA 1.5 Memory Placement Extensions on an RC QP of a softverbs
  * device, where the kernel has them (ibv_query_device_ex():
@@ -107,6 +108,81 @@ static inline void softverbs_wr_flush(struct ibv_qp_ex *qp, uint32_t rkey,
 	       sizeof(fn));
 	fn(qp, rkey, remote_addr, len, type, level);
 }
+
+/*
+ * ---------------------------------------------------------------------
+ * Compatibility functions: the XRC calls of OFED 1.3-1.5's libibverbs
+ * (the verbs(7) page of that era), as thin wrappers over the modern XRC
+ * objects (ibv_open_xrcd, ibv_create_srq_ex, IBV_QPT_XRC_RECV QPs,
+ * ibv_open_qp).  For porting old programs; new code should call those
+ * directly.  Documentation/ulib.md, "The old OFED XRC calls", says what
+ * maps to what and what does not: senders use IBV_QPT_XRC_SEND and
+ * wr.qp_type.xrc.remote_srqn, SRQ numbers come from ibv_get_srq_num().
+ * Version node SOFTVERBS_1.1.  Return conventions are OFED's: pointers
+ * (NULL with errno set) or 0 / a positive errno.
+ */
+
+/* An XRC domain as OFED declared it: handle is the kernel's domain handle. */
+struct ibv_xrc_domain {
+	struct ibv_context	*context;
+	uint32_t		handle;
+};
+
+/*
+ * OFED's struct ibv_qp_init_attr, which had xrc_domain after sq_sig_all;
+ * rdma-core's has no such member, so the two calls that read or return
+ * it take this one.  The leading members are ibv_qp_init_attr's.
+ */
+struct softverbs_xrc_qp_init_attr {
+	void			*qp_context;
+	struct ibv_cq		*send_cq;
+	struct ibv_cq		*recv_cq;
+	struct ibv_srq		*srq;
+	struct ibv_qp_cap	cap;
+	enum ibv_qp_type	qp_type;
+	int			sq_sig_all;
+	struct ibv_xrc_domain	*xrc_domain;
+};
+
+/*
+ * Compatibility: open the XRC domain of the file fd refers to (fd -1 and
+ * oflag O_CREAT: a private one); oflag O_CREAT and/or O_EXCL as open(2).
+ */
+struct ibv_xrc_domain *ibv_open_xrc_domain(struct ibv_context *context,
+					   int fd, int oflag);
+/*
+ * Compatibility: close it; EBUSY while receive QPs are registered through
+ * it or SRQs/QPs of this process are in the domain.
+ */
+int ibv_close_xrc_domain(struct ibv_xrc_domain *d);
+/* Compatibility: an XRC SRQ in xrc_domain reporting to xrc_cq. */
+struct ibv_srq *ibv_create_xrc_srq(struct ibv_pd *pd,
+				   struct ibv_xrc_domain *xrc_domain,
+				   struct ibv_cq *xrc_cq,
+				   struct ibv_srq_init_attr *srq_init_attr);
+/*
+ * Compatibility: a receive-only XRC QP in init_attr->xrc_domain (the
+ * other members are ignored), registered through that domain handle;
+ * its number in *xrc_rcv_qpn.
+ */
+int ibv_create_xrc_rcv_qp(struct softverbs_xrc_qp_init_attr *init_attr,
+			  uint32_t *xrc_rcv_qpn);
+/* Compatibility: modify/query receive QP xrc_qp_num of the domain. */
+int ibv_modify_xrc_rcv_qp(struct ibv_xrc_domain *xrc_domain,
+			  uint32_t xrc_qp_num, struct ibv_qp_attr *attr,
+			  int attr_mask);
+int ibv_query_xrc_rcv_qp(struct ibv_xrc_domain *xrc_domain,
+			 uint32_t xrc_qp_num, struct ibv_qp_attr *attr,
+			 int attr_mask,
+			 struct softverbs_xrc_qp_init_attr *init_attr);
+/*
+ * Compatibility: hold (register) / release (unregister) receive QP
+ * xrc_qp_num through this domain handle; the QP lives while any process
+ * holds it.  EINVAL for a number that is no receive QP of the domain.
+ */
+int ibv_reg_xrc_rcv_qp(struct ibv_xrc_domain *xrc_domain, uint32_t xrc_qp_num);
+int ibv_unreg_xrc_rcv_qp(struct ibv_xrc_domain *xrc_domain,
+			 uint32_t xrc_qp_num);
 
 #ifdef __cplusplus
 }
