@@ -1,5 +1,5 @@
 #!/bin/bash
-# sv-test: kernels=debug,stock needs=rxe cost=M
+# sv-test: kernels=debug,stock,cloud needs=rxe cost=M
 # The device as seen by distro rdma-core (librxe) and by libsoftverbs.
 #
 #   init_net:  sv_i0 (softverbs) on vA 10.11.0.1/24, vA ===== veth ===== vB
