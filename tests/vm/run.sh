@@ -2,7 +2,8 @@
 # run.sh: boot a throwaway qemu VM and run one command in it.
 #
 #   run.sh [--kver KVER | --kernel IMAGE [--modules DIR]] [--log FILE] [--results FILE]
-#          [--timeout SEC] [--mem MB] [--smp N] [--append 'CMDLINE'] [--nic] -- COMMAND [ARG...]
+#          [--timeout SEC] [--mem MB] [--smp N] [--append 'CMDLINE'] [--nic] [--fs 9p|virtiofs]
+#          -- COMMAND [ARG...]
 #
 #   --kver KVER     a stock kernel: /boot/vmlinuz-KVER + /lib/modules/KVER (default: uname -r),
 #                   or a Debian cloud kernel unpacked by scripts/cloud-kernel.sh
@@ -21,6 +22,9 @@
 #                   The guest loads virtio_net itself (no udev there); its
 #                   netdev is eth0.  For tests of a device on a NIC with a
 #                   parent (63-rdma-core); the others build veth pairs.
+#   --fs FS         how the guest gets the host root with --kver: 9p, or
+#                   virtiofs (needs root); default: 9p where the kernel's
+#                   config has it, else virtio-fs
 # Env: SV_CACHE (default /var/tmp/softverbs-cache) holds the extracted vmlinux and
 # the initramfs; SV_VM_BZIMAGE=1 boots the compressed image instead.
 #
@@ -53,7 +57,7 @@ cache=${SV_CACHE:-/var/tmp/softverbs-cache}
 
 usage() { sed -n '2,/^set -euo/{/^set/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2; }
 
-kver= kernel= modules= log= results= timeout=600 mem=1024 smp=2 append= nic=(-nic none)
+kver= kernel= modules= log= results= timeout=600 mem=1024 smp=2 append= nic=(-nic none) fs=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kver) kver=$2; shift 2 ;;
@@ -65,6 +69,11 @@ while [ $# -gt 0 ]; do
 	--mem) mem=$2; shift 2 ;;
 	--smp) smp=$2; shift 2 ;;
 	--append) append=$2; shift 2 ;;
+	--fs)
+		fs=$2
+		[ "$fs" = 9p ] || [ "$fs" = virtiofs ] || { echo "run.sh: --fs 9p or virtiofs" >&2; exit 2; }
+		shift 2
+		;;
 	--nic)
 		# romfile=: no iPXE option ROM, the kernel is booted directly
 		# shellcheck disable=SC2054 # qemu's commas
@@ -129,8 +138,9 @@ fi
 # How the guest gets the host root: 9p, unless the kernel's config has no 9p
 # transport but virtio-fs (Debian's cloud flavour).  A --kernel is ours, with
 # 9p built in.
-fs=9p
 if [ -n "$kernel" ]; then
+	[ "${fs:-9p}" = 9p ] || { echo "run.sh: a --kernel boots with 9p only" >&2; exit 2; }
+	fs=9p
 	image=$(vmlinux_for "$kernel" "custom-$(echo "$kernel" | sha1sum | cut -c1-8)")
 	initrd=$("$here/mkinitramfs.sh" --builtin)
 else
@@ -147,12 +157,15 @@ else
 		exit 2
 	}
 	config=$kroot/boot/config-$kver
-	if [ -f "$config" ] && ! grep -Eq '^CONFIG_NET_9P_VIRTIO=[ym]$' "$config"; then
-		grep -Eq '^CONFIG_VIRTIO_FS=[ym]$' "$config" || {
-			echo "run.sh: $kver has neither 9p over virtio nor virtio-fs: no way to share the host root" >&2
-			exit 2
-		}
-		fs=virtiofs
+	if [ -z "$fs" ]; then
+		fs=9p
+		if [ -f "$config" ] && ! grep -Eq '^CONFIG_NET_9P_VIRTIO=[ym]$' "$config"; then
+			grep -Eq '^CONFIG_VIRTIO_FS=[ym]$' "$config" || {
+				echo "run.sh: $kver has neither 9p over virtio nor virtio-fs: no way to share the host root" >&2
+				exit 2
+			}
+			fs=virtiofs
+		fi
 	fi
 	image=$(vmlinux_for "$kroot/boot/vmlinuz-$kver" "$kver")
 	initrd=$("$here/mkinitramfs.sh" --kver "$kver" --root "$kroot" --fs "$fs")
