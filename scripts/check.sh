@@ -570,7 +570,7 @@ vm_job() {
 # DKMS: as root (CI, a test machine) install the module through DKMS for every
 # installed kernel; tests/user/16-dkms.sh then checks that a plain "modprobe
 # softverbs" in the VM loads it. Removed again when check.sh exits.
-dkms_ok=0
+dkms_ok=0 cloud=() cloud_dkms=()
 if [ "$(id -u)" = 0 ] && [ "${SV_DKMS:-1}" != 0 ]; then
 	# dkms_remove_all: the cloud kernels' DKMS installs (below), out of
 	# their unpacked trees, then DKMS's own
@@ -625,7 +625,6 @@ done
 # and unpacked into the cache, never installed; the module is built against
 # the unpacked headers.  Their VMs get the host root over virtio-fs (no 9p in
 # that flavour), which needs root.
-cloud=() cloud_dkms=()
 if [ ${#cloud_metas[@]} -gt 0 ]; then
 	if [ "$(id -u)" != 0 ]; then
 		row "cloud kernels" 0 0 1 0 "not root: their VMs share the host root over virtio-fs (virtiofsd needs root)"
