@@ -132,6 +132,6 @@ if modinfo rdma_rxe >/dev/null 2>&1 && [ ! -d /sys/module/rdma_rxe ]; then
 	has_word "$out" rxe_i0 || sv_fail "rdma-core does not list rxe_i0"
 else
 	# a cloud kernel has no rdma_rxe
-	echo "note: no Soft-RoCE device beside softverbs's on $SV_KVER (rdma_rxe missing or loaded): not checked that libsoftverbs leaves it out"
+	echo "note: no Soft-RoCE device beside softverbs' on $SV_KVER (rdma_rxe missing or loaded): not checked that libsoftverbs leaves it out"
 fi
 echo "rdma-core and libsoftverbs agree"
