@@ -106,6 +106,11 @@ fetch() {
 	local -A image_of=() common_of=() kbuild_of=() file_of=()
 	local m p k f kvers=() pkgs=() missing=() files
 	while read -r m p; do image_of[$m]=$p; done < <(deps_of '^linux-image-.*-cloud-amd64(-unsigned)?$' "$@")
+	if [ ${#image_of[@]} -lt $# ] && [ "$(id -u)" = 0 ]; then
+		# a machine whose package lists were never fetched (or cleaned)
+		apt-get update -q >/dev/null
+		while read -r m p; do image_of[$m]=$p; done < <(deps_of '^linux-image-.*-cloud-amd64(-unsigned)?$' "$@")
+	fi
 	for m in "$@"; do
 		[ -n "${image_of[$m]:-}" ] || { echo "cloud-kernel.sh: $m: no cloud kernel image among its dependencies" >&2; return 1; }
 		k=${image_of[$m]#linux-image-}
