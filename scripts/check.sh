@@ -9,14 +9,17 @@
 #   4. builds: scripts/build-kmod.sh -> build/KVER/ for each stock kernel with
 #      /boot/vmlinuz-KVER and /lib/modules/KVER/build, the debug kernel
 #      (scripts/debug-kernel.sh build: KASAN, lockdep, kmemleak, UBSAN, KUnit)
-#      and the module for it; scripts/lint.sh
+#      and the module for it; Debian's cloud kernels, fetched and unpacked
+#      into the cache by scripts/cloud-kernel.sh (not installed), the module
+#      and its DKMS build for each; scripts/lint.sh
 #   5. VMs (tests/vm/run.sh running tests/vm/guest-tests.sh: KUnit if built,
 #      tests/user/*, leak/taint checks), SV_VM_JOBS at a time: the debug kernel
 #      (kmemleak=on) runs nearly everything, in shards, the long protocol
 #      suites as subsets; the first stock kernel (same source) the full
 #      protocol lists and what the debug kernel cannot run (DKMS, NFS, SRP);
-#      the others what depends on the kernel; and the README's "make demo" in
-#      a fresh clone.  Each test says where it runs in its "# sv-test:" line
+#      the others what depends on the kernel; the cloud kernels (no rdma_rxe,
+#      no 9p: the host root over virtio-fs) a short list; and the README's
+#      "make demo" in a fresh clone.  Each test says where it runs in its "# sv-test:" line
 #      ("What runs where" below), the shards are sized from
 #      tests/user/durations, and results/durations.new is that file with this
 #      run's times (scripts/test-durations.sh)
