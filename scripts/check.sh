@@ -624,7 +624,7 @@ for kver in $kernels; do
 	build_kmod "$kver" "$kver" "/lib/modules/$kver/build"
 done
 
-# Debian's cloud kernels (scripts/cloud-kernel.sh): downloaded once (~70 MB)
+# Debian's cloud kernels (scripts/cloud-kernel.sh): downloaded once (~90 MB)
 # and unpacked into the cache, never installed; the module is built against
 # the unpacked headers.  Their VMs get the host root over virtio-fs (no 9p in
 # that flavour), which needs root.

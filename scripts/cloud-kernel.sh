@@ -36,11 +36,11 @@
 # by the four .deb file names (name_version_arch): a newer kernel ABI is a
 # new KVER, a rebuilt one replaces the tree.
 #
-# Debian's cloud flavour (measured on 6.1.0-56 and 6.12.117): ib_core,
+# Debian's cloud flavour (configs of 6.1.0-56 and 6.12.117): ib_core,
 # ib_uverbs, rdma_cm, ODP, nvme-rdma, nvmet-rdma, virtio-fs, overlayfs,
 # veth; no rdma_rxe, no siw, no SRP, and no 9p (tests/vm/run.sh boots it
-# with the host's / over virtio-fs instead).  About 70 MB of .debs and
-# 270 MB unpacked for the two kernels.
+# with the host's / over virtio-fs instead).  About 90 MB of .debs and
+# 320 MB unpacked for the two kernels.
 set -euo pipefail
 
 cache=${SV_CACHE:-/var/tmp/softverbs-cache}
@@ -72,6 +72,7 @@ unpack() {
 	shift
 	key=$(printf '%s\n' "$@")
 	if [ -f "$tree/.sv-key" ] && [ "$(cat "$tree/.sv-key")" = "$key" ]; then
+		touch "$tree/.sv-key"	# last use, for the clean-up in fetch
 		# a DKMS install that an interrupted run left behind
 		if [ -d "$tree/lib/modules/$kver/updates" ]; then
 			rm -rf "$tree/lib/modules/$kver/updates"
@@ -150,10 +151,17 @@ fetch() {
 		unpack "$k" "${files[@]}"
 		print_tree "$k"
 	done
-	# superseded downloads are dead weight
+	# superseded downloads are dead weight, and so are the trees of older
+	# kernels once unused for a day (another checkout may be booting one)
 	for f in "$dl"/*.deb; do
 		[ -e "$f" ] || continue
 		printf '%s\n' "${file_of[@]}" | grep -qxF "$(basename "$f")" || rm -f "$f"
+	done
+	for f in "$base"/*/.sv-key; do
+		[ -e "$f" ] || continue
+		k=$(basename "$(dirname "$f")")
+		printf '%s\n' "${kvers[@]}" | grep -qxF "$k" && continue
+		[ -z "$(find "$f" -mmin +1440)" ] || rm -rf "${f%/.sv-key}"
 	done
 }
 
