@@ -101,7 +101,7 @@ unpack() {
 }
 
 # fetch META...: the kernels the meta packages point at, downloaded and
-# unpacked.  Three apt-cache calls in all (each takes seconds on a busy
+# unpacked.  Four apt-cache calls in all (each takes seconds on a busy
 # machine), apt-get download only for .debs not here yet.
 fetch() {
 	local -A image_of=() common_of=() kbuild_of=() file_of=()
