@@ -210,6 +210,7 @@ fi
 # uses but the kernel would spend boot time probing; the tests build their
 # networks from veth pairs (a NIC only with --nic). One share of the host
 # root only: each virtio device costs boot time.
+# shellcheck disable=SC2054 # qemu's commas
 if [ "$fs" = 9p ]; then
 	share=(-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap)
 else
@@ -233,6 +234,7 @@ qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m "$mem" -smp "$smp"
 start_virtiofsd() {
 	rm -f "$tmp/vfs.sock"
 	mkdir -p "$tmp/vfs-root"
+	# shellcheck disable=SC2016 # the script expands its own arguments
 	unshare --mount --propagation private /bin/bash -c '
 		set -e
 		v=$1 sock=$2 vfsd=$3
