@@ -9,14 +9,17 @@
 #   4. builds: scripts/build-kmod.sh -> build/KVER/ for each stock kernel with
 #      /boot/vmlinuz-KVER and /lib/modules/KVER/build, the debug kernel
 #      (scripts/debug-kernel.sh build: KASAN, lockdep, kmemleak, UBSAN, KUnit)
-#      and the module for it; scripts/lint.sh
+#      and the module for it; Debian's cloud kernels, fetched and unpacked
+#      into the cache by scripts/cloud-kernel.sh (not installed), the module
+#      and its DKMS build for each; scripts/lint.sh
 #   5. VMs (tests/vm/run.sh running tests/vm/guest-tests.sh: KUnit if built,
 #      tests/user/*, leak/taint checks), SV_VM_JOBS at a time: the debug kernel
 #      (kmemleak=on) runs nearly everything, in shards, the long protocol
 #      suites as subsets; the first stock kernel (same source) the full
 #      protocol lists and what the debug kernel cannot run (DKMS, NFS, SRP);
-#      the others what depends on the kernel; and the README's "make demo" in
-#      a fresh clone.  Each test says where it runs in its "# sv-test:" line
+#      the others what depends on the kernel; the cloud kernels (no rdma_rxe,
+#      no 9p: the host root over virtio-fs) a short list; and the README's
+#      "make demo" in a fresh clone.  Each test says where it runs in its "# sv-test:" line
 #      ("What runs where" below), the shards are sized from
 #      tests/user/durations, and results/durations.new is that file with this
 #      run's times (scripts/test-durations.sh)
@@ -28,6 +31,10 @@
 # the exit status is 1 if anything failed.
 #
 # Environment:
+#   SV_CLOUD=0            skip Debian's cloud kernels (scripts/cloud-kernel.sh
+#                         fetches and unpacks them into the cache, never into
+#                         /boot; their VMs share the host root over virtio-fs,
+#                         which needs root: without it they are skipped)
 #   SV_KERNELS="KVER..."  stock kernels to test (default: all installed with headers;
 #                         "none": only the debug kernel)
 #   SV_DEBUG_KERNEL=0     skip the debug kernel (its first build takes ~13 min)
@@ -63,6 +70,7 @@ set -euo pipefail
 
 root=$(realpath "$(dirname "$0")/..")
 cd "$root"
+sv_version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 
 # --- what runs where -----------------------------------------------------------
 #
@@ -85,7 +93,11 @@ cd "$root"
 #                      (ib_core, uverbs, rdma_cm, NVMe-oF, NFS, the netdev and
 #                      UDP tunnel APIs, DKMS), so not the protocol suites
 #                      whose logic does not (50, 53, 54)
-#               all    debug,first,stock
+#               cloud  each of Debian's cloud kernels (6.1 and 6.12
+#                      cloud-amd64: no rdma_rxe, no 9p, where softverbs is
+#                      the only software RDMA): a short lane, the link,
+#                      verbs, transport and NVMe-oF tests
+#               all    debug,first,stock (not cloud)
 #   needs=    what it needs besides softverbs and the RDMA core that not
 #             every kernel has (it skips, exit 4, where that is missing): rxe
 #             (rdma_rxe), nvmet, nfsd, srp (LIO and ib_srpt), dkms (the module
@@ -139,7 +151,7 @@ meta_parse() {
 			[ "$v" != all ] || v=debug,first,stock
 			for k in ${v//,/ }; do
 				case $k in
-				debug | first | stock) ;;
+				debug | first | stock | cloud) ;;
 				*) warn "$name: unknown kernel class '$k' in '$w'" ;;
 				esac
 			done
@@ -193,7 +205,7 @@ if [ -f tests/user/durations ]; then
 	done <tests/user/durations
 fi
 
-# tests_on CLASS: the names of the tests that run on CLASS (debug, first, stock)
+# tests_on CLASS: the names of the tests that run on CLASS (debug, first, stock, cloud)
 tests_on() {
 	local t
 	for t in "${t_names[@]}"; do
@@ -235,6 +247,10 @@ if [ -z "$kernels" ]; then
 fi
 [ "$kernels" != none ] || kernels=
 read -ra stock <<<"$kernels"
+# Debian's cloud kernels: the meta packages whose kernels scripts/cloud-kernel.sh
+# fetches (the kernel releases are known only after it ran)
+cloud_metas=(linux-image-cloud-amd64 linux-image-6.12-cloud-amd64)
+[ "${SV_CLOUD:-1}" != 0 ] || cloud_metas=()
 dk_wanted=0
 [ ! -f scripts/debug-kernel.sh ] || [ "${SV_DEBUG_KERNEL:-1}" = 0 ] || dk_wanted=1
 demo_wanted=0
@@ -243,7 +259,10 @@ demo_wanted=0
 mapfile -t sel_debug < <(tests_on debug)
 mapfile -t sel_first < <(tests_on first)
 mapfile -t sel_stock < <(tests_on stock)
+mapfile -t sel_cloud < <(tests_on cloud)
 stock_filter=${SV_TESTS:-$(filter_of "${sel_stock[@]}")}
+cloud_filter=${SV_TESTS:-$(filter_of "${sel_cloud[@]}")}
+[ ${#sel_cloud[@]} -gt 0 ] || [ -n "${SV_TESTS:-}" ] || cloud_metas=()
 # without a debug kernel the first stock kernel runs everything (see below:
 # also when the debug kernel's build fails)
 first_filter=${SV_TESTS:-}
@@ -252,9 +271,10 @@ first_filter=${SV_TESTS:-}
 # plan_debug_shards: dk_shard_list, the debug kernel's VMs (one filter each)
 # from its selection and tests/user/durations, for two lanes.  The VMs
 # launch in this order (see the VM runs below): debug #1 and #2 take a lane
-# each, the lane that frees first (#2's) takes the further stock kernels,
-# the other #3, and the first stock kernel and make demo come last.  So one
-# lane runs #1 and #3, the other #2 and every stock VM, and they end
+# each, the lane that frees first (#2's) takes the further stock kernels
+# and the cloud kernels, the other #3, and the first stock kernel and make
+# demo come last.  So one lane runs #1 and #3, the other #2 and every stock
+# and cloud VM, and they end
 # together when #1 = #3 and #2 = (all debug - all stock) / 2, in VM time.
 # Within those targets each test, longest first (name order among equal
 # times), goes to the shard with the most room left (the lowest number
@@ -274,6 +294,7 @@ plan_debug_shards() {
 		fi
 	fi
 	[ $demo_wanted = 0 ] || stock_total=$((stock_total + demo_secs))
+	stock_total=$((stock_total + ${#cloud_metas[@]} * $(vm_est stock "${sel_cloud[@]}")))
 	half=$(((total + stock_total) / 2))
 	target[2]=$((total - half))
 	[ "${target[2]}" -ge 0 ] || target[2]=0
@@ -344,6 +365,7 @@ if [ -n "${SV_PLAN:-}" ]; then
 		for f in "${dk_shard_list[@]:0:2}"; do plan_vm "debug #$((n += 1))" debug "$f"; done
 	fi
 	for kver in "${stock[@]:1}"; do plan_vm "$kver" stock "$stock_filter"; done
+	for m in "${cloud_metas[@]}"; do plan_vm "cloud ($m)" stock "$cloud_filter"; done
 	if [ $dk_wanted = 1 ]; then
 		for f in "${dk_shard_list[@]:2}"; do plan_vm "debug #$((n += 1))" debug "$f"; done
 	fi
@@ -551,9 +573,20 @@ vm_job() {
 # DKMS: as root (CI, a test machine) install the module through DKMS for every
 # installed kernel; tests/user/16-dkms.sh then checks that a plain "modprobe
 # softverbs" in the VM loads it. Removed again when check.sh exits.
+dkms_ok=0 cloud=() cloud_dkms=()
 if [ "$(id -u)" = 0 ] && [ "${SV_DKMS:-1}" != 0 ]; then
-	trap 'make -s dkms-remove >/dev/null 2>&1 || true' EXIT
+	# dkms_remove_all: the cloud kernels' DKMS installs (below), out of
+	# their unpacked trees, then DKMS's own
+	dkms_remove_all() {
+		local k
+		for k in "${cloud_dkms[@]}"; do
+			bash scripts/cloud-kernel.sh dkms-remove "$k" "softverbs/$sv_version" >/dev/null 2>&1 || true
+		done
+		make -s dkms-remove >/dev/null 2>&1 || true
+	}
+	trap dkms_remove_all EXIT
 	if stage dkms make dkms-install; then
+		dkms_ok=1
 		row "host: dkms install" 1 0 0 "$stage_secs"
 	else
 		row "host: dkms install" 0 1 0 "$stage_secs" "see results/dkms.log"
@@ -590,6 +623,33 @@ vm_timeout=${SV_VM_TIMEOUT:-$((600 + 600 * (ntests + 1)))}
 for kver in $kernels; do
 	build_kmod "$kver" "$kver" "/lib/modules/$kver/build"
 done
+
+# Debian's cloud kernels (scripts/cloud-kernel.sh): downloaded once (~90 MB)
+# and unpacked into the cache, never installed; the module is built against
+# the unpacked headers.  Their VMs get the host root over virtio-fs (no 9p in
+# that flavour), which needs root.
+if [ ${#cloud_metas[@]} -gt 0 ]; then
+	if [ "$(id -u)" != 0 ]; then
+		row "cloud kernels" 0 0 1 0 "not root: their VMs share the host root over virtio-fs (virtiofsd needs root)"
+	elif stage cloud-kernels bash scripts/cloud-kernel.sh fetch "${cloud_metas[@]}"; then
+		mapfile -t cloud < <(sed -n 's/^KVER=//p' "$results/cloud-kernels.log")
+		for kver in "${cloud[@]}"; do
+			build_kmod "$kver" "$kver" "$(grep -F "/linux-headers-$kver" "$results/cloud-kernels.log" | sed -n 's/^KDIR=//p')"
+			# DKMS for it, as "make dkms-install" did for the installed
+			# kernels (tests/user/16-dkms.sh); the headers are unpacked,
+			# so DKMS builds against them and installs into the tree
+			[ $dkms_ok = 1 ] || continue
+			cloud_dkms+=("$kver")
+			if stage "dkms-$kver" bash scripts/cloud-kernel.sh dkms-install "$kver" "softverbs/$sv_version"; then
+				row "$kver: dkms install" 1 0 0 "$stage_secs"
+			else
+				row "$kver: dkms install" 0 1 0 "$stage_secs" "see results/dkms-$kver.log"
+			fi
+		done
+	else
+		row "cloud kernels" 0 1 0 "$stage_secs" "fetch failed, see results/cloud-kernels.log (SV_CLOUD=0 skips them)"
+	fi
+fi
 
 # The debug kernel: built (or found in the cache) by its own script, which
 # prints KERNEL=, MODULES=, KDIR=, KVER= as its last lines.
@@ -668,8 +728,9 @@ demo_job() {
 # The VM order is chosen for two lanes (plan_debug_shards sizes the shards
 # for it): the first two launched take one lane each, and the lane that
 # frees first takes the next.  So: debug shard #1, #2, the other stock
-# kernels, debug #3, the first stock kernel, make demo.  One lane then runs
-# #1 and #3, the other #2 and the stock kernels, sized to end together
+# kernels, the cloud kernels, debug #3, the first stock kernel, make demo.
+# One lane then runs #1 and #3, the other #2 and the stock and cloud
+# kernels, sized to end together
 # (launching longest first left one lane idle for the last ~4 min: the VMs
 # are too few and too long for that rule).
 # kmemleak scanning is slow under TCG, so only the debug runs turn it on.
@@ -709,6 +770,12 @@ for kver in "${stock[@]:1}"; do
 	# shellcheck disable=SC2046 # nic_arg: one word or none
 	launch "$results/$kver" vm_job "$kver" "$kver" "$results/$kver" "$vm_timeout" "$stock_filter" --kver "$kver" \
 		$(nic_arg "$stock_filter")
+done
+# the cloud kernels in the same lane: a few minutes each
+for kver in "${cloud[@]}"; do
+	# shellcheck disable=SC2046 # nic_arg: one word or none
+	launch "$results/$kver" vm_job "$kver" "$kver" "$results/$kver" "$vm_timeout" "$cloud_filter" --kver "$kver" \
+		$(nic_arg "$cloud_filter")
 done
 launch_debug 3 "${#dk_shard_list[@]}"
 if [ ${#stock[@]} -gt 0 ]; then

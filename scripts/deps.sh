@@ -15,7 +15,10 @@ packages=(
 	linux-source-6.1 bc flex bison libelf-dev libssl-dev dwarves sparse ccache
 	# compilers for the module and userspace; dkms depends on them only loosely
 	gcc make libc6-dev pkg-config dkms
-	# the VM harness (tests/vm)
+	# the VM harness (tests/vm); qemu-system-x86 brings qemu-system-common's
+	# virtiofsd, the cloud kernels' share of the host root.  Those kernels
+	# are not installed: scripts/cloud-kernel.sh (a stage of check.sh)
+	# downloads and unpacks them into the cache
 	qemu-system-x86 busybox-static cpio zstd xz-utils kmod iproute2
 	# RDMA userspace: the interop peer (rdma_rxe + rdma-core) and test tools
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev perftest

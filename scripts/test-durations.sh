@@ -6,10 +6,10 @@
 # The times are the "# time: NAME MS ms" lines tests/vm/guest-tests.sh prints
 # after each test into every VM's results/*/tap.txt.  A VM whose TAP says
 # "# kernel KVER-svdebug" is the debug kernel (its LOCALVERSION in
-# tests/kernel/debug.config), any other a stock kernel; the stock column is
-# the slowest stock kernel's time.  A test the run did not measure keeps its
-# old times, so a targeted run (SV_TESTS) refreshes only what it ran; a test
-# that no longer exists is dropped.  check.sh writes results/durations.new
+# tests/kernel/debug.config), any other a stock kernel (a cloud kernel
+# too); the stock column is the slowest stock kernel's time.  A test the run
+# did not measure keeps its old times, so a targeted run (SV_TESTS)
+# refreshes only what it ran; a test that no longer exists is dropped.  check.sh writes results/durations.new
 # this way at the end of every run; to adopt it:
 #
 #   cp results/durations.new tests/user/durations

@@ -1,5 +1,5 @@
 #!/bin/bash
-# sv-test: kernels=debug,stock cost=M
+# sv-test: kernels=debug,stock,cloud cost=M
 # rdma link add/delete for type softverbs, and every bad input to it.
 #
 #   init_net

@@ -1,5 +1,5 @@
 #!/bin/bash
-# sv-test: kernels=debug,stock needs=rxe cost=M
+# sv-test: kernels=debug,stock,cloud needs=rxe cost=M
 # The device as seen by distro rdma-core (librxe) and by libsoftverbs.
 #
 #   init_net:  sv_i0 (softverbs) on vA 10.11.0.1/24, vA ===== veth ===== vB
@@ -130,5 +130,8 @@ if modinfo rdma_rxe >/dev/null 2>&1 && [ ! -d /sys/module/rdma_rxe ]; then
 	! has_word "$list" rxe_i0 || sv_fail "libsoftverbs lists the Soft-RoCE device"
 	out=$(ibv_devices)
 	has_word "$out" rxe_i0 || sv_fail "rdma-core does not list rxe_i0"
+else
+	# a cloud kernel has no rdma_rxe
+	echo "note: no Soft-RoCE device beside softverbs' on $SV_KVER (rdma_rxe missing or loaded): not checked that libsoftverbs leaves it out"
 fi
 echo "rdma-core and libsoftverbs agree"

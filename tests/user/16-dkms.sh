@@ -1,10 +1,11 @@
 #!/bin/bash
-# sv-test: kernels=all needs=dkms cost=S
+# sv-test: kernels=debug,first,stock,cloud needs=dkms cost=S
 # The DKMS-installed module loads with a plain "modprobe softverbs".
 #
 # check.sh (as root) runs "make dkms-install" on the host before booting the
 # VM; the VM sees the host's /lib/modules, so DKMS's build for this kernel is
-# there.  It must be the same source as the module under test (srcversion),
+# there (for a cloud kernel, DKMS installed into its unpacked tree, which the
+# VM has at /lib/modules/KVER: scripts/cloud-kernel.sh dkms-install).  It must be the same source as the module under test (srcversion),
 # load with its dependencies resolved by modprobe, create a device, unload.
 . "$(dirname "$0")/lib.sh"
 

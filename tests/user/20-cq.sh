@@ -1,5 +1,5 @@
 #!/bin/bash
-# sv-test: kernels=debug,stock cost=M
+# sv-test: kernels=debug,stock,cloud cost=M
 # Completion queues, driven by distro rdma-core (librxe) through pyverbs.
 #
 #   init_net:  sv_cq0 (softverbs) on vA 10.20.0.1/24, vA ===== veth ===== vB

@@ -1,5 +1,5 @@
 #!/bin/bash
-# sv-test: kernels=debug,stock cost=M
+# sv-test: kernels=debug,stock,cloud cost=M
 # Queue pairs, driven by distro rdma-core (librxe) through pyverbs.
 #
 #   init_net                                   netns sv-qp

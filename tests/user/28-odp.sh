@@ -1,5 +1,5 @@
 #!/bin/bash
-# sv-test: kernels=debug,stock cost=M
+# sv-test: kernels=debug,stock,cloud cost=M
 # On-demand paging MRs (IBV_ACCESS_ON_DEMAND): nothing pinned, pages
 # faulted when the transport needs them, invalidated through the MMU
 # interval notifier (Documentation/design.md, "On-demand paging").

@@ -1,5 +1,5 @@
 #!/bin/bash
-# sv-test: kernels=debug,stock quick cost=M
+# sv-test: kernels=debug,stock,cloud quick cost=M
 # softverbs <-> softverbs across two namespaces, with the distro tools.
 #
 #   netns sv-52a                              netns sv-52b

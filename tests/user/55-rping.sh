@@ -1,5 +1,5 @@
 #!/bin/bash
-# sv-test: kernels=debug,stock needs=rxe cost=M
+# sv-test: kernels=debug,stock,cloud needs=rxe cost=M
 # rdma_cm between softverbs and Soft-RoCE: rping, ucmatose, udaddy.
 #
 #   netns sv-55a                              init_net

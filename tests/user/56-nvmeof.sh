@@ -1,5 +1,5 @@
 #!/bin/bash
-# sv-test: kernels=debug,stock needs=nvmet,rxe cost=M
+# sv-test: kernels=debug,stock,cloud needs=nvmet,rxe cost=M
 # NVMe over Fabrics (RDMA) on a softverbs port: nvmet-rdma target and
 # nvme-rdma host in the same VM.
 #

@@ -1,9 +1,14 @@
 #!/bin/bash
-# mkinitramfs.sh --kver KVER | --builtin: build (or reuse) the test VM's initramfs
-# and print its path.
+# mkinitramfs.sh --kver KVER [--root DIR] [--fs 9p|virtiofs] | --builtin: build
+# (or reuse) the test VM's initramfs and print its path.
 #
 #   --kver KVER  a stock kernel with /lib/modules/KVER: packs the modules that
-#                9p and overlayfs need, in the order modprobe would load them
+#                the guest's share of the host root (9p or virtio-fs) and
+#                overlayfs need, in the order modprobe would load them
+#   --root DIR   the kernel's modules are DIR/lib/modules/KVER (a kernel
+#                unpacked by scripts/cloud-kernel.sh); default /
+#   --fs FS      how the guest mounts the host root: 9p (default) or
+#                virtiofs (Debian's cloud kernels have no 9p)
 #   --builtin    a kernel with 9p, virtio and overlayfs built in: no modules
 #
 # The initramfs is only busybox-static, tests/vm/init and those modules; the
@@ -14,12 +19,23 @@ set -euo pipefail
 
 here=$(dirname "$(realpath "$0")")
 cache=${SV_CACHE:-/var/tmp/softverbs-cache}
-kver=
+kver= modroot=/ fs=9p builtin=0
 
-case ${1:-} in
---kver) kver=${2:?--kver needs a kernel version} ;;
---builtin) ;;
-*) echo "usage: $0 --kver KVER | --builtin" >&2; exit 2 ;;
+usage() { echo "usage: $0 --kver KVER [--root DIR] [--fs 9p|virtiofs] | --builtin" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kver) kver=${2:?--kver needs a kernel version}; shift 2 ;;
+	--root) modroot=${2:?--root needs a directory}; shift 2 ;;
+	--fs) fs=${2:?--fs needs 9p or virtiofs}; shift 2 ;;
+	--builtin) builtin=1; shift ;;
+	*) usage ;;
+	esac
+done
+[ -n "$kver" ] || [ $builtin = 1 ] || usage
+case $fs in
+9p) fs_mods=(9p 9pnet_virtio) ;;
+virtiofs) fs_mods=(virtiofs) ;;
+*) usage ;;
 esac
 
 busybox=/bin/busybox
@@ -34,14 +50,15 @@ fi
 # "builtin NAME" lines (6.12 has virtio_pci =y) need nothing.
 kos=()
 if [ -n "$kver" ]; then
-	[ -d "/lib/modules/$kver" ] || { echo "mkinitramfs.sh: no /lib/modules/$kver" >&2; exit 1; }
-	mapfile -t kos < <(modprobe -a -S "$kver" --show-depends virtio_pci 9p 9pnet_virtio overlay |
+	[ -d "$modroot/lib/modules/$kver" ] || { echo "mkinitramfs.sh: no $modroot/lib/modules/$kver" >&2; exit 1; }
+	mapfile -t kos < <(modprobe -a -d "$modroot" -S "$kver" --show-depends virtio_pci "${fs_mods[@]}" overlay |
 		awk '$1 == "insmod" && !seen[$2]++ { print $2 }')
 fi
 
 key=$( (cat "$here/init" "$0" "$busybox"; for ko in "${kos[@]}"; do stat -c '%n %s %Y' "$ko"; done) |
 	sha1sum | cut -c1-12)
 name=initramfs-${kver:-builtin}
+[ "$fs" = 9p ] || name+=-$fs
 out=$cache/$name-$key.cpio
 if [ -f "$out" ]; then
 	touch "$out"	# mtime = last use, for the clean-up below

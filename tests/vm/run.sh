@@ -2,9 +2,12 @@
 # run.sh: boot a throwaway qemu VM and run one command in it.
 #
 #   run.sh [--kver KVER | --kernel IMAGE [--modules DIR]] [--log FILE] [--results FILE]
-#          [--timeout SEC] [--mem MB] [--smp N] [--append 'CMDLINE'] [--nic] -- COMMAND [ARG...]
+#          [--timeout SEC] [--mem MB] [--smp N] [--append 'CMDLINE'] [--nic] [--fs 9p|virtiofs]
+#          -- COMMAND [ARG...]
 #
-#   --kver KVER     a stock kernel: /boot/vmlinuz-KVER + /lib/modules/KVER (default: uname -r)
+#   --kver KVER     a stock kernel: /boot/vmlinuz-KVER + /lib/modules/KVER (default: uname -r),
+#                   or a Debian cloud kernel unpacked by scripts/cloud-kernel.sh
+#                   ($SV_CACHE/cloud/KVER, used when /boot has no vmlinuz-KVER)
 #   --kernel IMAGE  a custom kernel (bzImage or ELF vmlinux) with virtio-pci, 9p and
 #                   overlayfs built in; --modules DIR is its modules tree (the directory
 #                   that holds modules.dep, or a modules_install staging dir),
@@ -19,11 +22,16 @@
 #                   The guest loads virtio_net itself (no udev there); its
 #                   netdev is eth0.  For tests of a device on a NIC with a
 #                   parent (63-rdma-core); the others build veth pairs.
+#   --fs FS         how the guest gets the host root with --kver: 9p, or
+#                   virtiofs (needs root); default: 9p where the kernel's
+#                   config has it, else virtio-fs
 # Env: SV_CACHE (default /var/tmp/softverbs-cache) holds the extracted vmlinux and
 # the initramfs; SV_VM_BZIMAGE=1 boots the compressed image instead.
 #
 # The guest sees the host's / read-only with a tmpfs overlay (tests/vm/init), so
-# COMMAND uses host paths; it runs as root with cwd = the repo root. One
+# COMMAND uses host paths; over 9p, or over virtio-fs for a kernel whose config
+# has no 9p but virtio-fs (Debian's cloud kernels): run.sh then starts qemu's
+# virtiofsd on a read-only view of the host root (needs root); it runs as root with cwd = the repo root. One
 # argument is a bash command string ('make -C x && ./y'); several are argv.
 # Exit status: the command's, 124 on timeout, 125 if the guest never reported
 # one (panic, init failure), 2 on usage errors.
@@ -39,6 +47,8 @@
 #   debug 6.1.192-svdebug (KASAN, lockdep, kmemleak=on): /init at ~63 s (load ~15)
 # Past /init: ~1 s to load the 9p/overlay modules and mount, then every
 # exec of a host binary costs 50-120 ms under TCG.
+#   6.1.0-56-cloud-amd64, 6.12.117+deb12-cloud-amd64 (virtio-fs, ELF vmlinux):
+#                         /init at ~3 s, 4.6-4.9 s total (load ~5), virtiofsd included
 set -euo pipefail
 
 here=$(dirname "$(realpath "$0")")
@@ -47,7 +57,7 @@ cache=${SV_CACHE:-/var/tmp/softverbs-cache}
 
 usage() { sed -n '2,/^set -euo/{/^set/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2; }
 
-kver= kernel= modules= log= results= timeout=600 mem=1024 smp=2 append= nic=(-nic none)
+kver= kernel= modules= log= results= timeout=600 mem=1024 smp=2 append= nic=(-nic none) fs=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kver) kver=$2; shift 2 ;;
@@ -59,6 +69,11 @@ while [ $# -gt 0 ]; do
 	--mem) mem=$2; shift 2 ;;
 	--smp) smp=$2; shift 2 ;;
 	--append) append=$2; shift 2 ;;
+	--fs)
+		fs=$2
+		[ "$fs" = 9p ] || [ "$fs" = virtiofs ] || { echo "run.sh: --fs 9p or virtiofs" >&2; exit 2; }
+		shift 2
+		;;
 	--nic)
 		# romfile=: no iPXE option ROM, the kernel is booted directly
 		# shellcheck disable=SC2054 # qemu's commas
@@ -120,21 +135,55 @@ if [ -n "$modules" ] && [ ! -f "$modules/modules.dep" ]; then
 	fi
 	modules=$(dirname "${trees[0]}")
 fi
+# How the guest gets the host root: 9p, unless the kernel's config has no 9p
+# transport but virtio-fs (Debian's cloud flavour).  A --kernel is ours, with
+# 9p built in.
 if [ -n "$kernel" ]; then
+	[ "${fs:-9p}" = 9p ] || { echo "run.sh: a --kernel boots with 9p only" >&2; exit 2; }
+	fs=9p
 	image=$(vmlinux_for "$kernel" "custom-$(echo "$kernel" | sha1sum | cut -c1-8)")
 	initrd=$("$here/mkinitramfs.sh" --builtin)
 else
 	kver=${kver:-$(uname -r)}
-	[ -f "/boot/vmlinuz-$kver" ] || { echo "run.sh: no /boot/vmlinuz-$kver" >&2; exit 2; }
-	image=$(vmlinux_for "/boot/vmlinuz-$kver" "$kver")
-	initrd=$("$here/mkinitramfs.sh" --kver "$kver")
+	kroot=/
+	if [ ! -f "/boot/vmlinuz-$kver" ] && [ -f "$cache/cloud/$kver/boot/vmlinuz-$kver" ]; then
+		# unpacked by scripts/cloud-kernel.sh; its modules are bind-mounted
+		# at /lib/modules/KVER in the guest (sv.modules)
+		kroot=$cache/cloud/$kver
+		modules=$kroot/lib/modules/$kver
+	fi
+	[ -f "$kroot/boot/vmlinuz-$kver" ] || {
+		echo "run.sh: no /boot/vmlinuz-$kver (nor a cloud kernel in $cache/cloud: scripts/cloud-kernel.sh fetch)" >&2
+		exit 2
+	}
+	config=$kroot/boot/config-$kver
+	if [ -z "$fs" ]; then
+		fs=9p
+		if [ -f "$config" ] && ! grep -Eq '^CONFIG_NET_9P_VIRTIO=[ym]$' "$config"; then
+			grep -Eq '^CONFIG_VIRTIO_FS=[ym]$' "$config" || {
+				echo "run.sh: $kver has neither 9p over virtio nor virtio-fs: no way to share the host root" >&2
+				exit 2
+			}
+			fs=virtiofs
+		fi
+	fi
+	image=$(vmlinux_for "$kroot/boot/vmlinuz-$kver" "$kver")
+	initrd=$("$here/mkinitramfs.sh" --kver "$kver" --root "$kroot" --fs "$fs")
+fi
+if [ "$fs" = virtiofs ]; then
+	virtiofsd=/usr/lib/qemu/virtiofsd
+	[ -x "$virtiofsd" ] || { echo "run.sh: $kver needs virtio-fs, and $virtiofsd is missing (qemu-system-common)" >&2; exit 2; }
+	[ "$(id -u)" = 0 ] || { echo "run.sh: $kver has no 9p: its virtio-fs share needs root (virtiofsd)" >&2; exit 2; }
 fi
 
 tmp=$(mktemp -d)
-qemu_pid=
+qemu_pid= vfs_pid=
 cleanup() {
 	[ -n "$qemu_pid" ] && kill "$qemu_pid" 2>/dev/null
-	rm -rf "$tmp"
+	[ -n "$vfs_pid" ] && kill "$vfs_pid" 2>/dev/null
+	# --one-file-system: never into a mount (there is none: virtiofsd's view
+	# of / is mounted in its own namespace)
+	rm -rf --one-file-system "$tmp" 2>/dev/null || true
 }
 trap cleanup EXIT
 keep_log=1
@@ -149,6 +198,7 @@ mkdir -p "$(dirname "$log")" "$(dirname "$results")"
 # the timer is emulated and fine, as virtual machines commonly assume.
 cmdline="console=ttyS0 panic=-1 no_timer_check sv.cmd=$(printf '%s' "$cmd" | base64 -w0)"
 [ -n "$modules" ] && cmdline+=" sv.modules=$modules"
+[ "$fs" = 9p ] || cmdline+=" sv.fs=$fs"
 [ -n "$append" ] && cmdline+=" $append"
 # x86 COMMAND_LINE_SIZE is 2048; a longer line is silently cut, losing the command.
 if [ ${#cmdline} -ge 2000 ]; then
@@ -158,13 +208,65 @@ fi
 
 # -nodefaults drops the VGA card, floppy, CD-ROM and NIC that a test VM never
 # uses but the kernel would spend boot time probing; the tests build their
-# networks from veth pairs (a NIC only with --nic). One 9p share only: each
-# virtio device costs boot time.
+# networks from veth pairs (a NIC only with --nic). One share of the host
+# root only: each virtio device costs boot time.
+# shellcheck disable=SC2054 # qemu's commas
+if [ "$fs" = 9p ]; then
+	share=(-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap)
+else
+	# vhost-user: virtiofsd reads the guest's memory, so it must be shared
+	share=(-object "memory-backend-memfd,id=mem,size=${mem}M,share=on" -machine memory-backend=mem
+		-chardev "socket,id=vfs,path=$tmp/vfs.sock" -device vhost-user-fs-pci,chardev=vfs,tag=host)
+fi
 qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m "$mem" -smp "$smp"
 	-nographic -nodefaults -no-reboot "${nic[@]}" -monitor none
 	-kernel "$image" -initrd "$initrd" -append "$cmdline"
-	-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap
+	"${share[@]}"
 	-serial "file:$log" -serial "file:$results")
+
+# start_virtiofsd: qemu's virtiofsd serving the host root on $tmp/vfs.sock,
+# read-only.  virtiofsd (qemu 7.2's) has no read-only mode, and the 9p
+# share's readonly=on is enforced by qemu, not by the guest: so it runs in a
+# mount namespace of its own on a recursive bind of / in which the kernel's
+# pseudo file systems (the host's /proc, /sys, /dev ...) are unmounted and
+# every other mount is read-only, checked before virtiofsd starts.  It
+# serves one guest connection and exits with it.
+start_virtiofsd() {
+	rm -f "$tmp/vfs.sock"
+	mkdir -p "$tmp/vfs-root"
+	# shellcheck disable=SC2016 # the script expands its own arguments
+	unshare --mount --propagation private /bin/bash -c '
+		set -e
+		v=$1 sock=$2 vfsd=$3
+		mount --rbind / "$v"
+		findmnt -R -n -r -o TARGET,FSTYPE "$v" | tac | while read -r t fstype; do
+			case $fstype in
+			proc | sysfs | devtmpfs | devpts | cgroup | cgroup2 | mqueue | debugfs | tracefs | \
+			securityfs | pstore | bpf | configfs | fusectl | hugetlbfs | binfmt_misc | autofs | \
+			efivarfs | rpc_pipefs | nsfs | selinuxfs)
+				umount -l "$t" 2>/dev/null || true ;;
+			esac
+		done
+		findmnt -R -n -r -o TARGET "$v" | while read -r t; do
+			mount -o remount,bind,ro "$t"
+		done
+		if findmnt -R -n -r -o TARGET,OPTIONS "$v" | awk "\$2 !~ /^ro(,|\$)/ { bad = 1 } END { exit !bad }"; then
+			echo "run.sh: could not make the virtio-fs view of / read-only" >&2
+			exit 1
+		fi
+		exec "$vfsd" --socket-path="$sock" -o source="$v" -o cache=always -o log_level=err
+	' start-virtiofsd "$tmp/vfs-root" "$tmp/vfs.sock" "$virtiofsd" >"$tmp/virtiofsd.log" 2>&1 &
+	vfs_pid=$!
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[ -S "$tmp/vfs.sock" ] && return 0
+		kill -0 "$vfs_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "run.sh: virtiofsd did not start:" >&2
+	cat "$tmp/virtiofsd.log" >&2
+	return 1
+}
 
 # Boot watchdog: a TCG guest on an overloaded host has hung early in boot
 # with its timer interrupts lost (guest clock stopped, no panic), which
@@ -184,6 +286,7 @@ for attempt in 1 2; do
 	: >"$log"
 	: >"$results"
 	rm -f "$tmp/boot-hung"
+	[ "$fs" = 9p ] || start_virtiofsd || exit 125
 	timeout -k 5 "$timeout" "${qemu[@]}" </dev/null >"$tmp/qemu.out" 2>&1 &
 	qemu_pid=$!
 	(
@@ -217,6 +320,12 @@ for attempt in 1 2; do
 	wait "$tail_pid" 2>/dev/null || true
 	kill "$watch_pid" 2>/dev/null || true
 	wait "$watch_pid" 2>/dev/null || true
+	if [ -n "$vfs_pid" ]; then
+		# it exits with its guest; a hung boot may have left it waiting
+		kill "$vfs_pid" 2>/dev/null || true
+		wait "$vfs_pid" 2>/dev/null || true
+		vfs_pid=
+	fi
 	[ -f "$tmp/boot-hung" ] || break
 	echo "run.sh: no /init on the console, boot hung (limits: ${boot_timeout}s, ${boot_stall}s of silence), attempt $attempt" >&2
 	tail -n 5 "$log" >&2
