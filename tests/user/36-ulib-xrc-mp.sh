@@ -1,5 +1,5 @@
 #!/bin/bash
-# sv-test: kernels=debug,stock cost=M
+# sv-test: kernels=all quick cost=M
 # XRC (IBTA Annex A14) between processes and devices through libsoftverbs:
 # ulib/examples/xrcmp, every send opcode with its data checked, many
 # initiators into one XRC SRQ, bad input, lifetimes, loss.

@@ -1204,9 +1204,10 @@ static int lifetimes(const struct opts *o)
 	}
 	msg_get(snd.rd, &m, M_RESULT);
 	CHECK(m.a[0] >= got && m.a[0] < 400 &&
-	      m.a[1] == IBV_WC_REM_INV_REQ_ERR,
+	      m.a[1] == IBV_WC_REM_INV_REQ_ERR && m.a[0] + 1 + m.a[2] == m.a[3],
 	      "SRQ destroyed under traffic: sender %u ok then %s (%u "
-	      "flushed), %u received", m.a[0], st(m.a[1]), m.a[2], got);
+	      "flushed of %u posted), %u received", m.a[0], st(m.a[1]),
+	      m.a[2], m.a[3], got);
 	printf("SRQ destroyed under traffic: %u SENDs completed (%u "
 	       "received), then %s, %u flushed: ok\n", m.a[0], got,
 	       st(m.a[1]), m.a[2]);
