@@ -4,14 +4,16 @@
  * libsoftverbs, every send opcode with its data checked.
  *
  *   xrcmp [-T DEV -t GIDX] [-I DEV -i GIDX] [-k PROCS] [-m QPS] [-n MSGS]
- *         [-e] [-s SECONDS] DIR                         traffic
- *   xrcmp -L [-T DEV -t GIDX] [-I DEV -i GIDX] [-s SECONDS] DIR
+ *         [-o TIMEOUT] [-e] [-s SECONDS] DIR            traffic
+ *   xrcmp -L [-T DEV -t GIDX] [-I DEV -i GIDX] [-o TIMEOUT] [-s SECONDS] DIR
  *                                                       lifetimes
  *
  * The target side (-T, GID index -t) is this process; the initiators
  * (-I, -i) are forked processes, each with its own verbs context.  The
- * GID indices choose IPv4 or IPv6.  DIR holds the files the XRC domains
- * are opened through.  Exit status 0 passed, 1 failed, 4 skipped.
+ * GID indices choose IPv4 or IPv6 (default: port 1's IPv4 RoCE v2 GID).
+ * -o is the send QPs' local ACK timeout exponent (default 14: 67 ms).
+ * DIR holds the files the XRC domains are opened through.  Exit status 0
+ * passed, 1 failed, 4 skipped.
  *
  * Traffic: PROCS initiator processes with QPS XRC send QPs each, every
  * one connected to its own XRC receive QP of the target's domain, all
@@ -377,6 +379,7 @@ struct opts {
 	const char *tdev, *idev, *dir;
 	int tgid, igid;
 	uint32_t procs, qps, msgs;
+	uint8_t timeout;		/* -o: the send QPs' local ACK timeout */
 	bool bad, life;
 };
 
@@ -534,7 +537,7 @@ static int ini_main(void *arg, struct link *l)
 	msg_get(l->rd, &m, M_PEER);
 	memcpy(&in->t, m.a + o->qps, sizeof(in->t));
 	for (j = 0; j < o->qps; j++)
-		connect_qp(qp[j], gidx, in->t.gid, m.a[j], 12, 7);
+		connect_qp(qp[j], gidx, in->t.gid, m.a[j], o->timeout, 7);
 	msg_get(l->rd, &m, M_GO);
 
 	while (done < o->qps * o->msgs) {
@@ -638,7 +641,7 @@ static int bad_main(void *arg, struct link *l)
 	msg_get(l->rd, &m, M_PEER);
 	memcpy(&in->t, m.a + NBAD, sizeof(in->t));
 	for (j = 0; j < NBAD; j++)
-		connect_qp(qp[j], gidx, in->t.gid, m.a[j], 12, 7);
+		connect_qp(qp[j], gidx, in->t.gid, m.a[j], o->timeout, 7);
 	msg_get(l->rd, &m, M_GO);
 	bad_local(qp[0], qpx, mr, buf);
 
@@ -814,7 +817,7 @@ static int traffic(const struct opts *o)
 			tqp[k][j] = recv_qp(tg.ctx, tg.xrcd);
 			tg.tqpn[k][j] = tqp[k][j]->qp_num;
 			tg.iqpn[k][j] = m.a[j];
-			connect_qp(tqp[k][j], gidx, m.gid, m.a[j], 12, 7);
+			connect_qp(tqp[k][j], gidx, m.gid, m.a[j], o->timeout, 7);
 		}
 		m.op = M_PEER;
 		for (j = 0; j < m.n; j++)
@@ -1042,7 +1045,7 @@ static int life_creator(void *arg, struct link *l)
 	x = need(open_xrcd(ctx, path, 0), "creator: open the domain");
 	msg_get(l->rd, &m, M_PEER);
 	qp = recv_qp(ctx, x);
-	connect_qp(qp, gidx, m.gid, m.a[0], 12, 7);
+	connect_qp(qp, gidx, m.gid, m.a[0], o->timeout, 7);
 	m.op = M_READY;
 	m.a[0] = qp->qp_num;
 	msg_put(l->wr, &m);
@@ -1080,7 +1083,7 @@ static int life_victim(void *arg, struct link *l)
 		post_recv(srq, mr, buf, i);
 	msg_get(l->rd, &m, M_PEER);
 	qp = recv_qp(ctx, x);
-	connect_qp(qp, gidx, m.gid, m.a[0], 12, 7);
+	connect_qp(qp, gidx, m.gid, m.a[0], o->timeout, 7);
 	m.op = M_READY;
 	m.a[0] = qp->qp_num;
 	m.a[1] = srqn;
@@ -1161,7 +1164,7 @@ static int lifetimes(const struct opts *o)
 	opened = need(ibv_open_qp(ctx, &oa), "ibv_open_qp");
 	CHECK(ibv_close_xrcd(x) == EBUSY,
 	      "close_xrcd with an SRQ and an opened QP in it");
-	sender_cmd(&snd, M_CONNECT, 0, tqpn, 12, 7, tgid);
+	sender_cmd(&snd, M_CONNECT, 0, tqpn, o->timeout, 7, tgid);
 	msg_get(snd.rd, &m, M_READY);
 	/* the creator goes without destroying its QP */
 	sender_cmd(&cr, M_EXIT, 0, 0, 0, 0, NULL);
@@ -1230,7 +1233,8 @@ static int lifetimes(const struct opts *o)
 	memcpy(m.gid, sgid, 16);
 	msg_put(vi.wr, &m);
 	msg_get(vi.rd, &m, M_READY);
-	sender_cmd(&snd, M_CONNECT, 1, m.a[0], 10, 3, tgid);
+	/* two retries: after the kill the sender gives up soon */
+	sender_cmd(&snd, M_CONNECT, 1, m.a[0], o->timeout, 2, tgid);
 	srqn = m.a[1];
 	msg_get(snd.rd, &m, M_READY);
 	sender_cmd(&snd, M_SEND, 1, srqn, 100000, 0, NULL);
@@ -1264,11 +1268,11 @@ static int lifetimes(const struct opts *o)
 int main(int argc, char **argv)
 {
 	struct opts o = { .procs = 3, .qps = 4, .msgs = 70, .tgid = -1,
-			  .igid = -1 };
+			  .igid = -1, .timeout = 14 };
 	long secs = 120;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "T:t:I:i:k:m:n:es:L")) != -1) {
+	while ((opt = getopt(argc, argv, "T:t:I:i:k:m:n:o:es:L")) != -1) {
 		switch (opt) {
 		case 'T': o.tdev = optarg; break;
 		case 't': o.tgid = atoi(optarg); break;
@@ -1277,6 +1281,7 @@ int main(int argc, char **argv)
 		case 'k': o.procs = (uint32_t)atoi(optarg); break;
 		case 'm': o.qps = (uint32_t)atoi(optarg); break;
 		case 'n': o.msgs = (uint32_t)atoi(optarg); break;
+		case 'o': o.timeout = (uint8_t)atoi(optarg); break;
 		case 'e': o.bad = true; break;
 		case 's': secs = atol(optarg); break;
 		case 'L': o.life = true; break;
@@ -1286,7 +1291,8 @@ int main(int argc, char **argv)
 	if (optind != argc - 1 || !o.procs || o.procs > MAXP || !o.qps ||
 	    o.qps > MAXQ || o.msgs < NOPS || o.msgs > 1000 || secs <= 0)
 		die(2, "usage: xrcmp [-T DEV -t GIDX] [-I DEV -i GIDX] [-k 1-%d] "
-		    "[-m 1-%d] [-n %d-1000] [-e] [-L] [-s SECONDS] DIR",
+		    "[-m 1-%d] [-n %d-1000] [-o TIMEOUT] [-e] [-L] "
+		    "[-s SECONDS] DIR",
 		    MAXP, MAXQ, NOPS);
 	o.dir = argv[optind];
 	if (!o.idev)
