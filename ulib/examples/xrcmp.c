@@ -524,7 +524,6 @@ static int ini_main(void *arg, struct link *l)
 	struct ibv_mr *mr;
 	uint8_t *loc;
 	struct msg m = { .op = M_INFO, .n = o->qps };
-
 	int gidx = o->igid;
 
 	mr = reg(pd, (size_t)o->qps * o->msgs * SLOT, 0, &loc);
@@ -627,7 +626,6 @@ static int bad_main(void *arg, struct link *l)
 	struct ibv_mr *mr;
 	uint8_t *buf;
 	uint32_t j;
-
 	int gidx = o->igid;
 
 	mr = reg(pd, 4096, 0, &buf);
@@ -683,6 +681,7 @@ static int bad_main(void *arg, struct link *l)
 	need_ok(ibv_destroy_cq(cq), "destroy_cq");
 	need_ok(ibv_dealloc_pd(pd), "dealloc_pd");
 	need_ok(ibv_close_device(ctx), "close_device");
+	free(buf);
 	return 0;
 }
 
@@ -934,7 +933,6 @@ static int life_sender(void *arg, struct link *l)
 	struct ibv_mr *mr;
 	uint8_t *buf;
 	struct msg m = { .op = M_INFO, .n = 2 };
-
 	int gidx = o->igid;
 
 	mr = reg(pd, 4096, 0, &buf);
