@@ -1078,8 +1078,10 @@ int sv_qp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	unsigned long flags;
 	int err = 0;
 
-	/* user QPs post into the mapped RQ; a QP with an SRQ has no RQ,
-	 * nor does either XRC half */
+	/*
+	 * User QPs post into the mapped RQ; a QP with an SRQ has no RQ,
+	 * nor does either XRC half.
+	 */
 	if (qp->is_user || !qp->rq.queue) {
 		*bad_wr = wr;
 		return qp->is_user ? -EOPNOTSUPP : -EINVAL;

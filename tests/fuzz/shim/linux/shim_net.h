@@ -14,4 +14,10 @@ struct kobject;
 struct attribute_group;
 struct scatterlist;
 typedef struct { int unused; } netdevice_tracker;
+/* embedded in struct sv_qp (the responder's and completer's ODP queues) */
+struct sk_buff_head {
+	struct sk_buff *next, *prev;
+	unsigned int qlen;
+	spinlock_t lock;
+};
 #endif
