@@ -42,6 +42,12 @@ int sv_port_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_srq_sge = SV_MAX_SRQ_SGE;
 	attr->device_cap_flags |= IB_DEVICE_SRQ_RESIZE;
 	/*
+	 * XRC (IBTA Annex A14): domains (sv_xrcd.c), XRC SRQs (sv_srq.c),
+	 * target QPs and user initiator QPs (sv_qp.c, sv_resp.c).  A kernel
+	 * initiator is -EOPNOTSUPP: ib_send_wr has no remote SRQ number.
+	 */
+	attr->device_cap_flags |= IB_DEVICE_XRC;
+	/*
 	 * MRs and MWs.  The requester executes REG_MR and LOCAL_INV
 	 * (sv_mr_fast_reg, sv_mr_invalidate) and BIND_MW of type 1 and 2B
 	 * windows (sv_mw_bind); the responder SEND with Invalidate.

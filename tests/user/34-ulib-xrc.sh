@@ -1,7 +1,6 @@
 #!/bin/bash
 # sv-test: kernels=debug,stock cost=S
-# XRC objects through libsoftverbs (the first layer of the XRC transport,
-# Documentation/design.md "XRC"):
+# XRC objects through libsoftverbs (Documentation/design.md, "XRC"):
 #
 #   init_net:  sv_u0 (softverbs) on vA 10.31.0.1/24, vA ===== veth ===== vB
 #              one process + a forked child, both opening $dir/domain
@@ -18,8 +17,9 @@
 # received with the target's QP number, RDMA WRITE, READ and Fetch & Add
 # against an MR of the SRQ's PD, ibv_open_qp of the target, and a SEND
 # naming another domain's SRQ answered with an invalid request NAK.  Linked
-# with -lsoftverbs only.  The device must not advertise IBV_DEVICE_XRC yet
-# (the program checks ibv_query_device).
+# with -lsoftverbs only.  The device must advertise IBV_DEVICE_XRC (the
+# program checks ibv_query_device).  36-ulib-xrc-mp has XRC between
+# processes and devices, every send opcode, lifetimes and loss.
 . "$(dirname "$0")/lib.sh"
 
 sv_need ip rdma readelf

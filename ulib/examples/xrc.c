@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * xrc: the XRC objects of libsoftverbs (IBTA Annex A14), what exists of
- * them so far: XRC domains shared through a file, XRC SRQs in them, their
- * numbers, and the refusals (missing domain or CQ, destroy orders, O_EXCL
- * on a domain that exists, in this process and in another one: EINVAL,
- * as ib_uverbs answers it).
+ * xrc: the XRC objects of libsoftverbs (IBTA Annex A14): the device's
+ * IBV_DEVICE_XRC, XRC domains shared through a file, XRC SRQs in them,
+ * their numbers, and the refusals (missing domain or CQ, destroy orders,
+ * O_EXCL on a domain that exists, in this process and in another one:
+ * EINVAL, as ib_uverbs answers it); then XRC traffic on one device
+ * (traffic() below; examples/xrcmp.c has it between processes and
+ * devices).
  *
  *   xrc [-d DEV] FILE
  *
@@ -353,9 +355,9 @@ int main(int argc, char **argv)
 		struct ibv_device_attr da;
 
 		need_ok(ibv_query_device(ctx, &da), "query_device");
-		/* not before XRC works end to end (Documentation/design.md) */
-		CHECK(!(da.device_cap_flags & IBV_DEVICE_XRC),
-		      "the device advertises XRC already");
+		/* what rdma-core's programs look at (ibv_devinfo -v: XRC) */
+		CHECK(da.device_cap_flags & IBV_DEVICE_XRC,
+		      "the device does not advertise XRC");
 	}
 	pd = need(ibv_alloc_pd(ctx), "alloc_pd");
 	cq = need(ibv_create_cq(ctx, 16, NULL, NULL, 0), "create_cq");
