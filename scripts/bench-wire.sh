@@ -247,6 +247,9 @@ for ((i = 0; i < ${SV_BENCH_WAIT:-900}; i += 2)); do
 done
 [ -n "$ctl" ] || { log "cannot reach A at $addr_a:$ctl_port"; exit 1; }
 log "connected to A"
+# The wire's own round trip (virtio-net, qemu, the host's unix sockets,
+# both guests' IP stacks), the floor under every latency figure below
+log "wire: $(ping -q -c 200 -i 0.005 $addr_a 2>&1 | sed -n 's/^rtt //p')"
 
 # ask CMD...: send CMD to A, print its answer (empty when A is gone)
 ask() {
@@ -307,13 +310,16 @@ tests=(
 	"ib_send_lat 8 B|5|usec|<= 0.6|ib_send_lat -s 8 -n $lat"
 	"ib_send_lat -e 8 B|5|usec||ib_send_lat -s 8 -n $lat -e"
 )
-# SV_BENCH_TESTS=REGEX: only the tests whose name matches
+all_tests=("${tests[@]}")
+# SV_BENCH_TESTS=REGEX: only the tests whose name matches (none: only the
+# profiled run, if any)
 if [ -n "${SV_BENCH_TESTS:-}" ]; then
 	sel=()
 	for t in "${tests[@]}"; do
 		[[ ${t%%|*} =~ $SV_BENCH_TESTS ]] && sel+=("$t")
 	done
 	tests=("${sel[@]}")
+	[ ${#tests[@]} -gt 0 ] || rounds=0
 fi
 declare -A res
 port=26000 perf=''
@@ -341,7 +347,7 @@ done
 # One more softverbs run of SV_BENCH_PROFILE, profiled on both sides
 if [ -n "${SV_BENCH_PROFILE:-}" ]; then
 	cmd='' pfield=''
-	for t in "${tests[@]}"; do
+	for t in "${all_tests[@]}"; do
 		IFS='|' read -r name field _ _ c <<<"$t"
 		[ "$name" != "$SV_BENCH_PROFILE" ] || cmd=$c pfield=$field
 	done
@@ -366,6 +372,7 @@ median() {
 		awk '{ v[NR] = $1 } END { if (!NR) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
+[ "$rounds" -gt 0 ] || exit 0
 echo
 echo "== two hosts: median of $rounds rounds (kernel $(uname -r), TCG, $(nproc) vCPUs"
 echo "   per VM, virtio-net on a qemu dgram wire; ratio = softverbs/rxe;"
