@@ -194,7 +194,7 @@ agent)
 			port=$1
 			shift
 			sout=$(mktemp)
-			$perf timeout "$timeout_s" "$1" -d "$dev" -x "$gid" -p "$port" -F "${@:2}" >"$sout" 2>&1 &
+			$perf timeout "$timeout_s" stdbuf -oL "$1" -d "$dev" -x "$gid" -p "$port" -F "${@:2}" >"$sout" 2>&1 &
 			spid=$!
 			if sv_wait_for "sv_tcp_listening $port" 30; then
 				echo listening >&3
@@ -241,7 +241,8 @@ esac
 wire_up $addr_b 52:54:00:5e:00:0b || exit 1
 ctl=
 for ((i = 0; i < ${SV_BENCH_WAIT:-900}; i += 2)); do
-	exec {ctl}<>"/dev/tcp/$addr_a/$ctl_port" 2>/dev/null && break
+	# (a redirection on exec itself would stay: stderr gone for good)
+	{ exec {ctl}<>"/dev/tcp/$addr_a/$ctl_port"; } 2>/dev/null && break
 	ctl=
 	sleep 2
 done
@@ -284,7 +285,8 @@ run() {
 		return
 	fi
 	out=$(mktemp)
-	$perf timeout "$timeout_s" "$1" -d "$dev" -x "$gid" -p "$port" -F "${@:2}" $addr_a >"$out" 2>&1
+	# line-buffered: a run the timeout ends still leaves what it printed
+	$perf timeout "$timeout_s" stdbuf -oL "$1" -d "$dev" -x "$gid" -p "$port" -F "${@:2}" $addr_a >"$out" 2>&1
 	r=$(ask reap)
 	v=$(xp_perf_value "$out" "$field")
 	if ! [[ $v =~ ^[0-9.]+$ ]]; then
