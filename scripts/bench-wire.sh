@@ -250,7 +250,8 @@ done
 log "connected to A"
 # The wire's own round trip (virtio-net, qemu, the host's unix sockets,
 # both guests' IP stacks), the floor under every latency figure below
-log "wire: $(ping -q -c 200 -i 0.005 $addr_a 2>&1 | sed -n 's/^rtt //p')"
+# (busybox's ping: the host need not have iputils)
+log "wire: ping round trip $(busybox ping -q -c 200 -i 0.005 $addr_a 2>&1 | tail -n 1 | sed 's/^round-trip //')"
 
 # ask CMD...: send CMD to A, print its answer (empty when A is gone)
 ask() {
