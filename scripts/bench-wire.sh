@@ -249,7 +249,9 @@ done
 [ -n "$ctl" ] || { log "cannot reach A at $addr_a:$ctl_port"; exit 1; }
 log "connected to A"
 # The wire's own round trip (virtio-net, qemu, the host's unix sockets,
-# both guests' IP stacks), the floor under every latency figure below
+# both guests' IP stacks) when idle: 5 ms apart, both guests halt between
+# pings and each ping pays for waking them, which busy-polled perftest does
+# not (its latencies can come in below this)
 # (busybox's ping: the host need not have iputils)
 log "wire: ping round trip $(busybox ping -q -c 200 -i 0.005 $addr_a 2>&1 | tail -n 1 | sed 's/^round-trip //')"
 
