@@ -6,7 +6,8 @@
 #   make kmod          only the module; KDIR=/lib/modules/VER/build to pick
 #   make check         every test, in VMs on each installed Debian kernel
 #   make demo          build, boot a VM, create devices, show them working
-#   make bench         softverbs vs Soft-RoCE perftest numbers in one VM
+#   make bench         softverbs vs Soft-RoCE perftest numbers: one VM (loopback),
+#                      then two VMs on a virtual wire (SV_BENCH=loop|wire|all)
 #   make deb           Debian packages (debian/) in build/deb/
 #
 # KDIR defaults to the running kernel's build tree if present, else the

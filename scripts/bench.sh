@@ -1,23 +1,36 @@
 #!/bin/bash
 # make bench: softverbs next to Soft-RoCE (rdma_rxe) doing the same perftest
-# runs, in one VM of Debian's kernel; prints a table with both numbers and
+# runs, under Debian's kernel in qemu; prints tables with both numbers and
 # the ratio softverbs/rxe.  A benchmark, not a test: it never fails on
-# numbers (only when it cannot run at all).
+# numbers (only when it cannot run at all).  Two parts:
 #
-#   scripts/bench.sh             build softverbs, boot the VM, run the guest half
-#   scripts/bench.sh --guest     the guest half (as root, in the VM or a scratch host)
+#   loopback   one VM, each provider's device talking to itself (below)
+#   two hosts  two VMs joined by a virtual wire, rxe <-> rxe then
+#              softverbs <-> softverbs (scripts/bench-wire.sh)
 #
+#   scripts/bench.sh             build softverbs, boot the VM(s), run the guest halves
+#   scripts/bench.sh --guest     the loopback guest half (as root, in the VM or a scratch host)
+#
+#   SV_BENCH=loop|wire|all  which part (default all: loopback, then two hosts)
 #   SV_BENCH_KVER=KVER   kernel to boot (default: the newest installed 6.1)
 #   SV_BENCH_ITERS=N     iterations of the bandwidth tests (default 1000;
-#                        latency tests use N/2)
-#   SV_BENCH_SIZE=B      message size of the bandwidth tests (default 65536;
-#                        latency tests use 64 bytes)
+#                        loopback latency tests use N/2)
+#   SV_BENCH_SIZE=B      loopback: message size of the bandwidth tests
+#                        (default 65536; latency tests use 64 bytes)
 #   SV_BENCH_TIMEOUT=S   limit per perftest run (default 120 s)
-#   SV_BENCH_ROUNDS=N    rounds (default 3); the table shows each median
-#   SV_BENCH_PIN=0|1     1 (default): perftest server on CPU 0, client on CPU 1
+#   SV_BENCH_ROUNDS=N    rounds (default 3); the tables show each median
+#   SV_BENCH_PIN=0|1     loopback: 1 (default): perftest server on CPU 0,
+#                        client on CPU 1
+#   SV_BENCH_MSGS=N, SV_BENCH_LAT_ITERS=N, SV_BENCH_SMP=N
+#                        two hosts: iterations of the 64 B message-rate
+#                        tests (default 20000) and of the latency tests
+#                        (default 2000); vCPUs per VM (default 2)
+#   SV_BENCH_TESTS, SV_BENCH_PROFILE
+#                        two hosts: a subset of the tests; a profiled
+#                        extra run (scripts/bench-wire.sh)
 #
-# Topology: the same for both, one device talking to itself, so neither pays
-# for a veth hop the other does not:
+# Loopback topology: the same for both, one device talking to itself, so
+# neither pays for a veth hop the other does not:
 #
 #   init_net                              netns sv-bench
 #   rxeb0 (rdma_rxe) on xb0 10.199.0.1    svb0 (softverbs) on xb2 10.199.1.1
@@ -27,15 +40,71 @@
 # socket is per namespace).  Soft-RoCE short-cuts a packet to its own address
 # inside the driver (rxe_loopback); softverbs' own loopback path is whatever
 # it implements.  perftest server and client run on the same device through
-# the RoCE v2 GID of the address, pinned to nothing; the numbers are TCG
+# the RoCE v2 GID of the address; the numbers are TCG
 # numbers (a slow emulated CPU shared with whatever else runs on the host):
 # compare the columns, not the absolute values.
+#
+# The two-host topology, protocol and tests are described in
+# scripts/bench-wire.sh.  The two VMs run at the same time: on a host that
+# limits concurrent VMs, give the benchmark room for two.
 set -euo pipefail
 
 root=$(realpath "$(dirname "$0")/..")
 cd "$root"
 
+# loadavg: the host's load average (1, 5, 15 min)
+loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
+
+# bench_loop KVER: the loopback part, one VM
+bench_loop() {
+	echo "== loopback: one VM of $1 (TCG); the benchmark runs inside the VM"
+	echo "== host: $(nproc) CPUs, load average $(loadavg) (other VMs on the host skew every figure)"
+	tests/vm/run.sh --kver "$1" --timeout 2400 -- \
+		env SV_MODULE="$root/build/$1/kmod/softverbs.ko" \
+		SV_BENCH_ITERS="${SV_BENCH_ITERS:-}" SV_BENCH_SIZE="${SV_BENCH_SIZE:-}" SV_BENCH_PIN="${SV_BENCH_PIN:-}" \
+		SV_BENCH_ROUNDS="${SV_BENCH_ROUNDS:-}" SV_BENCH_TIMEOUT="${SV_BENCH_TIMEOUT:-}" \
+		bash scripts/bench.sh --guest
+	echo "== host load average after: $(loadavg)"
+}
+
+# bench_wire KVER: the two-host part, VM A (servers) in the background, VM B
+# (clients, the table) in the foreground
+bench_wire() {
+	local kver=$1 w pa rc=0 arc=0 envs i
+	w=$(mktemp -d "${TMPDIR:-/tmp}/sv-bench.XXXXXX")
+	envs=(env SV_MODULE="$root/build/$kver/kmod/softverbs.ko"
+		SV_BENCH_ITERS="${SV_BENCH_ITERS:-}" SV_BENCH_MSGS="${SV_BENCH_MSGS:-}"
+		SV_BENCH_LAT_ITERS="${SV_BENCH_LAT_ITERS:-}" SV_BENCH_ROUNDS="${SV_BENCH_ROUNDS:-}"
+		SV_BENCH_TIMEOUT="${SV_BENCH_TIMEOUT:-}" SV_BENCH_TESTS="${SV_BENCH_TESTS:-}"
+		SV_BENCH_PROFILE="${SV_BENCH_PROFILE:-}")
+	echo "== two hosts: two VMs of $kver (TCG, ${SV_BENCH_SMP:-2} vCPUs each) on a virtual wire"
+	echo "== host: $(nproc) CPUs, load average $(loadavg) (other VMs on the host skew every figure)"
+	tests/vm/run.sh --kver "$kver" --smp "${SV_BENCH_SMP:-2}" --timeout 3600 --wire "$w/wire:a" \
+		--append sv.hostname=bench-a -- "${envs[@]}" bash scripts/bench-wire.sh a >"$w/a.log" 2>&1 &
+	pa=$!
+	tests/vm/run.sh --kver "$kver" --smp "${SV_BENCH_SMP:-2}" --timeout 3600 --wire "$w/wire:b" \
+		--append sv.hostname=bench-b -- "${envs[@]}" bash scripts/bench-wire.sh b || rc=$?
+	echo "== host load average after: $(loadavg)"
+	# B said quit: A powers off within seconds; if B died, A waits for a
+	# connection that will not come
+	for ((i = 0; i < 60; i++)); do
+		kill -0 $pa 2>/dev/null || break
+		sleep 1
+	done
+	kill $pa 2>/dev/null || true
+	wait $pa || arc=$?
+	echo "== VM A's output (exit $arc):"
+	sed 's/^/  A| /' "$w/a.log"
+	rm -rf "$w"
+	return "$rc"
+}
+
 if [ "${1:-}" != --guest ]; then
+	mode=${SV_BENCH:-all}
+	case $mode in
+	loop | wire | all) ;;
+	*) echo "bench: SV_BENCH=loop, wire or all" >&2; exit 2 ;;
+	esac
 	bash scripts/deps.sh
 	kver=${SV_BENCH_KVER:-$(ls /lib/modules | grep '^6\.1\.' | sort -V | tail -n 1)}
 	[ -n "$kver" ] && [ -d "/lib/modules/$kver/build" ] ||
@@ -44,12 +113,14 @@ if [ "${1:-}" != --guest ]; then
 	echo "== building softverbs for $kver"
 	bash scripts/build-kmod.sh "/lib/modules/$kver/build" "build/$kver" >build/bench-build.log 2>&1 ||
 		{ tail -n 30 build/bench-build.log; exit 1; }
-	echo "== booting $kver under qemu (TCG); the benchmark runs inside the VM"
-	echo "== host: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) (other VMs on the host skew every figure)"
-	exec tests/vm/run.sh --kver "$kver" --timeout 2400 -- \
-		env SV_MODULE="$root/build/$kver/kmod/softverbs.ko" \
-		SV_BENCH_ITERS="${SV_BENCH_ITERS:-}" SV_BENCH_SIZE="${SV_BENCH_SIZE:-}" SV_BENCH_PIN="${SV_BENCH_PIN:-}" SV_BENCH_ROUNDS="${SV_BENCH_ROUNDS:-}" \
-		bash scripts/bench.sh --guest
+	rc=0
+	if [ "$mode" != wire ]; then
+		bench_loop "$kver" || rc=$?
+	fi
+	if [ "$mode" != loop ]; then
+		bench_wire "$kver" || rc=$?
+	fi
+	exit "$rc"
 fi
 
 # --- guest half ----------------------------------------------------------------

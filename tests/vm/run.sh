@@ -3,7 +3,7 @@
 #
 #   run.sh [--kver KVER | --kernel IMAGE [--modules DIR]] [--log FILE] [--results FILE]
 #          [--timeout SEC] [--mem MB] [--smp N] [--append 'CMDLINE'] [--nic] [--fs 9p|virtiofs]
-#          -- COMMAND [ARG...]
+#          [--wire PATH:a|b] -- COMMAND [ARG...]
 #
 #   --kver KVER     a stock kernel: /boot/vmlinuz-KVER + /lib/modules/KVER (default: uname -r),
 #                   or a Debian cloud kernel unpacked by scripts/cloud-kernel.sh
@@ -25,6 +25,16 @@
 #   --fs FS         how the guest gets the host root with --kver: 9p, or
 #                   virtiofs (needs root); default: 9p where the kernel's
 #                   config has it, else virtio-fs
+#   --wire PATH:a|b one end of a point-to-point Ethernet wire between two VMs
+#                   (scripts/bench.sh's two-host benchmark): a virtio-net NIC
+#                   on qemu's dgram netdev over a pair of unix datagram
+#                   sockets, PATH.a and PATH.b (PATH: a fresh name in a
+#                   directory both runs can write; one VM takes side a, the
+#                   other b).  Nothing else is on the wire: each frame one
+#                   guest sends is one datagram the other's qemu receives.
+#                   The NIC's MAC is 52:54:00:5e:00:0a or ...:0b (the
+#                   guest finds its netdev by it: eth0, or eth1 with --nic);
+#                   the guest loads virtio_net and sets the address itself.
 # Env: SV_CACHE (default /var/tmp/softverbs-cache) holds the extracted vmlinux and
 # the initramfs; SV_VM_BZIMAGE=1 boots the compressed image instead.
 #
@@ -57,7 +67,8 @@ cache=${SV_CACHE:-/var/tmp/softverbs-cache}
 
 usage() { sed -n '2,/^set -euo/{/^set/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2; }
 
-kver= kernel= modules= log= results= timeout=600 mem=1024 smp=2 append= nic=(-nic none) fs=
+kver= kernel= modules= log= results= timeout=600 mem=1024 smp=2 append= nic=(-nic none) fs= wire=()
+wire_sock=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kver) kver=$2; shift 2 ;;
@@ -79,6 +90,21 @@ while [ $# -gt 0 ]; do
 		# shellcheck disable=SC2054 # qemu's commas
 		nic=(-netdev user,id=n0,restrict=on -device virtio-net-pci,netdev=n0,romfile=)
 		shift
+		;;
+	--wire)
+		case $2 in
+		*:a) side=a peer=b ;;
+		*:b) side=b peer=a ;;
+		*) echo "run.sh: --wire PATH:a or PATH:b" >&2; usage ;;
+		esac
+		wire_path=$(realpath -m "${2%:?}")
+		wire_sock=$wire_path.$side
+		# unix socket addresses hold 107 bytes
+		[ ${#wire_sock} -lt 100 ] || { echo "run.sh: --wire path too long" >&2; exit 2; }
+		# shellcheck disable=SC2054 # qemu's commas
+		wire=(-netdev "dgram,id=w0,local.type=unix,local.path=$wire_sock,remote.type=unix,remote.path=$wire_path.$peer"
+			-device "virtio-net-pci,netdev=w0,romfile=,mac=52:54:00:5e:00:0$side")
+		shift 2
 		;;
 	--) shift; break ;;
 	-h | --help) usage ;;
@@ -181,6 +207,7 @@ qemu_pid= vfs_pid=
 cleanup() {
 	[ -n "$qemu_pid" ] && kill "$qemu_pid" 2>/dev/null
 	[ -n "$vfs_pid" ] && kill "$vfs_pid" 2>/dev/null
+	[ -z "$wire_sock" ] || rm -f "$wire_sock"
 	# --one-file-system: never into a mount (there is none: virtiofsd's view
 	# of / is mounted in its own namespace)
 	rm -rf --one-file-system "$tmp" 2>/dev/null || true
@@ -219,7 +246,7 @@ else
 		-chardev "socket,id=vfs,path=$tmp/vfs.sock" -device vhost-user-fs-pci,chardev=vfs,tag=host)
 fi
 qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m "$mem" -smp "$smp"
-	-nographic -nodefaults -no-reboot "${nic[@]}" -monitor none
+	-nographic -nodefaults -no-reboot "${nic[@]}" "${wire[@]}" -monitor none
 	-kernel "$image" -initrd "$initrd" -append "$cmdline"
 	"${share[@]}"
 	-serial "file:$log" -serial "file:$results")
@@ -287,6 +314,9 @@ for attempt in 1 2; do
 	: >"$results"
 	rm -f "$tmp/boot-hung"
 	[ "$fs" = 9p ] || start_virtiofsd || exit 125
+	# qemu binds its end of the wire; a socket file left over (a killed
+	# run, or the first boot attempt) would make the bind fail
+	[ -z "$wire_sock" ] || rm -f "$wire_sock"
 	timeout -k 5 "$timeout" "${qemu[@]}" </dev/null >"$tmp/qemu.out" 2>&1 &
 	qemu_pid=$!
 	(
