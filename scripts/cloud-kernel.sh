@@ -169,6 +169,18 @@ case ${1:-} in
 fetch)
 	shift
 	[ $# -gt 0 ] || set -- linux-image-cloud-amd64 linux-image-6.12-cloud-amd64
+	# package lists older than the archive name files it no longer has (the
+	# security archive replaces kernels): fetch the lists once, try again
+	# (each try a run of its own, so that set -e holds inside fetch)
+	bash "$0" fetch-once "$@" || {
+		[ "$(id -u)" = 0 ] || exit 1
+		echo "cloud-kernel.sh: fetching the package lists and trying again" >&2
+		apt-get update -q >/dev/null
+		bash "$0" fetch-once "$@"
+	}
+	;;
+fetch-once)
+	shift
 	fetch "$@"
 	;;
 print)
