@@ -178,6 +178,13 @@ static int sv_net_out6(struct sv_dev *sv, struct sk_buff *skb)
 struct sv_net_loop {
 	struct sk_buff_head	queue;
 	struct tasklet_struct	tasklet;
+	/*
+	 * The tasklet is draining the queue on this CPU: a packet queued
+	 * meanwhile from the same CPU (a responder's ACK, a completer's
+	 * next request) is picked up by that same run, so it need not
+	 * schedule the tasklet again.  Written and read on this CPU only.
+	 */
+	bool			draining;
 };
 
 static DEFINE_PER_CPU(struct sv_net_loop, sv_net_loop);
@@ -223,6 +230,7 @@ static void sv_net_loop_run(struct tasklet_struct *t)
 	int budget = SV_NET_LOOP_BUDGET;
 	struct sk_buff *skb;
 
+	WRITE_ONCE(loop->draining, true);
 	while (budget-- > 0 && (skb = skb_dequeue(&loop->queue))) {
 		struct net_device *ndev = skb->dev;
 		struct sv_dev *sv;
@@ -243,6 +251,13 @@ static void sv_net_loop_run(struct tasklet_struct *t)
 		rcu_read_unlock();
 		dev_put(ndev);
 	}
+	/*
+	 * A packet queued after this (an interrupt's, here) sees draining
+	 * off and schedules the tasklet itself; one queued before is seen
+	 * by the test below.  The same CPU: program order is enough.
+	 */
+	WRITE_ONCE(loop->draining, false);
+	barrier();
 	if (!skb_queue_empty_lockless(&loop->queue))
 		tasklet_schedule(&loop->tasklet);
 }
@@ -322,7 +337,15 @@ static int sv_net_loop_queue(struct sk_buff *skb, struct net_device *ndev,
 	loop = get_cpu_ptr(&sv_net_loop);
 	if (likely(skb_queue_len_lockless(&loop->queue) < SV_NET_LOOP_QLEN)) {
 		skb_queue_tail(&loop->queue, skb);
-		tasklet_schedule(&loop->tasklet);
+		/*
+		 * Not when this CPU's run is draining the queue: rescheduled,
+		 * the tasklet would run once more for an empty queue, and a
+		 * softirq still pending when __do_softirq() ends (a tick
+		 * during the run is enough) wakes ksoftirqd, which then
+		 * preempts the sender on its way back to user space.
+		 */
+		if (!READ_ONCE(loop->draining))
+			tasklet_schedule(&loop->tasklet);
 	} else {
 		err = -ENOBUFS;
 	}

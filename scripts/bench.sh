@@ -25,9 +25,10 @@
 #                        two hosts: iterations of the 64 B message-rate
 #                        tests (default 20000) and of the latency tests
 #                        (default 2000); vCPUs per VM (default 2)
-#   SV_BENCH_TESTS, SV_BENCH_PROFILE
-#                        two hosts: a subset of the tests; a profiled
-#                        extra run (scripts/bench-wire.sh)
+#   SV_BENCH_TESTS=REGEX loopback: only the tests whose command line
+#                        (e.g. "ib_send_lat -s 64 -n 500 -e") matches;
+#                        two hosts: a subset of the tests (scripts/bench-wire.sh)
+#   SV_BENCH_PROFILE     two hosts: a profiled extra run (scripts/bench-wire.sh)
 #
 # Loopback topology: the same for both, one device talking to itself, so
 # neither pays for a veth hop the other does not:
@@ -63,7 +64,7 @@ bench_loop() {
 		env SV_MODULE="$root/build/$1/kmod/softverbs.ko" \
 		SV_BENCH_ITERS="${SV_BENCH_ITERS:-}" SV_BENCH_SIZE="${SV_BENCH_SIZE:-}" SV_BENCH_PIN="${SV_BENCH_PIN:-}" \
 		SV_BENCH_ROUNDS="${SV_BENCH_ROUNDS:-}" SV_BENCH_TIMEOUT="${SV_BENCH_TIMEOUT:-}" \
-		bash scripts/bench.sh --guest
+		SV_BENCH_TESTS="${SV_BENCH_TESTS:-}" bash scripts/bench.sh --guest
 	echo "== host load average after: $(loadavg)"
 }
 
@@ -199,6 +200,13 @@ tests=(
 	"ib_write_lat -s 64 -n $lat_iters"
 	"ib_send_lat -s 64 -n $lat_iters -e"
 )
+if [ -n "${SV_BENCH_TESTS:-}" ]; then
+	sel=()
+	for t in "${tests[@]}"; do
+		[[ $t =~ $SV_BENCH_TESTS ]] && sel+=("$t")
+	done
+	tests=("${sel[@]}")
+fi
 declare -A res
 rounds=${SV_BENCH_ROUNDS:-3}
 
