@@ -1,11 +1,11 @@
 #!/bin/bash
 # deb-ccache.sh KVER...: fill the compiler cache that the DKMS builds of
-# tests/user/17-deb.sh use in the VMs, by building the packaged module
+# tests/user/17-deb*.sh use in the VMs, by building the packaged module
 # source on the host exactly where and as DKMS builds it.
 #
-# In a qemu TCG guest DKMS's build of softverbs takes over ten minutes (gcc
-# runs ~15 times slower than on the host); 17-deb installs the package
-# twice.  Debian's kernel headers can compile through ccache
+# In a qemu TCG guest DKMS's build of softverbs takes minutes (gcc runs
+# ~15 times slower than on the host, and its include files come over 9p).
+# Debian's kernel headers can compile through ccache
 # (DEBIAN_KERNEL_USE_CCACHE=1, .kernelvariables), and DKMS takes its CC
 # from there, so the guest sets that and CCACHE_DIR to this cache (read
 # through the 9p root, written to its overlay) and DKMS's compiler calls
@@ -29,13 +29,15 @@ command -v ccache >/dev/null || { echo "deb-ccache.sh: no ccache" >&2; exit 1; }
 [ $# -gt 0 ] || { echo "usage: deb-ccache.sh KVER..." >&2; exit 2; }
 mkdir -p "$cache"
 
-# what 17-deb.sh gives DKMS, and nothing else from our environment
+# what tests/user/lib/deb.sh gives DKMS, and nothing else from our environment
 ccenv=(PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C
 	DEBIAN_KERNEL_USE_CCACHE=1 CCACHE_DIR="$cache"
 	CCACHE_SLOPPINESS=include_file_mtime,include_file_ctime)
 CCACHE_DIR=$cache ccache -z >/dev/null
 for k in "$@"; do
 	kdir=/lib/modules/$k/build
+	# a cloud kernel: unpacked into the cache, where its guest finds it too
+	[ -e "$kdir" ] || kdir=$(bash "$root/scripts/cloud-kernel.sh" print "$k" | sed -n 's/^KDIR=//p')
 	[ -f "$kdir/.kernelvariables" ] || { echo "deb-ccache.sh: $k: no Debian headers ($kdir/.kernelvariables)" >&2; exit 1; }
 	echo "deb-ccache.sh: $k"
 	unshare --mount --propagation private env -i "${ccenv[@]}" \
