@@ -30,7 +30,9 @@ command -v ccache >/dev/null || { echo "deb-ccache.sh: no ccache" >&2; exit 1; }
 mkdir -p "$cache"
 
 # what tests/user/lib/deb.sh gives DKMS, and nothing else from our environment
-ccenv=(PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C
+# (ccache hashes LANG and LC_*: the guest's LANG, tests/vm/init's, must be
+# here too, or every call misses)
+ccenv=(PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 LC_ALL=C
 	DEBIAN_KERNEL_USE_CCACHE=1 CCACHE_DIR="$cache"
 	CCACHE_SLOPPINESS=include_file_mtime,include_file_ctime)
 CCACHE_DIR=$cache ccache -z >/dev/null

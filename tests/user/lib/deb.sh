@@ -110,7 +110,8 @@ deb_system() {
 
 	# DKMS's compiler through ccache, if scripts/deb-ccache.sh filled it
 	local ccache_dir=${SV_CACHE:-/var/tmp/softverbs-cache}/ccache-dkms
-	deb_env=(LC_ALL=C)
+	# the locale scripts/deb-ccache.sh filled the cache with (ccache hashes it)
+	deb_env=(LANG=C.UTF-8 LC_ALL=C)
 	if [ -d "$ccache_dir" ] && command -v ccache >/dev/null; then
 		# shellcheck disable=SC2054 # a comma list in one value
 		deb_env+=(DEBIAN_KERNEL_USE_CCACHE=1 CCACHE_DIR="$ccache_dir"
