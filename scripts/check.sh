@@ -57,7 +57,7 @@
 #                         SV_TESTS or SV_DEBUG_TESTS)
 #   SV_DEB=0              skip "make deb" (tests/user/17-deb*.sh then skip)
 #   SV_DEB_VM=1           run tests/user/17-deb*.sh (the packages installed,
-#                         upgraded, removed in the VMs: 5-15 min per DKMS
+#                         upgraded, removed in the VMs: ~3 min per DKMS
 #                         build under TCG, so they skip by default) and fill
 #                         their compiler cache first (scripts/deb-ccache.sh)
 #   SV_DKMS=0             skip the DKMS install (as root it installs through DKMS
