@@ -20,7 +20,9 @@
 set -euo pipefail
 
 root=$(realpath "$(dirname "$0")/..")
-cache=${SV_CACHE:-/var/tmp/softverbs-cache}/ccache-dkms
+# shellcheck source=tests/user/lib/dkms-ccache.sh
+. "$root/tests/user/lib/dkms-ccache.sh"
+cache=$(dkms_ccache_dir)
 version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$root/dkms.conf")
 src=$root/build/deb/softverbs-$version/debian/softverbs-dkms/usr/src/softverbs-$version
 [ -d "$src" ] || { echo "deb-ccache.sh: no $src (make deb first)" >&2; exit 1; }
@@ -30,11 +32,8 @@ command -v ccache >/dev/null || { echo "deb-ccache.sh: no ccache" >&2; exit 1; }
 mkdir -p "$cache"
 
 # what tests/user/lib/deb.sh gives DKMS, and nothing else from our environment
-# (ccache hashes LANG and LC_*: the guest's LANG, tests/vm/init's, must be
-# here too, or every call misses)
-ccenv=(PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 LC_ALL=C
-	DEBIAN_KERNEL_USE_CCACHE=1 CCACHE_DIR="$cache"
-	CCACHE_SLOPPINESS=include_file_mtime,include_file_ctime)
+dkms_ccache_env "$cache"
+ccenv=(PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "${dkms_env[@]}")
 CCACHE_DIR=$cache ccache -z >/dev/null
 for k in "$@"; do
 	kdir=/lib/modules/$k/build

@@ -37,6 +37,9 @@ deb_when_asked() {
 		sv_skip "a DKMS build takes ~3 min under TCG: SV_DEB_VM=1 runs the package tests"
 }
 
+# shellcheck source=tests/user/lib/dkms-ccache.sh
+. "$SV_ROOT/tests/user/lib/dkms-ccache.sh"
+
 deb_dir=${SV_DEBS:-$SV_ROOT/build/deb}
 deb_pkgs=(softverbs-dkms libsoftverbs1 libsoftverbs-dev softverbs-tools)
 deb_files=()
@@ -109,21 +112,22 @@ deb_system() {
 	sv_on_exit 'rmmod softverbs 2>/dev/null; dpkg --purge '"${deb_pkgs[*]}"' >/dev/null 2>&1'
 
 	# DKMS's compiler through ccache, if scripts/deb-ccache.sh filled it
-	local ccache_dir=${SV_CACHE:-/var/tmp/softverbs-cache}/ccache-dkms
-	# the locale scripts/deb-ccache.sh filled the cache with (ccache hashes it)
-	deb_env=(LANG=C.UTF-8 LC_ALL=C)
+	local ccache_dir
+	ccache_dir=$(dkms_ccache_dir)
 	if [ -d "$ccache_dir" ] && command -v ccache >/dev/null; then
-		# shellcheck disable=SC2054 # a comma list in one value
-		deb_env+=(DEBIAN_KERNEL_USE_CCACHE=1 CCACHE_DIR="$ccache_dir"
-			CCACHE_SLOPPINESS=include_file_mtime,include_file_ctime)
+		dkms_ccache_env "$ccache_dir"
 		# counted from here (in the overlay), for deb_ccache_stats
 		CCACHE_DIR=$ccache_dir ccache -z >/dev/null
+	else
+		dkms_ccache_env
 	fi
+	deb_env=("${dkms_env[@]}")
 }
 
 # deb_ccache_stats: the compiler cache's hits and misses since deb_system
 deb_ccache_stats() {
-	local ccache_dir=${SV_CACHE:-/var/tmp/softverbs-cache}/ccache-dkms
+	local ccache_dir
+	ccache_dir=$(dkms_ccache_dir)
 	[[ " ${deb_env[*]} " == *" DEBIAN_KERNEL_USE_CCACHE=1 "* ]] || { echo "no compiler cache"; return; }
 	CCACHE_DIR=$ccache_dir ccache --print-stats |
 		awk -F'\t' '$1 ~ /^(direct|preprocessed)_cache_(hit|miss)$/ { n[$1] = $2 }
