@@ -9,14 +9,18 @@
 #              8 B to 1 MiB on both: a table, build/bench-sweep.dat and a
 #              plot of bandwidth and message rate against message size,
 #              build/bench-sweep.png (gnuplot)
+#   scale      the same VM set-up: aggregate 64 B message rate and 64 KiB
+#              bandwidth over 1, 8 and 64 QPs (-q), two client processes
+#              on two CPUs, SV_BENCH_CONNS (1000) rdma_cm connections set
+#              up and torn down (ucmatose), memory per idle QP
 #   two hosts  two VMs joined by a virtual wire, rxe <-> rxe then
 #              softverbs <-> softverbs (scripts/bench-wire.sh)
 #
 #   scripts/bench.sh             build softverbs, boot the VM(s), run the guest halves
 #   scripts/bench.sh --guest     the loopback guest half (as root, in the VM or a scratch host)
 #
-#   SV_BENCH=loop|sweep|wire|all  which part (default all: loopback, the
-#                        sweep, then two hosts)
+#   SV_BENCH=loop|sweep|scale|wire|all  which part (default all: loopback,
+#                        the sweep, scaling, then two hosts)
 #   SV_BENCH_KVER=KVER   kernel to boot (default: the newest installed 6.1)
 #   SV_BENCH_ITERS=N     iterations of the bandwidth tests (default 1000;
 #                        loopback latency tests use N/2)
@@ -114,6 +118,16 @@ bench_sweep() {
 	echo "== plot: build/bench-sweep.png; figures: $dat"
 }
 
+# bench_scale KVER: the scaling part, one VM
+bench_scale() {
+	echo "== scale: one VM of $1 (TCG): QPs, processes, rdma_cm connections, memory per QP"
+	echo "== host: $(nproc) CPUs, load average $(loadavg) (other VMs on the host skew every figure)"
+	tests/vm/run.sh --kver "$1" --timeout 3600 -- \
+		env SV_MODULE="$root/build/$1/kmod/softverbs.ko" SV_BENCH_SCALE=1 \
+		SV_BENCH_TIMEOUT="${SV_BENCH_TIMEOUT:-}" SV_BENCH_CONNS="${SV_BENCH_CONNS:-}" bash scripts/bench.sh --guest
+	echo "== host load average after: $(loadavg)"
+}
+
 # bench_wire KVER: the two-host part, VM A (servers) in the background, VM B
 # (clients, the table) in the foreground
 bench_wire() {
@@ -149,8 +163,8 @@ bench_wire() {
 if [ "${1:-}" != --guest ]; then
 	mode=${SV_BENCH:-all}
 	case $mode in
-	loop | sweep | wire | all) ;;
-	*) echo "bench: SV_BENCH=loop, sweep, wire or all" >&2; exit 2 ;;
+	loop | sweep | scale | wire | all) ;;
+	*) echo "bench: SV_BENCH=loop, sweep, scale, wire or all" >&2; exit 2 ;;
 	esac
 	bash scripts/deps.sh bench
 	kver=${SV_BENCH_KVER:-$(ls /lib/modules | grep '^6\.1\.' | sort -V | tail -n 1)}
@@ -166,6 +180,9 @@ if [ "${1:-}" != --guest ]; then
 	fi
 	if [ "$mode" = sweep ] || [ "$mode" = all ]; then
 		bench_sweep "$kver" || rc=$?
+	fi
+	if [ "$mode" = scale ] || [ "$mode" = all ]; then
+		bench_scale "$kver" || rc=$?
 	fi
 	if [ "$mode" = wire ] || [ "$mode" = all ]; then
 		bench_wire "$kver" || rc=$?
@@ -318,6 +335,95 @@ if [ "${SV_BENCH_SWEEP:-0}" = 1 ]; then
 			"$(awk -v s="$sb" -v r="$rb" 'BEGIN { if (s + 0 > 0 && r + 0 > 0) printf "%.2f", s / r; else print "-" }')" \
 			"$(awk -v s="$sm" -v r="$rm" 'BEGIN { if (s + 0 > 0 && r + 0 > 0) printf "%.2f", s / r; else print "-" }')"
 	done
+	exit 0
+fi
+
+# ratio S R: S / R to two places, "-" without two figures
+ratio() { awk -v s="$1" -v r="$2" 'BEGIN { if (s + 0 > 0 && r + 0 > 0) printf "%.2f", s / r; else print "-" }'; }
+
+# perf_two NS DEV GID ADDR ARGS...: two ib_write_bw pairs at once, the
+# clients pinned to CPUs 0 and 1; prints the sum of their message rates
+# (Mpps) or "-"
+perf_two() {
+	local ns=$1 dev=$2 gid=$3 addr=$4 i p=() out=() pids=() v sum=0
+	shift 4
+	local ex=()
+	[ -z "$ns" ] || ex=(ip netns exec "$ns")
+	for i in 0 1; do
+		port=$((port + 1)) p[i]=$port out[i]=$(mktemp)
+		"${ex[@]}" timeout "${SV_BENCH_TIMEOUT:-120}" ib_write_bw -d "$dev" -x "$gid" -p "${p[i]}" -F "$@" >/dev/null 2>&1 &
+	done
+	for i in 0 1; do
+		sv_wait_for "[ -n \"\$(${ex[*]} ss -Hltn sport = :${p[i]})\" ]" 30
+	done
+	for i in 0 1; do
+		"${ex[@]}" taskset -c "$i" timeout "${SV_BENCH_TIMEOUT:-120}" ib_write_bw -d "$dev" -x "$gid" -p "${p[i]}" -F "$@" "$addr" >"${out[i]}" 2>&1 &
+		pids+=($!)
+	done
+	wait "${pids[@]}" 2>/dev/null
+	wait 2>/dev/null
+	for i in 0 1; do
+		v=$(xp_perf_value "${out[i]}" 5)
+		rm -f "${out[i]}"
+		[ -n "$v" ] || { echo -; return; }
+		sum=$(awk -v a="$sum" -v b="$v" 'BEGIN { printf "%.6f", a + b }')
+	done
+	echo "$sum"
+}
+
+# cm_conns NS ADDR N: N rdma_cm connections to ADDR with ucmatose (server
+# and client on the one device), one 64 B message each, then torn down;
+# prints the client's wall seconds, or "-"
+cm_conns() {
+	local ns=$1 addr=$2 n=$3 spid t0 t1 rc=0
+	local ex=()
+	[ -z "$ns" ] || ex=(ip netns exec "$ns")
+	"${ex[@]}" timeout 900 ucmatose -b "$addr" -c "$n" -C 1 -S 64 >/dev/null 2>&1 &
+	spid=$!
+	sv_wait_for "[ -n \"\$(${ex[*]} rdma res show cm_id 2>/dev/null | grep -w LISTEN)\" ]" 30
+	t0=$(date +%s.%N)
+	"${ex[@]}" timeout 900 ucmatose -s "$addr" -c "$n" -C 1 -S 64 >/dev/null 2>&1 || rc=$?
+	t1=$(date +%s.%N)
+	wait $spid 2>/dev/null
+	[ $rc -eq 0 ] || { echo -; return; }
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }'
+}
+
+# The scaling part: one run each, rxe then softverbs per row
+if [ "${SV_BENCH_SCALE:-0}" = 1 ]; then
+	perf_fields="4 5"
+	printf '%-34s %12s %12s %8s\n' test softverbs rxe sv/rxe
+	for q in 1 8 64; do
+		for sz in 64 65536; do
+			# about the same work whatever the QP count: -n is per QP
+			if [ $sz = 64 ]; then n=$((8000 / q)); else n=$((800 / q)); fi
+			[ $n -ge 20 ] || n=20
+			rv="- -" sv="- -"
+			[ -z "$have_rxe" ] || rv=$(perf "" rxeb0 "$rxe_gid" 10.199.0.1 ib_write_bw -s $sz -n $n -q $q)
+			[ -z "$have_sv" ] || sv=$(perf sv-bench svb0 "$sv_gid" 10.199.1.1 ib_write_bw -s $sz -n $n -q $q)
+			read -r rb rm <<<"$rv"
+			read -r sb sm <<<"$sv"
+			if [ $sz = 64 ]; then
+				printf '%-34s %12s %12s %8s\n' "ib_write_bw 64 B -q $q (Mpps)" "$sm" "$rm" "$(ratio "$sm" "$rm")"
+			else
+				printf '%-34s %12s %12s %8s\n' "ib_write_bw 64 KiB -q $q (MB/s)" "$sb" "$rb" "$(ratio "$sb" "$rb")"
+			fi
+		done
+	done
+	perf_fields=
+	rv=- sv=-
+	[ -z "$have_rxe" ] || rv=$(perf_two "" rxeb0 "$rxe_gid" 10.199.0.1 -s 64 -n 4000)
+	[ -z "$have_sv" ] || sv=$(perf_two sv-bench svb0 "$sv_gid" 10.199.1.1 -s 64 -n 4000)
+	printf '%-34s %12s %12s %8s\n' "2 processes x 64 B (Mpps, sum)" "$sv" "$rv" "$(ratio "$sv" "$rv")"
+	conns=${SV_BENCH_CONNS:-1000}
+	rv=- sv=-
+	[ -z "$have_rxe" ] || rv=$(cm_conns "" 10.199.0.1 "$conns")
+	[ -z "$have_sv" ] || sv=$(cm_conns sv-bench 10.199.1.1 "$conns")
+	printf '%-34s %12s %12s %8s\n' "$conns rdma_cm conns up+down (s)" "$sv" "$rv" "$(ratio "$sv" "$rv")"
+	rv=- sv=-
+	[ -z "$have_rxe" ] || rv=$(python3 scripts/bench-qpmem.py rxeb0 1000 | awk '/^qpmem/ { print $4 }')
+	[ -z "$have_sv" ] || sv=$(ip netns exec sv-bench python3 scripts/bench-qpmem.py svb0 1000 | awk '/^qpmem/ { print $4 }')
+	printf '%-34s %12s %12s %8s\n' "memory per idle RC QP (KiB)" "${sv:--}" "${rv:--}" "$(ratio "$sv" "$rv")"
 	exit 0
 fi
 
