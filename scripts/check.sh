@@ -56,10 +56,11 @@
 #   SV_DEMO=0             skip "make demo" in a fresh clone (also skipped with
 #                         SV_TESTS or SV_DEBUG_TESTS)
 #   SV_DEB=0              skip "make deb" (tests/user/17-deb*.sh then skip)
-#   SV_DEB_VM=0           skip tests/user/17-deb*.sh (the packages installed,
-#                         upgraded, removed in the VMs, ~3-4 min each under
-#                         TCG) and the compiler cache check.sh fills for
-#                         them first (scripts/deb-ccache.sh)
+#   SV_DEB_VM=1           run tests/user/17-deb*.sh (the packages installed,
+#                         upgraded, removed in the VMs: 6-10 min each
+#                         under TCG in make check, so they skip by default)
+#                         and fill their compiler cache first
+#                         (scripts/deb-ccache.sh)
 #   SV_DKMS=0             skip the DKMS install (as root it installs through DKMS
 #                         for tests/user/16-dkms.sh and removes it at exit)
 #   SV_HOST_TIMEOUT=SEC   timeout of the host unit tests and of the fuzzing (default 600)
@@ -534,7 +535,7 @@ vm_job() {
 	say "vm $label: booting"
 	set +e
 	tests/vm/run.sh "$@" --timeout "$timeout" --log "$dir/console.log" --results "$dir/tap.txt" \
-		-- env SV_DEB_VM="${SV_DEB_VM:-1}" tests/vm/guest-tests.sh -m "$root/build/$kver/kmod/softverbs.ko" ${filter:+"$filter"} \
+		-- env SV_DEB_VM="${SV_DEB_VM:-0}" tests/vm/guest-tests.sh -m "$root/build/$kver/kmod/softverbs.ko" ${filter:+"$filter"} \
 		2>"$dir/run.err" | grep --line-buffered -E '^(not )?ok [0-9]+ |^# time: ' | sed -u "s/^/    [$label] /"
 	rc=${PIPESTATUS[0]}
 	set -e
@@ -664,7 +665,7 @@ fi
 # kernels that run them: the stock ones and the first cloud kernel (root: it
 # builds in a private mount namespace); ~60 s a kernel cold, ~10 s warm,
 # against minutes per build under TCG.
-if [ $deb_ok = 1 ] && [ "${SV_DEB_VM:-1}" = 1 ] && [ "$(id -u)" = 0 ] && [ -n "$kernels${cloud[*]}" ]; then
+if [ $deb_ok = 1 ] && [ "${SV_DEB_VM:-0}" = 1 ] && [ "$(id -u)" = 0 ] && [ -n "$kernels${cloud[*]}" ]; then
 	# shellcheck disable=SC2086 # a list of kernel releases
 	if stage deb-ccache bash scripts/deb-ccache.sh $kernels ${cloud[0]:-}; then
 		row "host: deb ccache" 1 0 0 "$stage_secs" "$(grep -m1 -i hits "$results/deb-ccache.log" | tr -s ' ')"
