@@ -108,6 +108,7 @@ bench_sweep() {
 		set multiplot layout 2,1 title "ib_write_bw, one device to itself, kernel $1 (TCG)"
 		set logscale x 2
 		set logscale y 10
+		set format y "%g"
 		set format x "%.0b%B"
 		set grid
 		set key top left
