@@ -5,13 +5,22 @@
 # numbers (only when it cannot run at all).  Two parts:
 #
 #   loopback   one VM, each provider's device talking to itself (below)
+#   sweep      the same VM set-up, ib_write_bw at every power of two from
+#              8 B to 1 MiB on both: a table, build/bench-sweep.dat and a
+#              plot of bandwidth and message rate against message size,
+#              build/bench-sweep.png (gnuplot)
+#   scale      the same VM set-up: aggregate 64 B message rate and 64 KiB
+#              bandwidth over 1, 8 and 64 QPs (-q), two client processes
+#              on two CPUs, SV_BENCH_CONNS (1000) rdma_cm connections set
+#              up and torn down (ucmatose), memory per idle QP
 #   two hosts  two VMs joined by a virtual wire, rxe <-> rxe then
 #              softverbs <-> softverbs (scripts/bench-wire.sh)
 #
 #   scripts/bench.sh             build softverbs, boot the VM(s), run the guest halves
 #   scripts/bench.sh --guest     the loopback guest half (as root, in the VM or a scratch host)
 #
-#   SV_BENCH=loop|wire|all  which part (default all: loopback, then two hosts)
+#   SV_BENCH=loop|sweep|scale|wire|all  which part (default all:
+#                        loopback, the sweep, scaling, two hosts)
 #   SV_BENCH_KVER=KVER   kernel to boot (default: the newest installed 6.1)
 #   SV_BENCH_ITERS=N     iterations of the bandwidth tests (default 1000;
 #                        loopback latency tests use N/2)
@@ -68,6 +77,58 @@ bench_loop() {
 	echo "== host load average after: $(loadavg)"
 }
 
+# bench_sweep KVER: the message-size sweep, one VM; its table on stdout,
+# the figures in build/bench-sweep.dat, the plot in build/bench-sweep.png
+bench_sweep() {
+	local log=build/bench-sweep.log dat=build/bench-sweep.dat
+	echo "== sweep: one VM of $1 (TCG), ib_write_bw from 8 B to 1 MiB, rxe then softverbs per size"
+	echo "== host: $(nproc) CPUs, load average $(loadavg) (other VMs on the host skew every figure)"
+	tests/vm/run.sh --kver "$1" --timeout 3600 -- \
+		env SV_MODULE="$root/build/$1/kmod/softverbs.ko" SV_BENCH_SWEEP=1 SV_BENCH_PIN="${SV_BENCH_PIN:-}" \
+		SV_BENCH_TIMEOUT="${SV_BENCH_TIMEOUT:-}" bash scripts/bench.sh --guest | tee "$log"
+	echo "== host load average after: $(loadavg)"
+	{
+		echo "# kernel $1, $(date -u '+%Y-%m-%d %H:%M UTC'), host load average $(loadavg)"
+		echo "# bytes rxe_MBps rxe_Mpps softverbs_MBps softverbs_Mpps"
+		sed -n 's/^sweep //p' "$log"
+	} >"$dat"
+	if ! command -v gnuplot >/dev/null; then
+		echo "== no gnuplot: figures in $dat, no plot"
+		return 0
+	fi
+	# two panels over one log-2 size axis; "-" (no result) is a gap
+	gnuplot <<-EOF
+		set terminal pngcairo size 900,700 font ",10"
+		set output "build/bench-sweep.png"
+		set datafile missing "-"
+		set termoption noenhanced
+		set multiplot layout 2,1 title "ib_write_bw, one device to itself, kernel $1 (TCG)"
+		set logscale x 2
+		set logscale y 10
+		set format y "%g"
+		set format x "%.0b%B"
+		set grid
+		set key top left
+		set ylabel "bandwidth, MB/s"
+		plot "$dat" using 1:4 with linespoints title "softverbs", "" using 1:2 with linespoints title "Soft-RoCE"
+		set ylabel "message rate, Mpps"
+		set xlabel "message size"
+		plot "$dat" using 1:5 with linespoints title "softverbs", "" using 1:3 with linespoints title "Soft-RoCE"
+		unset multiplot
+	EOF
+	echo "== plot: build/bench-sweep.png; figures: $dat"
+}
+
+# bench_scale KVER: the scaling part, one VM
+bench_scale() {
+	echo "== scale: one VM of $1 (TCG): QPs, processes, rdma_cm connections, memory per QP"
+	echo "== host: $(nproc) CPUs, load average $(loadavg) (other VMs on the host skew every figure)"
+	tests/vm/run.sh --kver "$1" --timeout 3600 -- \
+		env SV_MODULE="$root/build/$1/kmod/softverbs.ko" SV_BENCH_SCALE=1 \
+		SV_BENCH_TIMEOUT="${SV_BENCH_TIMEOUT:-}" SV_BENCH_CONNS="${SV_BENCH_CONNS:-}" bash scripts/bench.sh --guest
+	echo "== host load average after: $(loadavg)"
+}
+
 # bench_wire KVER: the two-host part, VM A (servers) in the background, VM B
 # (clients, the table) in the foreground
 bench_wire() {
@@ -103,10 +164,10 @@ bench_wire() {
 if [ "${1:-}" != --guest ]; then
 	mode=${SV_BENCH:-all}
 	case $mode in
-	loop | wire | all) ;;
-	*) echo "bench: SV_BENCH=loop, wire or all" >&2; exit 2 ;;
+	loop | sweep | scale | wire | all) ;;
+	*) echo "bench: SV_BENCH=loop, sweep, scale, wire or all" >&2; exit 2 ;;
 	esac
-	bash scripts/deps.sh
+	bash scripts/deps.sh bench
 	kver=${SV_BENCH_KVER:-$(ls /lib/modules | grep '^6\.1\.' | sort -V | tail -n 1)}
 	[ -n "$kver" ] && [ -d "/lib/modules/$kver/build" ] ||
 		{ echo "bench: no Debian 6.1 kernel with headers installed" >&2; exit 1; }
@@ -115,10 +176,16 @@ if [ "${1:-}" != --guest ]; then
 	bash scripts/build-kmod.sh "/lib/modules/$kver/build" "build/$kver" >build/bench-build.log 2>&1 ||
 		{ tail -n 30 build/bench-build.log; exit 1; }
 	rc=0
-	if [ "$mode" != wire ]; then
+	if [ "$mode" = loop ] || [ "$mode" = all ]; then
 		bench_loop "$kver" || rc=$?
 	fi
-	if [ "$mode" != loop ]; then
+	if [ "$mode" = sweep ] || [ "$mode" = all ]; then
+		bench_sweep "$kver" || rc=$?
+	fi
+	if [ "$mode" = scale ] || [ "$mode" = all ]; then
+		bench_scale "$kver" || rc=$?
+	fi
+	if [ "$mode" = wire ] || [ "$mode" = all ]; then
 		bench_wire "$kver" || rc=$?
 	fi
 	exit "$rc"
@@ -166,9 +233,10 @@ setup() {
 }
 
 # perf NS DEV GID ADDR PROG ARGS...: server and client on DEV; prints the
-# result value (BW average MB/s for *_bw, t_typical usec for *_lat) or "-"
+# result value (BW average MB/s for *_bw, t_typical usec for *_lat) or "-";
+# with perf_fields set (e.g. "4 5"), those fields of the result line instead
 perf() {
-	local ns=$1 dev=$2 gid=$3 addr=$4 prog=$5 out sout pid field=4 v
+	local ns=$1 dev=$2 gid=$3 addr=$4 prog=$5 out sout pid field=4 v f
 	shift 5
 	port=$((port + 1))
 	out=$(mktemp)
@@ -182,11 +250,18 @@ perf() {
 	wait $pid 2>/dev/null
 	[[ $prog == *_lat ]] && field=5	# t_typical
 	v=$(xp_perf_value "$out" $field)
+	if [ -n "$v" ] && [ -n "${perf_fields:-}" ]; then
+		v=
+		for f in $perf_fields; do v+="$(xp_perf_value "$out" "$f") "; done
+		v=${v% }
+	fi
 	if [ -z "$v" ]; then
 		echo "bench: $prog on $dev produced no result:" >&2
 		tail -n 5 "$out" | sed 's/^/  client: /' >&2
 		tail -n 5 "$sout" | sed 's/^/  server: /' >&2
 		v=-
+		[ -z "${perf_fields:-}" ] || v=$(for f in $perf_fields; do printf -- '- '; done)
+		v=${v% }
 	fi
 	rm -f "$out" "$sout"
 	echo "$v"
@@ -240,6 +315,117 @@ ip -n sv-bench link set lo up
 have_sv=
 if setup softverbs svb0 xb2 xb3 10.199.1.1 sv-bench; then
 	have_sv=1 sv_gid=$gid
+fi
+
+# The sweep: each size once on rxe, then on softverbs; iterations so that
+# each run moves about 16 MiB (at least 50, at most 2000 messages)
+if [ "${SV_BENCH_SWEEP:-0}" = 1 ]; then
+	perf_fields="4 5"
+	printf '%-10s %12s %12s %12s %12s %8s %8s\n' bytes "sv MB/s" "rxe MB/s" "sv Mpps" "rxe Mpps" "bw x" "rate x"
+	for ((sz = 8; sz <= 1048576; sz *= 2)); do
+		n=$((16777216 / sz))
+		[ $n -ge 50 ] || n=50
+		[ $n -le 2000 ] || n=2000
+		rv="- -" sv="- -"
+		[ -z "$have_rxe" ] || rv=$(perf "" rxeb0 "$rxe_gid" 10.199.0.1 ib_write_bw -s $sz -n $n)
+		[ -z "$have_sv" ] || sv=$(perf sv-bench svb0 "$sv_gid" 10.199.1.1 ib_write_bw -s $sz -n $n)
+		read -r rb rm <<<"$rv"
+		read -r sb sm <<<"$sv"
+		echo "sweep $sz $rb $rm $sb $sm"
+		printf '%-10s %12s %12s %12s %12s %8s %8s\n' "$sz" "$sb" "$rb" "$sm" "$rm" \
+			"$(awk -v s="$sb" -v r="$rb" 'BEGIN { if (s + 0 > 0 && r + 0 > 0) printf "%.2f", s / r; else print "-" }')" \
+			"$(awk -v s="$sm" -v r="$rm" 'BEGIN { if (s + 0 > 0 && r + 0 > 0) printf "%.2f", s / r; else print "-" }')"
+	done
+	exit 0
+fi
+
+# ratio S R: S / R to two places, "-" without two figures
+ratio() { awk -v s="$1" -v r="$2" 'BEGIN { if (s + 0 > 0 && r + 0 > 0) printf "%.2f", s / r; else print "-" }'; }
+
+# perf_two NS DEV GID ADDR ARGS...: two ib_write_bw pairs at once, the
+# clients pinned to CPUs 0 and 1; prints the sum of their message rates
+# (Mpps) or "-"
+perf_two() {
+	local ns=$1 dev=$2 gid=$3 addr=$4 i p=() out=() pids=() v sum=0
+	shift 4
+	local ex=()
+	[ -z "$ns" ] || ex=(ip netns exec "$ns")
+	for i in 0 1; do
+		port=$((port + 1)) p[i]=$port out[i]=$(mktemp)
+		"${ex[@]}" timeout "${SV_BENCH_TIMEOUT:-120}" ib_write_bw -d "$dev" -x "$gid" -p "${p[i]}" -F "$@" >/dev/null 2>&1 &
+	done
+	for i in 0 1; do
+		sv_wait_for "[ -n \"\$(${ex[*]} ss -Hltn sport = :${p[i]})\" ]" 30
+	done
+	for i in 0 1; do
+		"${ex[@]}" taskset -c "$i" timeout "${SV_BENCH_TIMEOUT:-120}" ib_write_bw -d "$dev" -x "$gid" -p "${p[i]}" -F "$@" "$addr" >"${out[i]}" 2>&1 &
+		pids+=($!)
+	done
+	wait "${pids[@]}" 2>/dev/null
+	wait 2>/dev/null
+	for i in 0 1; do
+		v=$(xp_perf_value "${out[i]}" 5)
+		rm -f "${out[i]}"
+		[ -n "$v" ] || { echo -; return; }
+		sum=$(awk -v a="$sum" -v b="$v" 'BEGIN { printf "%.6f", a + b }')
+	done
+	echo "$sum"
+}
+
+# cm_conns NS ADDR N: N rdma_cm connections to ADDR with ucmatose (server
+# and client on the one device), one 64 B message each, then torn down;
+# prints the client's wall seconds, or "-"
+cm_conns() {
+	local ns=$1 addr=$2 n=$3 spid t0 t1 rc=0
+	local ex=()
+	[ -z "$ns" ] || ex=(ip netns exec "$ns")
+	"${ex[@]}" timeout 900 ucmatose -b "$addr" -c "$n" -C 1 -S 64 >/dev/null 2>&1 &
+	spid=$!
+	sv_wait_for "[ -n \"\$(${ex[*]} rdma res show cm_id 2>/dev/null | grep -w LISTEN)\" ]" 30
+	t0=$(date +%s.%N)
+	"${ex[@]}" timeout 900 ucmatose -s "$addr" -c "$n" -C 1 -S 64 >/dev/null 2>&1 || rc=$?
+	t1=$(date +%s.%N)
+	wait $spid 2>/dev/null
+	[ $rc -eq 0 ] || { echo -; return; }
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }'
+}
+
+# The scaling part: one run each, rxe then softverbs per row
+if [ "${SV_BENCH_SCALE:-0}" = 1 ]; then
+	perf_fields="4 5"
+	printf '%-34s %12s %12s %8s\n' test softverbs rxe sv/rxe
+	for q in 1 8 64; do
+		for sz in 64 65536; do
+			# about the same work whatever the QP count: -n is per QP
+			if [ $sz = 64 ]; then n=$((8000 / q)); else n=$((800 / q)); fi
+			[ $n -ge 20 ] || n=20
+			rv="- -" sv="- -"
+			[ -z "$have_rxe" ] || rv=$(perf "" rxeb0 "$rxe_gid" 10.199.0.1 ib_write_bw -s $sz -n $n -q $q)
+			[ -z "$have_sv" ] || sv=$(perf sv-bench svb0 "$sv_gid" 10.199.1.1 ib_write_bw -s $sz -n $n -q $q)
+			read -r rb rm <<<"$rv"
+			read -r sb sm <<<"$sv"
+			if [ $sz = 64 ]; then
+				printf '%-34s %12s %12s %8s\n' "ib_write_bw 64 B -q $q (Mpps)" "$sm" "$rm" "$(ratio "$sm" "$rm")"
+			else
+				printf '%-34s %12s %12s %8s\n' "ib_write_bw 64 KiB -q $q (MB/s)" "$sb" "$rb" "$(ratio "$sb" "$rb")"
+			fi
+		done
+	done
+	perf_fields=
+	rv=- sv=-
+	[ -z "$have_rxe" ] || rv=$(perf_two "" rxeb0 "$rxe_gid" 10.199.0.1 -s 64 -n 4000)
+	[ -z "$have_sv" ] || sv=$(perf_two sv-bench svb0 "$sv_gid" 10.199.1.1 -s 64 -n 4000)
+	printf '%-34s %12s %12s %8s\n' "2 processes x 64 B (Mpps, sum)" "$sv" "$rv" "$(ratio "$sv" "$rv")"
+	conns=${SV_BENCH_CONNS:-1000}
+	rv=- sv=-
+	[ -z "$have_rxe" ] || rv=$(cm_conns "" 10.199.0.1 "$conns")
+	[ -z "$have_sv" ] || sv=$(cm_conns sv-bench 10.199.1.1 "$conns")
+	printf '%-34s %12s %12s %8s\n' "$conns rdma_cm conns up+down (s)" "$sv" "$rv" "$(ratio "$sv" "$rv")"
+	rv=- sv=-
+	[ -z "$have_rxe" ] || rv=$(python3 scripts/bench-qpmem.py rxeb0 1000 | awk '/^qpmem/ { print $4 }')
+	[ -z "$have_sv" ] || sv=$(ip netns exec sv-bench python3 scripts/bench-qpmem.py svb0 1000 | awk '/^qpmem/ { print $4 }')
+	printf '%-34s %12s %12s %8s\n' "memory per idle RC QP (KiB)" "${sv:--}" "${rv:--}" "$(ratio "$sv" "$rv")"
+	exit 0
 fi
 
 for ((r = 1; r <= rounds; r++)); do

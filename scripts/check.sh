@@ -57,9 +57,10 @@
 #                         SV_TESTS or SV_DEBUG_TESTS)
 #   SV_DEB=0              skip "make deb" (tests/user/17-deb*.sh then skip)
 #   SV_DEB_VM=1           run tests/user/17-deb*.sh (the packages installed,
-#                         upgraded, removed in the VMs: ~3 min per DKMS
-#                         build under TCG, so they skip by default) and fill
-#                         their compiler cache first (scripts/deb-ccache.sh)
+#                         upgraded, removed in the VMs: 6-10 min each
+#                         under TCG in make check, so they skip by default)
+#                         and fill their compiler cache first
+#                         (scripts/deb-ccache.sh)
 #   SV_DKMS=0             skip the DKMS install (as root it installs through DKMS
 #                         for tests/user/16-dkms.sh and removes it at exit)
 #   SV_HOST_TIMEOUT=SEC   timeout of the host unit tests and of the fuzzing (default 600)
@@ -97,6 +98,9 @@ sv_version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 #                      cloud-amd64: no rdma_rxe, no 9p, where softverbs is
 #                      the only software RDMA): a short lane, the link,
 #                      verbs, transport and NVMe-oF tests
+#               cloud1 the first of them only (linux-image-cloud-amd64,
+#                      what Debian 12's cloud images boot): what is worth
+#                      its cost on one cloud kernel, not on each
 #               all    debug,first,stock (not cloud)
 #   needs=    what it needs besides softverbs and the RDMA core that not
 #             every kernel has (it skips, exit 4, where that is missing): rxe
@@ -151,7 +155,7 @@ meta_parse() {
 			[ "$v" != all ] || v=debug,first,stock
 			for k in ${v//,/ }; do
 				case $k in
-				debug | first | stock | cloud) ;;
+				debug | first | stock | cloud | cloud1) ;;
 				*) warn "$name: unknown kernel class '$k' in '$w'" ;;
 				esac
 			done
@@ -205,7 +209,7 @@ if [ -f tests/user/durations ]; then
 	done <tests/user/durations
 fi
 
-# tests_on CLASS: the names of the tests that run on CLASS (debug, first, stock, cloud)
+# tests_on CLASS: the names of the tests that run on CLASS (debug, first, stock, cloud, cloud1)
 tests_on() {
 	local t
 	for t in "${t_names[@]}"; do
@@ -260,9 +264,14 @@ mapfile -t sel_debug < <(tests_on debug)
 mapfile -t sel_first < <(tests_on first)
 mapfile -t sel_stock < <(tests_on stock)
 mapfile -t sel_cloud < <(tests_on cloud)
+# the first cloud kernel's: the cloud lane's and the cloud1 tests
+mapfile -t sel_cloud1 < <(for t in "${t_names[@]}"; do
+	[[ ,${t_kernels[$t]}, != *,cloud,* && ,${t_kernels[$t]}, != *,cloud1,* ]] || echo "$t"
+done)
 stock_filter=${SV_TESTS:-$(filter_of "${sel_stock[@]}")}
 cloud_filter=${SV_TESTS:-$(filter_of "${sel_cloud[@]}")}
-[ ${#sel_cloud[@]} -gt 0 ] || [ -n "${SV_TESTS:-}" ] || cloud_metas=()
+cloud1_filter=${SV_TESTS:-$(filter_of "${sel_cloud1[@]}")}
+[ ${#sel_cloud1[@]} -gt 0 ] || [ -n "${SV_TESTS:-}" ] || cloud_metas=()
 # without a debug kernel the first stock kernel runs everything (see below:
 # also when the debug kernel's build fails)
 first_filter=${SV_TESTS:-}
@@ -294,7 +303,10 @@ plan_debug_shards() {
 		fi
 	fi
 	[ $demo_wanted = 0 ] || stock_total=$((stock_total + demo_secs))
-	stock_total=$((stock_total + ${#cloud_metas[@]} * $(vm_est stock "${sel_cloud[@]}")))
+	if [ ${#cloud_metas[@]} -gt 0 ]; then
+		stock_total=$((stock_total + $(vm_est stock "${sel_cloud1[@]}") +
+			(${#cloud_metas[@]} - 1) * $(vm_est stock "${sel_cloud[@]}")))
+	fi
 	half=$(((total + stock_total) / 2))
 	target[2]=$((total - half))
 	[ "${target[2]}" -ge 0 ] || target[2]=0
@@ -365,7 +377,11 @@ if [ -n "${SV_PLAN:-}" ]; then
 		for f in "${dk_shard_list[@]:0:2}"; do plan_vm "debug #$((n += 1))" debug "$f"; done
 	fi
 	for kver in "${stock[@]:1}"; do plan_vm "$kver" stock "$stock_filter"; done
-	for m in "${cloud_metas[@]}"; do plan_vm "cloud ($m)" stock "$cloud_filter"; done
+	for m in "${cloud_metas[@]}"; do
+		f=$cloud_filter
+		[ "$m" != "${cloud_metas[0]}" ] || f=$cloud1_filter
+		plan_vm "cloud ($m)" stock "$f"
+	done
 	if [ $dk_wanted = 1 ]; then
 		for f in "${dk_shard_list[@]:2}"; do plan_vm "debug #$((n += 1))" debug "$f"; done
 	fi
@@ -595,7 +611,7 @@ fi
 
 # The Debian packages (make deb, build/deb/): tests/user/17-deb*.sh install,
 # upgrade and remove them in the VMs, each in its own overlay, from a
-# snapshot of dpkg's database (build/deb-dpkg.tar: one file to read over 9p,
+# snapshot of dpkg's database (build/deb-dpkg.tar: one file to read over the share,
 # not 3800; see tests/user/lib/deb.sh).  ~80 s.
 deb_ok=0
 if [ "${SV_DEB:-1}" != 0 ]; then
@@ -645,12 +661,13 @@ if [ ${#cloud_metas[@]} -gt 0 ]; then
 	fi
 fi
 
-# The compiler cache of 17-deb's DKMS builds in the VMs, for every kernel
-# but the debug one (root: it builds in a private mount namespace); ~60 s a
-# kernel cold, ~10 s warm, against minutes per build under TCG.
+# The compiler cache of the package tests' DKMS builds in the VMs, for the
+# kernels that run them: the stock ones and the first cloud kernel (root: it
+# builds in a private mount namespace); ~60 s a kernel cold, ~10 s warm,
+# against minutes per build under TCG.
 if [ $deb_ok = 1 ] && [ "${SV_DEB_VM:-0}" = 1 ] && [ "$(id -u)" = 0 ] && [ -n "$kernels${cloud[*]}" ]; then
 	# shellcheck disable=SC2086 # a list of kernel releases
-	if stage deb-ccache bash scripts/deb-ccache.sh $kernels "${cloud[@]}"; then
+	if stage deb-ccache bash scripts/deb-ccache.sh $kernels ${cloud[0]:-}; then
 		row "host: deb ccache" 1 0 0 "$stage_secs" "$(grep -m1 -i hits "$results/deb-ccache.log" | tr -s ' ')"
 	else
 		row "host: deb ccache" 0 1 0 "$stage_secs" "see results/deb-ccache.log"
@@ -779,9 +796,11 @@ for kver in "${stock[@]:1}"; do
 done
 # the cloud kernels in the same lane: a few minutes each
 for kver in "${cloud[@]}"; do
+	f=$cloud_filter
+	[ "$kver" != "${cloud[0]}" ] || f=$cloud1_filter
 	# shellcheck disable=SC2046 # nic_arg: one word or none
-	launch "$results/$kver" vm_job "$kver" "$kver" "$results/$kver" "$vm_timeout" "$cloud_filter" --kver "$kver" \
-		$(nic_arg "$cloud_filter")
+	launch "$results/$kver" vm_job "$kver" "$kver" "$results/$kver" "$vm_timeout" "$f" --kver "$kver" \
+		$(nic_arg "$f")
 done
 launch_debug 3 "${#dk_shard_list[@]}"
 if [ ${#stock[@]} -gt 0 ]; then

@@ -42,6 +42,9 @@ packages=(
 	# llvm-14 for llvm-symbolizer (readable sanitizer reports) and llvm-cov
 	clang-14 libclang-rt-14-dev llvm-14
 )
+# "deps.sh bench": also what make bench alone needs (gnuplot draws its
+# message-size sweep, scripts/bench.sh)
+[ "${1:-}" != bench ] || packages+=(gnuplot-nox)
 
 # dpkg-query prints nothing for packages it has never heard of, and "ii" only
 # for fully installed ones; anything else (rc, iU, absent) counts as missing.

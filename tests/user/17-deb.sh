@@ -1,5 +1,5 @@
 #!/bin/bash
-# sv-test: kernels=stock,cloud needs=deb cost=XL
+# sv-test: kernels=stock,cloud1 needs=deb cost=XL
 # The Debian packages (make deb) install, work and remove like packages, on
 # this kernel.
 #
