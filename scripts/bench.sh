@@ -317,6 +317,9 @@ if setup softverbs svb0 xb2 xb3 10.199.1.1 sv-bench; then
 	have_sv=1 sv_gid=$gid
 fi
 
+# ratio S R: S / R to two places, "-" without two figures
+ratio() { awk -v s="$1" -v r="$2" 'BEGIN { if (s + 0 > 0 && r + 0 > 0) printf "%.2f", s / r; else print "-" }'; }
+
 # The sweep: each size once on rxe, then on softverbs; iterations so that
 # each run moves about 16 MiB (at least 50, at most 2000 messages)
 if [ "${SV_BENCH_SWEEP:-0}" = 1 ]; then
@@ -333,14 +336,10 @@ if [ "${SV_BENCH_SWEEP:-0}" = 1 ]; then
 		read -r sb sm <<<"$sv"
 		echo "sweep $sz $rb $rm $sb $sm"
 		printf '%-10s %12s %12s %12s %12s %8s %8s\n' "$sz" "$sb" "$rb" "$sm" "$rm" \
-			"$(awk -v s="$sb" -v r="$rb" 'BEGIN { if (s + 0 > 0 && r + 0 > 0) printf "%.2f", s / r; else print "-" }')" \
-			"$(awk -v s="$sm" -v r="$rm" 'BEGIN { if (s + 0 > 0 && r + 0 > 0) printf "%.2f", s / r; else print "-" }')"
+			"$(ratio "$sb" "$rb")" "$(ratio "$sm" "$rm")"
 	done
 	exit 0
 fi
-
-# ratio S R: S / R to two places, "-" without two figures
-ratio() { awk -v s="$1" -v r="$2" 'BEGIN { if (s + 0 > 0 && r + 0 > 0) printf "%.2f", s / r; else print "-" }'; }
 
 # perf_two NS DEV GID ADDR ARGS...: two ib_write_bw pairs at once, the
 # clients pinned to CPUs 0 and 1; prints the sum of their message rates
@@ -452,10 +451,7 @@ echo "   higher is better; latency: t_typical usec, lower is better)"
 printf '%-34s %12s %12s %10s\n' test softverbs rxe sv/rxe
 for t in "${tests[@]}"; do
 	# shellcheck disable=SC2086
-	s=$(median ${res[sv,$t]}) rr=$(median ${res[rxe,$t]}) ratio=-
-	if [[ $s =~ ^[0-9.]+$ ]] && [[ $rr =~ ^[0-9.]+$ ]]; then
-		ratio=$(awk -v s="$s" -v r="$rr" 'BEGIN { if (r > 0) printf "%.2f", s / r; else print "-" }')
-	fi
-	printf '%-34s %12s %12s %10s\n' "$t" "$s" "$rr" "$ratio"
+	s=$(median ${res[sv,$t]}) rr=$(median ${res[rxe,$t]})
+	printf '%-34s %12s %12s %10s\n' "$t" "$s" "$rr" "$(ratio "$s" "$rr")"
 done
 exit 0
