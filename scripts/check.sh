@@ -55,12 +55,8 @@
 #                         whole: each test also has its own timeout in the guest.
 #   SV_DEMO=0             skip "make demo" in a fresh clone (also skipped with
 #                         SV_TESTS or SV_DEBUG_TESTS)
-#   SV_DEB=0              skip "make deb" (tests/user/17-deb*.sh then skip)
-#   SV_DEB_VM=1           run tests/user/17-deb*.sh (the packages installed,
-#                         upgraded, removed in the VMs: 6-10 min each
-#                         under TCG in make check, so they skip by default)
-#                         and fill their compiler cache first
-#                         (scripts/deb-ccache.sh)
+#   SV_DEB=0              skip "make deb" and its installs (scripts/deb-install.sh,
+#                         as root); tests/user/17-deb.sh then skips
 #   SV_DKMS=0             skip the DKMS install (as root it installs through DKMS
 #                         for tests/user/16-dkms.sh and removes it at exit)
 #   SV_HOST_TIMEOUT=SEC   timeout of the host unit tests and of the fuzzing (default 600)
@@ -535,7 +531,7 @@ vm_job() {
 	say "vm $label: booting"
 	set +e
 	tests/vm/run.sh "$@" --timeout "$timeout" --log "$dir/console.log" --results "$dir/tap.txt" \
-		-- env SV_DEB_VM="${SV_DEB_VM:-0}" tests/vm/guest-tests.sh -m "$root/build/$kver/kmod/softverbs.ko" ${filter:+"$filter"} \
+		-- tests/vm/guest-tests.sh -m "$root/build/$kver/kmod/softverbs.ko" ${filter:+"$filter"} \
 		2>"$dir/run.err" | grep --line-buffered -E '^(not )?ok [0-9]+ |^# time: ' | sed -u "s/^/    [$label] /"
 	rc=${PIPESTATUS[0]}
 	set -e
@@ -609,15 +605,12 @@ if [ "$(id -u)" = 0 ] && [ "${SV_DKMS:-1}" != 0 ]; then
 	fi
 fi
 
-# The Debian packages (make deb, build/deb/): tests/user/17-deb*.sh install,
-# upgrade and remove them in the VMs, each in its own overlay, from a
-# snapshot of dpkg's database (build/deb-dpkg.tar: one file to read over the share,
-# not 3800; see tests/user/lib/deb.sh).  ~80 s.
+# The Debian packages (make deb, build/deb/), lintian clean; installed
+# further down (scripts/deb-install.sh) for the kernels that run 17-deb.
 deb_ok=0
 if [ "${SV_DEB:-1}" != 0 ]; then
 	# lintian's errors and warnings fail the stage (its infos do not)
-	if stage deb sh -c 'make deb && lintian --fail-on error,warning build/deb/*.changes &&
-		tar -C /var/lib/dpkg -cf build/deb-dpkg.tar .'; then
+	if stage deb sh -c 'make deb && lintian --fail-on error,warning build/deb/*.changes'; then
 		deb_ok=1
 		row "host: make deb" 1 0 0 "$stage_secs" "$(cd build/deb && du -bc ./*.deb | tail -n 1 | cut -f1) bytes of .deb"
 	else
@@ -661,17 +654,38 @@ if [ ${#cloud_metas[@]} -gt 0 ]; then
 	fi
 fi
 
-# The compiler cache of the package tests' DKMS builds in the VMs, for the
-# kernels that run them: the stock ones and the first cloud kernel (root: it
-# builds in a private mount namespace); ~60 s a kernel cold, ~10 s warm,
-# against minutes per build under TCG.
-if [ $deb_ok = 1 ] && [ "${SV_DEB_VM:-0}" = 1 ] && [ "$(id -u)" = 0 ] && [ -n "$kernels${cloud[*]}" ]; then
-	# shellcheck disable=SC2086 # a list of kernel releases
-	if stage deb-ccache bash scripts/deb-ccache.sh $kernels ${cloud[0]:-}; then
-		row "host: deb ccache" 1 0 0 "$stage_secs" "$(grep -m1 -i hits "$results/deb-ccache.log" | tr -s ' ')"
-	else
-		row "host: deb ccache" 0 1 0 "$stage_secs" "see results/deb-ccache.log"
-	fi
+# The packages installed as a user installs them ("apt install ./*.deb",
+# DKMS building the module) in a throwaway copy of this host, one kernel at
+# a time, for each VM that runs tests/user/17-deb.sh, which then uses the
+# install on its kernel: build/deb-inst/KVER (scripts/deb-install.sh; on
+# the first stock kernel through an upgrade from an older package).  Root
+# only (mount namespaces).  ~30 s a kernel with a warm compiler cache.
+rm -rf build/deb-inst
+if [ $deb_ok = 1 ] && [ "$(id -u)" = 0 ]; then
+	# runs_test FILTER NAME: the VM given guest-tests.sh's FILTER runs NAME
+	runs_test() {
+		case $1 in
+		'') return 0 ;;
+		!*) [[ ! $2 =~ ${1#!} ]] ;;
+		*) [[ $2 =~ $1 ]] ;;
+		esac
+	}
+	deb_kernels=()
+	for kver in "${stock[@]}"; do
+		f=$stock_filter
+		[ "$kver" != "${stock[0]}" ] || f=$first_filter
+		! runs_test "$f" 17-deb || deb_kernels+=("$kver")
+	done
+	[ ${#cloud[@]} -eq 0 ] || ! runs_test "$cloud1_filter" 17-deb || deb_kernels+=("${cloud[0]}")
+	for kver in "${deb_kernels[@]}"; do
+		how=()
+		[ "$kver" != "${stock[0]:-}" ] || how=(--upgrade)
+		if stage "deb-install-$kver" bash scripts/deb-install.sh "${how[@]}" "$kver" "build/deb-inst/$kver"; then
+			row "$kver: deb install" 1 0 0 "$stage_secs" "$(cat "build/deb-inst/$kver/summary")"
+		else
+			row "$kver: deb install" 0 1 0 "$stage_secs" "see results/deb-install-$kver.log and build/deb-inst/$kver"
+		fi
+	done
 fi
 
 # The debug kernel: built (or found in the cache) by its own script, which

@@ -1,0 +1,215 @@
+#!/bin/bash
+# deb-install.sh [--upgrade] KVER OUT: install make deb's packages for one
+# kernel the way a user does ("apt install ./*.deb"), in a throwaway copy
+# of this system, check the result, and leave in OUT what the kernel's VM
+# needs to use it (tests/user/17-deb.sh); then "apt remove" them there and
+# check that nothing is left.
+#
+#   a private mount namespace
+#     overlay over /             (this host, writes to a tmpfs)
+#     overlay over /lib/modules/KVER  (its lower: the stock kernel's tree,
+#                                or the cloud kernel's unpacked one)
+#     tmpfs over every other /lib/modules/*  (DKMS builds for KVER only)
+#   chroot into it:
+#     [--upgrade: dpkg -i softverbs-dkms VERSION~old1, the same package
+#      relabelled older; DKMS builds and installs the module]
+#     apt-get install ./softverbs-dkms ./libsoftverbs1 ./libsoftverbs-dev
+#                     ./softverbs-tools      (dh_dkms's postinst: DKMS
+#                                             builds and installs for KVER)
+#     check: dpkg's state, DKMS's, the module's place and version
+#     OUT/root.tar   <- what the install wrote outside dpkg's database
+#     apt-get remove -> check: no module, no DKMS tree, no tools, no library
+#
+# Why on the host: DKMS's build in a TCG guest took 6-10 minutes per build
+# in make check (Documentation/testing.md, "The package tests"); here it
+# takes seconds.  Nothing of it depends on the running kernel: the
+# postinst builds against KVER's headers and installs into KVER's tree.
+# What does depend on it (autoload by "rdma link add", the module loading,
+# the tools and library working) is what the VM checks, on root.tar.
+#
+# The postinst builds for every kernel in /lib/modules when the running
+# one (this host's) has no tree there, as in any chroot: with the others
+# hidden that is KVER.
+#
+# OUT gets: root.tar, install.log (install-old.log), remove.log, summary
+# (one line for the test's SV_SUMMARY) and "ok" when every check passed,
+# else "failed" with the reason.  Root only.  Env: SV_CACHE (its
+# ccache-dkms holds DKMS's compiler cache), SV_DEBS (default build/deb).
+set -euo pipefail
+
+root=$(realpath "$(dirname "$0")/..")
+upgrade=0
+[ "${1:-}" != --upgrade ] || { upgrade=1; shift; }
+[ $# -eq 2 ] || { echo "usage: deb-install.sh [--upgrade] KVER OUT" >&2; exit 2; }
+kver=$1 out=$2
+[ "$(id -u)" = 0 ] || { echo "deb-install.sh: needs root (a mount namespace)" >&2; exit 1; }
+debs=${SV_DEBS:-$root/build/deb}
+pkgs=(softverbs-dkms libsoftverbs1 libsoftverbs-dev softverbs-tools)
+
+# the four packages, dkms first
+shopt -s nullglob
+found=("$debs"/softverbs-dkms_*_all.deb)
+shopt -u nullglob
+[ ${#found[@]} -eq 1 ] || { echo "deb-install.sh: no (or more than one) softverbs-dkms package in $debs (make deb)" >&2; exit 1; }
+version=$(dpkg-deb -f "${found[0]}" Version)
+arch=$(dpkg --print-architecture)
+files=("$(realpath "${found[0]}")")
+for p in "${pkgs[@]:1}"; do
+	f=$debs/${p}_${version}_$arch.deb
+	[ -f "$f" ] || { echo "deb-install.sh: $f is missing (make deb)" >&2; exit 1; }
+	files+=("$(realpath "$f")")
+done
+
+# the kernel's module tree: installed, or unpacked by cloud-kernel.sh
+ktree=/lib/modules/$kver
+if [ ! -e "$ktree/build/include" ]; then
+	ktree=$(bash "$root/scripts/cloud-kernel.sh" print "$kver" 2>/dev/null | sed -n 's/^MODULES=//p')
+	if [ -z "$ktree" ] || [ ! -e "$ktree/build/include" ]; then
+		echo "deb-install.sh: no headers for $kver (nor an unpacked cloud kernel)" >&2
+		exit 1
+	fi
+fi
+
+# DKMS's compiler through ccache: Debian's headers honour
+# DEBIAN_KERNEL_USE_CCACHE (.kernelvariables) and DKMS takes its CC from
+# there.  The cache is bind-mounted into the throwaway root, so it keeps.
+cache=${SV_CACHE:-/var/tmp/softverbs-cache}/ccache-dkms
+dkms_env=(LANG=C.UTF-8 LC_ALL=C)
+if command -v ccache >/dev/null; then
+	mkdir -p "$cache"
+	dkms_env+=(DEBIAN_KERNEL_USE_CCACHE=1 CCACHE_DIR="$cache")
+	[ -n "${SV_DEB_NS:-}" ] || CCACHE_DIR=$cache ccache -z >/dev/null
+else
+	cache=
+fi
+
+# Everything below runs in a private mount namespace: its mounts vanish
+# with it, so nothing of this host changes (but the compiler cache).
+if [ -z "${SV_DEB_NS:-}" ]; then
+	rm -rf "$out"
+	mkdir -p "$out"
+	args=("$kver" "$(realpath "$out")")
+	[ $upgrade = 0 ] || args=(--upgrade "${args[@]}")
+	exec unshare --mount --propagation private env SV_DEB_NS=1 bash "$0" "${args[@]}"
+fi
+
+fail() { echo "$*" >"$out/failed"; echo "deb-install.sh: $kver: $*" >&2; exit 1; }
+
+t=$(mktemp -d /tmp/sv-deb-install.XXXXXX)
+mount -t tmpfs sv-deb-install "$t"
+trap 'umount -R "$t"; rmdir "$t"' EXIT
+mkdir "$t/up" "$t/work" "$t/kup" "$t/kwork" "$t/root"
+mount -t overlay sv-deb-root -o "lowerdir=/,upperdir=$t/up,workdir=$t/work" "$t/root"
+r=$t/root
+mount -t proc proc "$r/proc"
+mount --rbind /sys "$r/sys"
+mount --rbind /dev "$r/dev"
+# no /run/systemd: the maintainer scripts start no service, as in any chroot
+mount -t tmpfs sv-run "$r/run"
+[ -z "$cache" ] || mount --bind "$cache" "$r$cache"
+
+# DKMS builds for this kernel only: the others hidden, this one writable
+for d in "$r"/lib/modules/*; do
+	[ "${d##*/}" = "$kver" ] || mount -t tmpfs sv-hidden "$d"
+done
+mkdir -p "$r/lib/modules/$kver"
+mount -t overlay sv-deb-kmods -o "lowerdir=$ktree,upperdir=$t/kup,workdir=$t/kwork" "$r/lib/modules/$kver"
+
+# A clean slate: check.sh's "make dkms-install" (for 16-dkms) registered
+# the same module version with DKMS on this host
+rm -rf "$r"/var/lib/dkms/softverbs "$r"/usr/src/softverbs-* "$r/lib/modules/$kver"/updates/dkms/softverbs.ko*
+
+in_root() { chroot "$r" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+	HOME=/root DEBIAN_FRONTEND=noninteractive "${dkms_env[@]}" "$@"; }
+# module_of: DKMS's module for the kernel, at the package's version
+module_of() {
+	local ko
+	ko=$(in_root modinfo -k "$kver" -n softverbs) || fail "no softverbs module for $kver"
+	case $ko in */updates/dkms/*) ;; *) fail "modinfo finds $ko, not DKMS's module" ;; esac
+	[ "$(in_root modinfo -F version "$ko")" = "$version" ] ||
+		fail "the installed module is version $(in_root modinfo -F version "$ko"), not $version"
+	in_root dkms status -m softverbs -k "$kver" | grep -q "softverbs/$version, $kver, .*: installed" ||
+		fail "DKMS has no installed $version for $kver: $(in_root dkms status -m softverbs)"
+	echo "$ko"
+}
+installed() {
+	local v=$1 p s
+	shift
+	for p in "$@"; do
+		# shellcheck disable=SC2016 # dpkg-query's format, not ours
+		s=$(in_root dpkg-query -W -f='${db:Status-Abbrev}${Version}' "$p" | tr -s " ")
+		[ "$s" = "ii $v" ] || fail "$p is \"$s\", not \"ii $v\""
+	done
+}
+
+summary=()
+if [ "$upgrade" = 1 ]; then
+	# the older package: the same one relabelled; the module keeps its
+	# version (dkms.conf's), the upgrade is told by the package's
+	old=$version~old1
+	dpkg --compare-versions "$old" lt "$version" || fail "$old does not sort before $version"
+	dpkg-deb -R "${files[0]}" "$t/old"
+	sed -i "s/^Version: $version\$/Version: $old/" "$t/old/DEBIAN/control"
+	grep -qx "Version: $old" "$t/old/DEBIAN/control" || fail "could not relabel the package"
+	dpkg-deb -Znone -b "$t/old" "$r/tmp/softverbs-dkms_${old}_all.deb" >/dev/null
+	t0=$SECONDS
+	in_root dpkg -i "/tmp/softverbs-dkms_${old}_all.deb" >"$out/install-old.log" 2>&1 ||
+		fail "dpkg -i of softverbs-dkms $old failed (install-old.log)"
+	summary+=("dpkg -i $old with DKMS build $((SECONDS - t0)) s")
+	installed "$old" softverbs-dkms
+	ko=$(module_of)
+	old_ko=$(stat -c '%i %y' "$r$ko")
+fi
+
+t0=$SECONDS
+in_root apt-get install -y --no-install-recommends "${files[@]}" >"$out/install.log" 2>&1 ||
+	fail "apt-get install of the packages failed (install.log)"
+if [ "$upgrade" = 1 ]; then
+	summary+=("apt upgrade with rebuild $((SECONDS - t0)) s")
+else
+	summary+=("apt install with DKMS build $((SECONDS - t0)) s")
+fi
+installed "$version" "${pkgs[@]}"
+grep -q "Building initial module for $kver" "$out/install.log" ||
+	fail "the postinst did not build the module for $kver (install.log)"
+ko=$(module_of)
+if [ "$upgrade" = 1 ]; then
+	# rebuilt: the old prerm took the module out, the new postinst built it
+	[ "$(stat -c '%i %y' "$r$ko")" != "$old_ko" ] || fail "the upgrade left the old module file in place"
+fi
+
+# What the VM gets: the files the install wrote or changed, outside dpkg's
+# and apt's own state (the VM checks use, not bookkeeping).  Whiteouts
+# (character devices: what the clean slate deleted) stay out; the test
+# makes its own clean slate.
+(
+	cd "$t/up"
+	for d in usr etc var/lib/dkms; do [ ! -e "$d" ] || find "$d" ! -type c -print0; done
+) | tar -C "$t/up" --null --no-recursion -T - -cf "$out/root.tar"
+find "$t/kup" -mindepth 1 ! -type c -printf '%P\0' |
+	tar -C "$t/kup" --null --no-recursion -T - --transform "s,^,usr/lib/modules/$kver/," -rf "$out/root.tar"
+tar -tf "$out/root.tar" | grep -qx "usr/lib/modules/$kver/${ko#/lib/modules/"$kver"/}" ||
+	fail "root.tar lacks the module ${ko}"
+
+# apt remove takes everything away again
+lib=$(in_root dpkg -L libsoftverbs1 | grep '/libsoftverbs\.so\.1$')
+t0=$SECONDS
+in_root apt-get remove -y "${pkgs[@]}" >"$out/remove.log" 2>&1 || fail "apt-get remove failed (remove.log)"
+summary+=("apt remove $((SECONDS - t0)) s")
+left=$(find "$r/lib/modules/$kver" -name "softverbs*.ko*" -printf '%P ')
+[ -z "$left" ] || fail "left in /lib/modules/$kver after removal: $left"
+! in_root modinfo -k "$kver" softverbs >/dev/null 2>&1 || fail "modinfo still finds softverbs after removal"
+left=$(in_root dkms status -m softverbs)
+[ -z "$left" ] || fail "DKMS still lists: $left"
+left=$(find "$r/usr/src" -maxdepth 1 -name 'softverbs-*' -printf '%f ')
+[ -z "$left" ] || fail "a DKMS source tree is left in /usr/src: $left"
+[ ! -e "$r/usr/sbin/svctl" ] || fail "/usr/sbin/svctl is left"
+[ ! -e "$r$lib" ] || fail "$lib is left"
+
+ccache=
+[ -z "$cache" ] || ccache=$(CCACHE_DIR=$cache ccache --print-stats |
+	awk -F'\t' '$1 ~ /^(direct|preprocessed)_cache_hit$/ { h += $2 } $1 == "cache_miss" { m = $2 }
+		END { printf "ccache %d hits, %d misses", h, m }')
+[ -z "$ccache" ] || summary+=("$ccache")
+(IFS=";"; echo "${summary[*]}") | sed "s/;/, /g" >"$out/summary"
+touch "$out/ok"
