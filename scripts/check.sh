@@ -45,7 +45,7 @@
 #                         tests with "debug" in their sv-test line, in the shards
 #                         of SV_DEBUG_SHARDS)
 #   SV_DEBUG_SHARDS="REGEX..."  the debug kernel's VMs, one per regex (default:
-#                         three, sized from tests/user/durations)
+#                         two, sized from tests/user/durations)
 #   SV_PLAN=1             print each VM's selection (guest-tests.sh filter, tests,
 #                         estimated seconds) in launch order and exit: no build,
 #                         no VM, results/ untouched
@@ -128,7 +128,7 @@ sv_version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 # before building anything.
 kunit_meta='kernels=debug,stock cost=M'
 dk_lacks='dkms deb nfsd srp'
-dk_nshards=3
+dk_nshards=2
 declare -A cost_secs=([S]=20 [M]=45 [L]=80 [XL]=120)
 # What a VM costs besides its tests' "# time:" (measured, 2026-11-25 run):
 # a debug VM boots and scans kmemleak twice (~65 s) and checks each test's
@@ -276,15 +276,14 @@ first_filter=${SV_TESTS:-}
 # plan_debug_shards: dk_shard_list, the debug kernel's VMs (one filter each)
 # from its selection and tests/user/durations, for two lanes.  The VMs
 # launch in this order (see the VM runs below): debug #1 and #2 take a lane
-# each, the lane that frees first (#2's) takes the further stock kernels
-# and the cloud kernels, the other #3, and the first stock kernel and make
-# demo come last.  So one lane runs #1 and #3, the other #2 and every stock
-# and cloud VM, and they end
-# together when #1 = #3 and #2 = (all debug - all stock) / 2, in VM time.
-# Within those targets each test, longest first (name order among equal
-# times), goes to the shard with the most room left (the lowest number
-# among equals): the same durations give the same shards.  A shard left
-# empty is not launched.
+# each; #1 is the long one, so #2's lane takes every stock and cloud VM and
+# make demo after it, and they end together when #2 = (all debug - all
+# stock) / 2, in VM time.  (With dk_nshards > 2 the rest is split evenly
+# among #1, #3, ..., and the greedy launch decides where #3 goes.)  Within
+# those targets each test, longest first (name order among equal times),
+# goes to the shard with the most room left (the lowest number among
+# equals): the same durations give the same shards.  A shard left empty is
+# not launched.
 plan_debug_shards() {
 	local total stock_total half t k best room best_room
 	local -a target load members order
@@ -306,8 +305,10 @@ plan_debug_shards() {
 	half=$(((total + stock_total) / 2))
 	target[2]=$((total - half))
 	[ "${target[2]}" -ge 0 ] || target[2]=0
-	target[1]=$(((total - target[2]) / 2))
-	target[3]=$((total - target[2] - target[1]))
+	# the rest in equal parts: #1 (and #3, ...)
+	for ((k = 1; k <= dk_nshards; k++)); do
+		[ $k = 2 ] || target[k]=$(((total - target[2]) / (dk_nshards - 1)))
+	done
 	for ((k = 1; k <= dk_nshards; k++)); do
 		# the test time each shard has room for, its VM's own cost off
 		target[k]=$((${target[k]:-0} - dk_vm_secs))
@@ -659,7 +660,8 @@ fi
 # a time, for each VM that runs tests/user/17-deb.sh, which then uses the
 # install on its kernel: build/deb-inst/KVER (scripts/deb-install.sh; on
 # the first stock kernel through an upgrade from an older package).  Root
-# only (mount namespaces).  ~30 s a kernel with a warm compiler cache.
+# only (mount namespaces).  ~35 s a kernel alone with a warm compiler
+# cache; 6.1's upgrade is two builds.
 rm -rf build/deb-inst
 if [ $deb_ok = 1 ] && [ "$(id -u)" = 0 ]; then
 	# runs_test FILTER NAME: the VM given guest-tests.sh's FILTER runs NAME
@@ -677,12 +679,28 @@ if [ $deb_ok = 1 ] && [ "$(id -u)" = 0 ]; then
 		! runs_test "$f" 17-deb || deb_kernels+=("$kver")
 	done
 	[ ${#cloud[@]} -eq 0 ] || ! runs_test "$cloud1_filter" 17-deb || deb_kernels+=("${cloud[0]}")
+	# all at once: each is mostly one process at a time (dpkg, Kbuild's
+	# tests, modpost, depmod), so two cores run three in ~60 % of the time
 	for kver in "${deb_kernels[@]}"; do
 		how=()
 		[ "$kver" != "${stock[0]:-}" ] || how=(--upgrade)
-		if stage "deb-install-$kver" bash scripts/deb-install.sh "${how[@]}" "$kver" "build/deb-inst/$kver"; then
+		(
+			t0=$(now) rc=0
+			bash scripts/deb-install.sh "${how[@]}" "$kver" "build/deb-inst/$kver" \
+				>"$results/deb-install-$kver.log" 2>&1 || rc=$?
+			echo "$rc $(secs "$t0")" >"$results/deb-install-$kver.rc"
+		) &
+	done
+	wait
+	for kver in "${deb_kernels[@]}"; do
+		read -r rc stage_secs <"$results/deb-install-$kver.rc"
+		timings+=("deb-install-$kver|$stage_secs")
+		if [ "$rc" = 0 ]; then
+			say "deb-install-$kver: ok (${stage_secs}s)"
 			row "$kver: deb install" 1 0 0 "$stage_secs" "$(cat "build/deb-inst/$kver/summary")"
 		else
+			say "deb-install-$kver: FAILED, exit $rc (${stage_secs}s), log: results/deb-install-$kver.log"
+			tail -n 20 "$results/deb-install-$kver.log" | sed 's/^/    /'
 			row "$kver: deb install" 0 1 0 "$stage_secs" "see results/deb-install-$kver.log and build/deb-inst/$kver"
 		fi
 	done
@@ -739,17 +757,17 @@ launch() {
 # as a new user runs it; one test.  A fresh clone has no build/ or results/,
 # which is what broke it once (demo.sh wrote build/demo-build.log first).
 demo_job() {
-	local dir=$1 t0 rc=0 p=1 f=0 note=
+	local dir=$1 t0 rc=0 p=1 f=0 why=
 	mkdir -p "$dir"
 	t0=$(now)
 	say "demo: make demo in a fresh clone"
 	{ git clone -q "$root" "$dir/clone" && make -C "$dir/clone" demo; } >"$dir/demo.log" 2>&1 || rc=$?
 	if [ $rc -ne 0 ] || ! grep -q '^demo done:' "$dir/demo.log"; then
-		p=0 f=1 note="exit $rc, see ${dir#"$root"/}/demo.log"
+		p=0 f=1 why="exit $rc, see ${dir#"$root"/}/demo.log"
 	fi
 	rm -rf "$dir/clone"
 	say "demo: exit $rc ($(secs "$t0")s)"
-	echo "fresh clone: make demo|$p|$f|0|$(secs "$t0")|$note" >"$dir/row"
+	echo "fresh clone: make demo|$p|$f|0|$(secs "$t0")|$why" >"$dir/row"
 	echo "make demo (fresh clone)|$(secs "$t0")" >"$dir/timing"
 }
 
@@ -765,11 +783,13 @@ demo_job() {
 # The VM order is chosen for two lanes (plan_debug_shards sizes the shards
 # for it): the first two launched take one lane each, and the lane that
 # frees first takes the next.  So: debug shard #1, #2, the other stock
-# kernels, the cloud kernels, debug #3, the first stock kernel, make demo.
-# One lane then runs #1 and #3, the other #2 and the stock and cloud
-# kernels, sized to end together
-# (launching longest first left one lane idle for the last ~4 min: the VMs
-# are too few and too long for that rule).
+# kernels, the cloud kernels, the first stock kernel, make demo.  One lane
+# then runs #1, the other #2 and the stock and cloud kernels, sized to end
+# together.  (Launching longest first left one lane idle for the last ~4
+# min: the VMs are too few and too long for that rule.  Three debug shards
+# whose #3 was meant for #1's lane lost the balance when the 6.12 VM grew:
+# #1 ended first and took the cloud VMs, and #3 ended up after 6.12,
+# ~12 min after the other lane, as planned from the 2026-11-26 durations.)
 # kmemleak scanning is slow under TCG, so only the debug runs turn it on.
 # pci=noacpi: routing PCI interrupts through ACPI means running the _PRT
 # method of qemu's DSDT, an AML loop that the KASAN-built interpreter takes
