@@ -507,11 +507,24 @@ fi
 # one), so two guests on two cores finish the matrix in little more than half
 # the time.  The longest runs start first.
 
+# Compiler caches (ccache, when installed) for the builds against Debian's
+# headers, which compile through it with DEBIAN_KERNEL_USE_CCACHE set
+# (.kernelvariables): the module builds, and DKMS's, whose build directory
+# (/var/lib/dkms/softverbs/VERSION/build) is the same for every DKMS build
+# of a version, the packages' (scripts/deb-install.sh) included, so they
+# share one cache.  The module builds hit when the checkout's path is the
+# same as last time.  CC, when set, wins.
+cc_env=() dkms_cc_env=()
+if command -v ccache >/dev/null && [ -z "${CC:-}" ]; then
+	cc_env=(DEBIAN_KERNEL_USE_CCACHE=1 CCACHE_DIR="${SV_CACHE:-/var/tmp/softverbs-cache}/ccache")
+	dkms_cc_env=(DEBIAN_KERNEL_USE_CCACHE=1 CCACHE_DIR="${SV_CACHE:-/var/tmp/softverbs-cache}/ccache-dkms")
+fi
+
 # build_kmod LABEL KVER KDIR: build/KVER/kmod/softverbs.ko, one test of its own.
 build_kmod() {
 	local label=$1 kver=$2 kdir=$3 dir=$results/$2
 	mkdir -p "$dir"
-	if stage "kmod-$kver" scripts/build-kmod.sh "$kdir" "build/$kver"; then
+	if stage "kmod-$kver" env "${cc_env[@]}" scripts/build-kmod.sh "$kdir" "build/$kver"; then
 		row "$label: module build" 1 0 0 "$stage_secs"
 	else
 		row "$label: module build" 0 1 0 "$stage_secs" "see results/$kver/kmod-build.log"
@@ -598,7 +611,7 @@ if [ "$(id -u)" = 0 ] && [ "${SV_DKMS:-1}" != 0 ]; then
 		make -s dkms-remove >/dev/null 2>&1 || true
 	}
 	trap dkms_remove_all EXIT
-	if stage dkms make dkms-install; then
+	if stage dkms env "${dkms_cc_env[@]}" make dkms-install; then
 		dkms_ok=1
 		row "host: dkms install" 1 0 0 "$stage_secs"
 	else
@@ -644,7 +657,7 @@ if [ ${#cloud_metas[@]} -gt 0 ]; then
 			# so DKMS builds against them and installs into the tree
 			[ $dkms_ok = 1 ] || continue
 			cloud_dkms+=("$kver")
-			if stage "dkms-$kver" bash scripts/cloud-kernel.sh dkms-install "$kver" "softverbs/$sv_version"; then
+			if stage "dkms-$kver" env "${dkms_cc_env[@]}" bash scripts/cloud-kernel.sh dkms-install "$kver" "softverbs/$sv_version"; then
 				row "$kver: dkms install" 1 0 0 "$stage_secs"
 			else
 				row "$kver: dkms install" 0 1 0 "$stage_secs" "see results/dkms-$kver.log"
