@@ -25,10 +25,11 @@ import errno
 import os
 import select
 import struct
-import sys
 import time
 
 import svspawn
+from svverbs import expect_errno, libibverbs, open_device, new_ring, \
+    IbvQPCap, IbvQPInitAttr
 
 try:
     from pyverbs.cq import CQ, CQEX, CompChannel, CqInitAttrEx
@@ -36,33 +37,12 @@ try:
     from pyverbs.pyverbs_error import PyverbsRDMAError
     import pyverbs.enums as e
 except ImportError as import_err:
-    # the caller skips on 77; one process instead of a separate probe
-    print(f"SKIP: {import_err}")
-    sys.exit(77)
+    svspawn.no_pyverbs(import_err)
 
 # struct sv_queue_buf: index_mask at byte 4, producer_index at 128,
 # consumer_index at 256
 INDEX_MASK_OFF = 4
 CONSUMER_INDEX_OFF = 256
-
-
-def expect_errno(want, fn, what):
-    try:
-        obj = fn()
-    except PyverbsRDMAError as err:
-        # pyverbs reports creation failures through errno in the message
-        code = err.error_code
-        if code == -1:
-            code = next((c for c in (errno.EINVAL, errno.ENOMEM, errno.EBUSY,
-                                     errno.EOPNOTSUPP)
-                         if os.strerror(c) in str(err)), -1)
-        if code != want:
-            raise AssertionError(f"{what}: expected {errno.errorcode[want]}, "
-                                 f"got {err}") from err
-        print(f"ok: {what} refused: {errno.errorcode[want]}")
-        return
-    obj.close()
-    raise AssertionError(f"{what}: expected {errno.errorcode[want]}, succeeded")
 
 
 def max_cqe(ctx):
@@ -159,29 +139,13 @@ def _comp_channel_fd(ch):
     return best
 
 
-def _ring_mappings():
-    """(start, end) of this process's mappings of the uverbs device."""
-    maps = []
-    with open("/proc/self/maps") as f:
-        for line in f:
-            if "/dev/infiniband/uverbs" in line:
-                start, end = (int(x, 16) for x in line.split()[0].split("-"))
-                maps.append((start, end))
-    return maps
-
-
 def t_corrupt(ctx):
     """Rings keep indices in [0, index_mask] (librxe's convention) and the
     kernel masks whatever user space writes.  A consumer index moved back
     by 4 makes 4 (zeroed) entries look pending: resize must keep exactly
     those and refuse to shrink below them.  An index far outside the ring
     is taken modulo the ring; nothing may break."""
-    before = set(_ring_mappings())
-    cq = CQ(ctx, 100)
-    new = [m for m in _ring_mappings() if m not in before]
-    if len(new) != 1:
-        raise AssertionError(f"cannot find the CQ ring mapping: {new}")
-    start, _ = new[0]
+    cq, start = new_ring(lambda: CQ(ctx, 100), "CQ")
     with open("/proc/self/mem", "r+b", buffering=0) as mem:
         mem.seek(start + INDEX_MASK_OFF)
         mask = struct.unpack("<I", mem.read(4))[0]
@@ -201,12 +165,7 @@ def t_corrupt(ctx):
         raise AssertionError(f"{npolled} entries after resize, wanted 4")
     print("ok: 4 pending entries carried over by resize, then polled")
 
-    before = set(_ring_mappings())
-    cq.resize(100)
-    new = [m for m in _ring_mappings() if m not in before]
-    if len(new) != 1:
-        raise AssertionError(f"cannot find the resized ring mapping: {new}")
-    start, _ = new[0]
+    _, start = new_ring(lambda: cq.resize(100), "resized")
     with open("/proc/self/mem", "r+b", buffering=0) as mem:
         mem.seek(start + CONSUMER_INDEX_OFF)
         mem.write(struct.pack("<I", 0x80000000))
@@ -218,71 +177,15 @@ def t_corrupt(ctx):
     print("ok: corrupted CQ destroyed")
 
 
-class _QPCap(ctypes.Structure):
-    _fields_ = [("max_send_wr", ctypes.c_uint32),
-                ("max_recv_wr", ctypes.c_uint32),
-                ("max_send_sge", ctypes.c_uint32),
-                ("max_recv_sge", ctypes.c_uint32),
-                ("max_inline_data", ctypes.c_uint32)]
-
-
-class _QPInitAttr(ctypes.Structure):
-    # struct ibv_qp_init_attr
-    _fields_ = [("qp_context", ctypes.c_void_p),
-                ("send_cq", ctypes.c_void_p),
-                ("recv_cq", ctypes.c_void_p),
-                ("srq", ctypes.c_void_p),
-                ("cap", _QPCap),
-                ("qp_type", ctypes.c_int),
-                ("sq_sig_all", ctypes.c_int)]
-
-
-def _libibverbs():
-    """libibverbs through ctypes: pyverbs' close() of a CQ first closes the
-    QPs using it, so the in-use case needs the plain C calls."""
-    lib = ctypes.CDLL("libibverbs.so.1", use_errno=True)
-    vp = ctypes.c_void_p
-    for name, res, args in (
-            ("ibv_get_device_list", vp, [ctypes.POINTER(ctypes.c_int)]),
-            ("ibv_free_device_list", None, [vp]),
-            ("ibv_get_device_name", ctypes.c_char_p, [vp]),
-            ("ibv_open_device", vp, [vp]),
-            ("ibv_close_device", ctypes.c_int, [vp]),
-            ("ibv_alloc_pd", vp, [vp]),
-            ("ibv_dealloc_pd", ctypes.c_int, [vp]),
-            ("ibv_create_cq", vp, [vp, ctypes.c_int, vp, vp, ctypes.c_int]),
-            ("ibv_destroy_cq", ctypes.c_int, [vp]),
-            ("ibv_create_qp", vp, [vp, ctypes.POINTER(_QPInitAttr)]),
-            ("ibv_destroy_qp", ctypes.c_int, [vp])):
-        fn = getattr(lib, name)
-        fn.restype = res
-        fn.argtypes = args
-    return lib
-
-
-def _open(lib, dev):
-    num = ctypes.c_int()
-    devs = lib.ibv_get_device_list(ctypes.byref(num))
-    arr = ctypes.cast(devs, ctypes.POINTER(ctypes.c_void_p))
-    ctx = None
-    for i in range(num.value):
-        if lib.ibv_get_device_name(arr[i]).decode() == dev:
-            ctx = lib.ibv_open_device(arr[i])
-    lib.ibv_free_device_list(devs)
-    if not ctx:
-        raise AssertionError(f"cannot open {dev}")
-    return ctx
-
-
 def t_qp(dev):
-    lib = _libibverbs()
-    ctx = _open(lib, dev)
+    lib = libibverbs()
+    ctx = open_device(lib, dev)
     pd = lib.ibv_alloc_pd(ctx)
     cq = lib.ibv_create_cq(ctx, 16, None, None, 0)
     if not pd or not cq:
         raise AssertionError("PD or CQ creation failed")
-    attr = _QPInitAttr(send_cq=cq, recv_cq=cq, qp_type=e.IBV_QPT_RC,
-                       cap=_QPCap(4, 4, 1, 1, 0))
+    attr = IbvQPInitAttr(send_cq=cq, recv_cq=cq, qp_type=e.IBV_QPT_RC,
+                         cap=IbvQPCap(4, 4, 1, 1, 0))
     qp = lib.ibv_create_qp(pd, ctypes.byref(attr))
     if not qp:
         err = ctypes.get_errno()
@@ -306,39 +209,22 @@ def t_hold(ctx, n):
         time.sleep(60)
 
 
-def run(argv):
-    if len(argv) < 2:
-        print(__doc__, file=sys.stderr)
-        sys.exit(2)
-    dev = argv[0]
-    if argv[1] == "hold":
-        ctx = Context(name=dev)
-        t_hold(ctx, int(argv[2]))
-        ctx.close()
+def hold(dev, n):
+    with Context(name=dev) as ctx:
+        t_hold(ctx, n)
+
+
+CASES = {"sizes": t_sizes, "resize": t_resize, "notify": t_notify,
+         "corrupt": t_corrupt}
+
+
+def case(dev, what):
+    if what == "qp":
+        t_qp(dev)   # libibverbs through ctypes: a context of its own
         return
-    # several cases per process: python and pyverbs start once (seconds
-    # each under a debug kernel); every case still opens its own context
-    sys.stdout.reconfigure(line_buffering=True)
-    cases = {"sizes": t_sizes, "resize": t_resize, "notify": t_notify,
-             "corrupt": t_corrupt}
-    for what in argv[1:]:
-        print(f"--- {what}")
-        if what == "qp":
-            t_qp(dev)
-            continue
-        ctx = Context(name=dev)
-        cases[what](ctx)
-        ctx.close()
-
-
-def main():
-    argv = sys.argv[1:]
-    if argv[:1] == ["--spawn"]:
-        # the held processes are forked from here (svspawn.py), not started
-        svspawn.spawner(argv[1], run)
-        argv = argv[2:]
-    run(argv)
+    with Context(name=dev) as ctx:
+        CASES[what](ctx)
 
 
 if __name__ == "__main__":
-    main()
+    svspawn.main(case, hold)

@@ -26,48 +26,23 @@ import ctypes
 import errno
 import os
 import struct
-import sys
 import time
 
 import svspawn
+from svverbs import expect_errno, libibverbs, open_device, new_ring, \
+    IbvQPCap, IbvQPInitAttr, IbvSrqInitAttr
 
 try:
     from pyverbs.device import Context
     from pyverbs.pd import PD
-    from pyverbs.pyverbs_error import PyverbsRDMAError
     from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr
     from pyverbs.wr import SGE, RecvWR
     import pyverbs.enums as e
 except ImportError as import_err:
-    # the caller skips on 77; one process instead of a separate probe
-    print(f"SKIP: {import_err}")
-    sys.exit(77)
+    svspawn.no_pyverbs(import_err)
 
 # struct sv_queue_buf: producer_index at byte 128, consumer_index at 256
 PRODUCER_INDEX_OFF = 128
-
-
-def _code(err):
-    code = err.error_code
-    if code == -1:      # creation failures carry errno only in the message
-        code = next((c for c in (errno.EINVAL, errno.ENOMEM, errno.EBUSY,
-                                 errno.EOPNOTSUPP)
-                     if os.strerror(c) in str(err)), -1)
-    return code
-
-
-def expect_errno(want, fn, what):
-    try:
-        obj = fn()
-    except PyverbsRDMAError as err:
-        if _code(err) != want:
-            raise AssertionError(f"{what}: expected {errno.errorcode[want]}, "
-                                 f"got {err}") from err
-        print(f"ok: {what} refused: {errno.errorcode[want]}")
-        return
-    if obj is not None:
-        obj.close()
-    raise AssertionError(f"{what}: expected {errno.errorcode[want]}, succeeded")
 
 
 def new_srq(pd, max_wr, max_sge=1, srq_limit=0):
@@ -180,26 +155,11 @@ def t_carry(ctx, pd):
     srq.close()
 
 
-def _ring_mappings():
-    maps = []
-    with open("/proc/self/maps") as f:
-        for line in f:
-            if "/dev/infiniband/uverbs" in line:
-                start, end = (int(x, 16) for x in line.split()[0].split("-"))
-                maps.append((start, end))
-    return maps
-
-
 def t_corrupt(ctx, pd):
     """The kernel masks the producer index user space writes: one far
     outside the ring makes the ring look full of garbage WQEs.  Resize may
     not shrink below them, carries them when growing; nothing breaks."""
-    before = set(_ring_mappings())
-    srq = new_srq(pd, 32)
-    new = [m for m in _ring_mappings() if m not in before]
-    if len(new) != 1:
-        raise AssertionError(f"cannot find the SRQ ring mapping: {new}")
-    start, _ = new[0]
+    srq, start = new_ring(lambda: new_srq(pd, 32), "SRQ")
     size = srq.query().max_wr
     with open("/proc/self/mem", "r+b", buffering=0) as mem:
         mem.seek(start + PRODUCER_INDEX_OFF)
@@ -218,77 +178,17 @@ def t_corrupt(ctx, pd):
     print("ok: corrupted SRQ resized and destroyed")
 
 
-class _QPCap(ctypes.Structure):
-    _fields_ = [("max_send_wr", ctypes.c_uint32),
-                ("max_recv_wr", ctypes.c_uint32),
-                ("max_send_sge", ctypes.c_uint32),
-                ("max_recv_sge", ctypes.c_uint32),
-                ("max_inline_data", ctypes.c_uint32)]
-
-
-class _QPInitAttr(ctypes.Structure):
-    # struct ibv_qp_init_attr
-    _fields_ = [("qp_context", ctypes.c_void_p),
-                ("send_cq", ctypes.c_void_p),
-                ("recv_cq", ctypes.c_void_p),
-                ("srq", ctypes.c_void_p),
-                ("cap", _QPCap),
-                ("qp_type", ctypes.c_int),
-                ("sq_sig_all", ctypes.c_int)]
-
-
-class _SrqInitAttr(ctypes.Structure):
-    # struct ibv_srq_init_attr
-    _fields_ = [("srq_context", ctypes.c_void_p),
-                ("max_wr", ctypes.c_uint32),
-                ("max_sge", ctypes.c_uint32),
-                ("srq_limit", ctypes.c_uint32)]
-
-
-def _libibverbs():
-    """libibverbs through ctypes: pyverbs' close() of an SRQ first closes
-    the QPs using it, so the in-use case needs the plain C calls."""
-    lib = ctypes.CDLL("libibverbs.so.1", use_errno=True)
-    vp = ctypes.c_void_p
-    for name, res, args in (
-            ("ibv_get_device_list", vp, [ctypes.POINTER(ctypes.c_int)]),
-            ("ibv_free_device_list", None, [vp]),
-            ("ibv_get_device_name", ctypes.c_char_p, [vp]),
-            ("ibv_open_device", vp, [vp]),
-            ("ibv_close_device", ctypes.c_int, [vp]),
-            ("ibv_alloc_pd", vp, [vp]),
-            ("ibv_dealloc_pd", ctypes.c_int, [vp]),
-            ("ibv_create_cq", vp, [vp, ctypes.c_int, vp, vp, ctypes.c_int]),
-            ("ibv_destroy_cq", ctypes.c_int, [vp]),
-            ("ibv_create_srq", vp, [vp, ctypes.POINTER(_SrqInitAttr)]),
-            ("ibv_destroy_srq", ctypes.c_int, [vp]),
-            ("ibv_create_qp", vp, [vp, ctypes.POINTER(_QPInitAttr)]),
-            ("ibv_destroy_qp", ctypes.c_int, [vp])):
-        fn = getattr(lib, name)
-        fn.restype = res
-        fn.argtypes = args
-    return lib
-
-
 def t_qp(dev):
-    lib = _libibverbs()
-    num = ctypes.c_int()
-    devs = lib.ibv_get_device_list(ctypes.byref(num))
-    arr = ctypes.cast(devs, ctypes.POINTER(ctypes.c_void_p))
-    ctx = None
-    for i in range(num.value):
-        if lib.ibv_get_device_name(arr[i]).decode() == dev:
-            ctx = lib.ibv_open_device(arr[i])
-    lib.ibv_free_device_list(devs)
-    if not ctx:
-        raise AssertionError(f"cannot open {dev}")
+    lib = libibverbs()
+    ctx = open_device(lib, dev)
     pd = lib.ibv_alloc_pd(ctx)
     cq = lib.ibv_create_cq(ctx, 16, None, None, 0)
-    srq = lib.ibv_create_srq(pd, ctypes.byref(_SrqInitAttr(None, 16, 1, 0)))
+    srq_attr = IbvSrqInitAttr(max_wr=16, max_sge=1)
+    srq = lib.ibv_create_srq(pd, ctypes.byref(srq_attr))
     if not pd or not cq or not srq:
         raise AssertionError("PD, CQ or SRQ creation failed")
-    attr = _QPInitAttr(send_cq=cq, recv_cq=cq, srq=srq, qp_type=e.IBV_QPT_RC,
-                       cap=_QPCap(4, 0, 1, 0, 0))
+    attr = IbvQPInitAttr(send_cq=cq, recv_cq=cq, srq=srq,
+                         qp_type=e.IBV_QPT_RC, cap=IbvQPCap(4, 0, 1, 0, 0))
     qp = lib.ibv_create_qp(pd, ctypes.byref(attr))
     if not qp:
         err = ctypes.get_errno()
@@ -315,43 +215,26 @@ def t_hold(ctx, pd, n):
         time.sleep(60)
 
 
-def run(argv):
-    if len(argv) < 2:
-        print(__doc__, file=sys.stderr)
-        sys.exit(2)
-    dev = argv[0]
-    if argv[1] == "hold":
-        ctx = Context(name=dev)
-        pd = PD(ctx)
-        t_hold(ctx, pd, int(argv[2]))
-        pd.close()
-        ctx.close()
-        return
-    # several cases per process: python and pyverbs start once (seconds
-    # each under a debug kernel); every case still opens its own context
-    sys.stdout.reconfigure(line_buffering=True)
-    cases = {"create": t_create, "modify": t_modify, "carry": t_carry,
-             "corrupt": t_corrupt}
-    for what in argv[1:]:
-        print(f"--- {what}")
-        if what == "qp":
-            t_qp(dev)
-            continue
-        ctx = Context(name=dev)
-        pd = PD(ctx)
-        cases[what](ctx, pd)
-        pd.close()
-        ctx.close()
+def on_pd(dev, fn, *args):
+    """fn(ctx, pd, *args) on a context and PD of its own"""
+    with Context(name=dev) as ctx, PD(ctx) as pd:
+        fn(ctx, pd, *args)
 
 
-def main():
-    argv = sys.argv[1:]
-    if argv[:1] == ["--spawn"]:
-        # the held processes are forked from here (svspawn.py), not started
-        svspawn.spawner(argv[1], run)
-        argv = argv[2:]
-    run(argv)
+def hold(dev, n):
+    on_pd(dev, t_hold, n)
+
+
+CASES = {"create": t_create, "modify": t_modify, "carry": t_carry,
+         "corrupt": t_corrupt}
+
+
+def case(dev, what):
+    if what == "qp":
+        t_qp(dev)   # libibverbs through ctypes
+    else:
+        on_pd(dev, CASES[what])
 
 
 if __name__ == "__main__":
-    main()
+    svspawn.main(case, hold)

@@ -20,11 +20,10 @@
 # ibv_srq_pingpong runs of 51-interop and 52-sv2sv carry data through it,
 # and srq_kunit tests num_sge validation and the SRQ limit event.
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=lib/objects.sh
+. "$sv_lib/objects.sh"
 
 sv_need ip rdma
-py=/usr/bin/python3
-helper=$(dirname "$0")/21-srq.py
-[ -x $py ] || sv_skip "python3 is not installed"
 
 log_start=$(dmesg | wc -l)
 
@@ -35,62 +34,11 @@ ip addr add 10.21.0.1/24 dev vA
 rdma link add sv_srq0 type softverbs netdev vA
 sv_on_exit 'rdma link delete sv_srq0 2>/dev/null'
 
-# srq_count DEV: the SRQs ib_core counts for DEV, from the summary line
-# "N: DEV: pd 0 cq 0 qp 0 cm_id 0 mr 0 ctx 0 srq 2"
-srq_count() {
-	local out
-	out=$(rdma resource show) || return 1
-	sed -n "s/^[0-9]*: $1: .* srq \([0-9]*\).*/\1/p" <<<"$out"
-}
+sv_objects 21-srq.py SRQ srq sv_srq0
+sv_obj_cases create modify carry corrupt qp
+sv_assert_eq "$SV_OBJ_BASE" "$(sv_obj_count)" "SRQ count after the verbs checks"
 
-# The holders below are forked by the helper's spawner (tests/user/svspawn.py,
-# fed through the FIFO on fd 4: sv_spawn) rather than started: a python3
-# with pyverbs costs seconds under a debug kernel.
-
-# hold DEV N OUT: start a process holding N SRQs; wait until it has them
-hold() {
-	sv_spawn "$3" "$1" hold "$2"
-	sv_wait_for "sv_file_has_line '$3' '*ready*' || sv_file_has_line '$3' 'exit *'" 30 &&
-		sv_file_has_line "$3" '*ready*' || sv_fail "holder did not start: $(cat "$3")"
-	read -r _ holder <"$3"
-	sv_on_exit "kill -9 $holder 2>/dev/null"
-}
-
-base=$(srq_count sv_srq0)
-[ -n "$base" ] || sv_fail "no SRQ count for sv_srq0 in: $(rdma resource show)"
-echo "SRQs at start: $base"
-
-tmp=$(mktemp -d)
-sv_on_exit "rm -rf '$tmp'"
-mkfifo "$tmp/spawn"
-exec 4<>"$tmp/spawn"
-# one python process for all cases (it prints "--- CASE" before each):
-# python and pyverbs start in seconds each under a debug kernel; 77 is its
-# "pyverbs cannot be imported"
-rc=0
-$py "$helper" --spawn "$tmp/spawn" sv_srq0 create modify carry corrupt qp 4>&- | tee "$tmp/cases" || rc=$?
-[ $rc != 77 ] || sv_skip "python3-pyverbs is not installed"
-out=$'\n'$(<"$tmp/cases")
-t=${out##*$'\n'--- }
-[ $rc = 0 ] || sv_fail "21-srq.py ${t%%$'\n'*}"
-
-sv_assert_eq "$base" "$(srq_count sv_srq0)" "SRQ count after the verbs checks"
-
-echo "--- SIGKILL while holding SRQs"
-hold sv_srq0 5 "$tmp/hold1"
-sv_assert_eq $((base + 5)) "$(srq_count sv_srq0)" "SRQ count with 5 held"
-kill -9 "$holder"
-sv_wait_for "! kill -0 $holder" 10 || sv_fail "holder $holder outlived SIGKILL"
-sv_wait_for "[ \"\$(srq_count sv_srq0)\" = $base ]" 10 ||
-	sv_fail "SRQ count $(srq_count sv_srq0) after SIGKILL, expected $base"
-echo "ok: SRQ count back to $base after SIGKILL"
-
-echo "--- device removed while a process holds SRQs"
-hold sv_srq0 3 "$tmp/hold2"
-rdma link delete sv_srq0
-sv_wait_for '! rdma dev show sv_srq0' 20 || sv_fail "sv_srq0 still there after link delete"
-kill -9 "$holder"
-sv_wait_for "! kill -0 $holder" 10 || sv_fail "holder $holder outlived SIGKILL"
-echo "ok: device removal with mapped SRQs"
+sv_obj_check_sigkill 5
+sv_obj_check_removal 3
 
 sv_unload_clean "$log_start"

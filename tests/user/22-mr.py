@@ -37,21 +37,18 @@ import json
 import os
 import struct
 import subprocess
-import sys
 import time
 
 import svspawn
+from svverbs import expect_errno
 
 try:
     from pyverbs.device import Context
     from pyverbs.mr import MR
     from pyverbs.pd import PD
-    from pyverbs.pyverbs_error import PyverbsRDMAError
     import pyverbs.enums as e
 except ImportError as import_err:
-    # the caller skips on 77; one process instead of a separate probe
-    print(f"SKIP: {import_err}")
-    sys.exit(77)
+    svspawn.no_pyverbs(import_err)
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
@@ -98,41 +95,6 @@ class Buf:
         if self.addr:
             libc.munmap(self.addr, self.size)
             self.addr = None
-
-
-def err_code(err):
-    code = err.error_code
-    if code in (-1, 0, None):
-        code = next((c for c in (errno.EINVAL, errno.ENOMEM, errno.EBUSY,
-                                 errno.EOPNOTSUPP, errno.EFAULT)
-                     if os.strerror(c) in str(err)), -1)
-    return code
-
-
-def expect_errno(want, fn, what, quiet=False):
-    """fn() must fail with one of the errnos in want (an int or a tuple)."""
-    want = (want,) if isinstance(want, int) else want
-    try:
-        obj = fn()
-    except PyverbsRDMAError as err:
-        code = err_code(err)
-        if code not in want:
-            raise AssertionError(f"{what}: expected "
-                                 f"{'/'.join(errno.errorcode[w] for w in want)}"
-                                 f", got {err}") from err
-        if not quiet:
-            print(f"ok: {what} refused: {errno.errorcode[code]}")
-        return
-    except OSError as err:
-        if err.errno not in want:
-            raise AssertionError(f"{what}: expected "
-                                 f"{'/'.join(errno.errorcode[w] for w in want)}"
-                                 f", got {err}") from err
-        print(f"ok: {what} refused: {errno.errorcode[err.errno]}")
-        return
-    if hasattr(obj, "close"):
-        obj.close()
-    raise AssertionError(f"{what}: expected failure, succeeded")
 
 
 def res_mrs(dev):
@@ -418,27 +380,9 @@ def test_hold(dev, n):
     del mrs
 
 
-def run(argv):
-    dev = argv[0]
-    if argv[1] == "hold":
-        test_hold(dev, int(argv[2]))
-        return
-    # several cases per process: python and pyverbs start once (seconds
-    # each under a debug kernel); every case still opens its own context
-    sys.stdout.reconfigure(line_buffering=True)
-    for what in argv[1:]:
-        print(f"--- {what}")
-        globals()[f"test_{what}"](dev)
-
-
-def main():
-    argv = sys.argv[1:]
-    if argv[:1] == ["--spawn"]:
-        # the held processes are forked from here (svspawn.py), not started
-        svspawn.spawner(argv[1], run)
-        argv = argv[2:]
-    run(argv)
+def case(dev, what):
+    globals()[f"test_{what}"](dev)
 
 
 if __name__ == "__main__":
-    main()
+    svspawn.main(case, test_hold)

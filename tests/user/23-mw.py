@@ -22,10 +22,10 @@ Exit status 0 on success; failures raise (non-zero exit with a traceback);
 """
 import errno
 import os
-import sys
 import time
 
 import svspawn
+from svverbs import expect_errno
 
 try:
     from pyverbs.addr import AHAttr, GlobalRoute
@@ -38,37 +38,13 @@ try:
     from pyverbs.wr import SendWR
     import pyverbs.enums as e
 except ImportError as import_err:
-    # the caller skips on 77; one process instead of a separate probe
-    print(f"SKIP: {import_err}")
-    sys.exit(77)
+    svspawn.no_pyverbs(import_err)
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
 LW = e.IBV_ACCESS_LOCAL_WRITE
 RW = e.IBV_ACCESS_REMOTE_WRITE
 RR = e.IBV_ACCESS_REMOTE_READ
 MW_BIND = e.IBV_ACCESS_MW_BIND
-
-
-def err_code(err):
-    code = err.error_code
-    if code in (-1, 0, None):
-        code = next((c for c in (errno.EINVAL, errno.ENOMEM, errno.EBUSY,
-                                 errno.EOPNOTSUPP)
-                     if os.strerror(c) in str(err)), -1)
-    return code
-
-
-def expect_errno(want, fn, what):
-    try:
-        fn()
-    except PyverbsRDMAError as err:
-        if err_code(err) != want:
-            raise AssertionError(f"{what}: expected {errno.errorcode[want]}, "
-                                 f"got {err}") from err
-        print(f"ok: {what} refused: {errno.errorcode[want]}")
-        return
-    raise AssertionError(f"{what}: expected {errno.errorcode[want]}, "
-                         "succeeded")
 
 
 def check_key(key, what):
@@ -267,27 +243,9 @@ def test_hold(dev, n):
     del mws, mr
 
 
-def run(argv):
-    dev = argv[0]
-    if argv[1] == "hold":
-        test_hold(dev, int(argv[2]))
-        return
-    # several cases per process: python and pyverbs start once (seconds
-    # each under a debug kernel); every case still opens its own context
-    sys.stdout.reconfigure(line_buffering=True)
-    for what in argv[1:]:
-        print(f"--- {what}")
-        globals()[f"test_{what}"](dev)
-
-
-def main():
-    argv = sys.argv[1:]
-    if argv[:1] == ["--spawn"]:
-        # the held processes are forked from here (svspawn.py), not started
-        svspawn.spawner(argv[1], run)
-        argv = argv[2:]
-    run(argv)
+def case(dev, what):
+    globals()[f"test_{what}"](dev)
 
 
 if __name__ == "__main__":
-    main()
+    svspawn.main(case, test_hold)

@@ -45,10 +45,10 @@ pyverbs cannot be imported.
 import errno
 import os
 import select
-import sys
 import time
 
 import svspawn
+from svverbs import expect_errno
 
 try:
     from pyverbs.addr import AHAttr, GID, GlobalRoute
@@ -56,15 +56,12 @@ try:
     from pyverbs.device import Context
     from pyverbs.mr import MR
     from pyverbs.pd import PD
-    from pyverbs.pyverbs_error import PyverbsRDMAError
     from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
     from pyverbs.srq import SRQ, SrqInitAttr, SrqAttr
     from pyverbs.wr import RecvWR, SendWR, SGE
     import pyverbs.enums as e
 except ImportError as import_err:
-    # the caller skips on 77; one process instead of a separate probe
-    print(f"SKIP: {import_err}")
-    sys.exit(77)
+    svspawn.no_pyverbs(import_err)
 
 # limits of softverbs that ib_device_attr cannot report (sv_param.h)
 MAX_INLINE = 512
@@ -106,33 +103,6 @@ class Env:
         self.cq = CQ(self.ctx, 256)
         self.gid4 = gid4
         self.my_gid = str(self.ctx.query_gid(1, gid4))
-
-
-def err_code(err):
-    """errno of a PyverbsRDMAError (creation failures carry it in the text)"""
-    code = err.error_code
-    if code in (-1, None):
-        code = next((c for c in (errno.EINVAL, errno.ENOMEM, errno.EOPNOTSUPP,
-                                 errno.EPERM, errno.EBUSY, errno.ENETUNREACH,
-                                 errno.ETIMEDOUT, errno.ENODATA)
-                     if os.strerror(c) in str(err)), -1)
-    return abs(code)
-
-
-def expect_errno(want, fn, what):
-    try:
-        obj = fn()
-    except PyverbsRDMAError as err:
-        code = err_code(err)
-        if code != want:
-            raise AssertionError(f"{what}: expected {errno.errorcode[want]}, "
-                                 f"got {err}") from err
-        print(f"ok: {what}: {errno.errorcode[want]}")
-        return
-    if hasattr(obj, 'close'):
-        obj.close()
-    raise AssertionError(f"{what}: expected {errno.errorcode[want]}, "
-                         "succeeded")
 
 
 def make_qp(env, qpt, srq=None, cq=None, sig_all=0, **caps):
@@ -872,48 +842,24 @@ def t_hold(env, count):
         time.sleep(60)
 
 
-def run(argv):
-    dev, gid4, test = argv[0], int(argv[1]), argv[2]
-    if test == 'hold':
-        t_hold(Env(dev, gid4), int(argv[3]))
-        return
-    # several cases per process: python and pyverbs start once (seconds
-    # each under a debug kernel); every case still opens its own Env
-    # (context, PD, CQ)
-    sys.stdout.reconfigure(line_buffering=True)
-    for test in argv[2:]:
-        print(f"--- {test}")
-        env = Env(dev, gid4)
-        if test == 'caps':
-            t_caps(env)
-        elif test == 'states':
-            t_states(env)
-        elif test == 'errors':
-            t_errors(env)
-        elif test == 'early':
-            t_early(env)
-        elif test == 'toolong':
-            t_toolong(env)
-        elif test == 'flush':
-            t_flush(env)
-        elif test == 'events':
-            t_events(env)
-        elif test == 'qkey-unpriv':
-            t_qkey_unpriv(env)
-        else:
-            raise SystemExit(f"unknown test {test}")
-        # closes what the case left open, as its process exit did
-        env.ctx.close()
+def hold(dev, gid4, count):
+    t_hold(Env(dev, int(gid4)), count)
 
 
-def main():
-    argv = sys.argv[1:]
-    if argv[:1] == ["--spawn"]:
-        # the held processes are forked from here (svspawn.py), not started
-        svspawn.spawner(argv[1], run)
-        argv = argv[2:]
-    run(argv)
+CASES = {'caps': t_caps, 'states': t_states, 'errors': t_errors,
+         'early': t_early, 'toolong': t_toolong, 'flush': t_flush,
+         'events': t_events, 'qkey-unpriv': t_qkey_unpriv}
+
+
+def case(dev, gid4, test):
+    if test not in CASES:
+        raise SystemExit(f"unknown test {test}")
+    # each case on its own Env (context, PD, CQ)
+    env = Env(dev, int(gid4))
+    CASES[test](env)
+    # closes what the case left open, as its process exit did
+    env.ctx.close()
 
 
 if __name__ == '__main__':
-    main()
+    svspawn.main(case, hold, lead=2)

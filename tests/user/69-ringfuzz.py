@@ -31,6 +31,8 @@ import sys
 import threading
 import time
 
+from svverbs import ring_mappings
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -41,21 +43,11 @@ def load(name, path):
     return mod
 
 
-def mappings():
-    out = []
-    with open("/proc/self/maps", encoding='ascii') as f:
-        for line in f:
-            if "/dev/infiniband/uverbs" in line:
-                start, end = (int(x, 16) for x in line.split()[0].split("-"))
-                out.append((start, end))
-    return out
-
-
 def scribbler(rng, stop, counts):
     fd = os.open("/proc/self/mem", os.O_RDWR)
     try:
         while not stop.is_set():
-            maps = mappings()
+            maps = ring_mappings()
             if not maps:
                 time.sleep(0.001)
                 continue

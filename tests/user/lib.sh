@@ -18,13 +18,14 @@ set -euo pipefail
 # namespaces and veths, skip/fail, cleanup, waiting), and lib/xport.sh, the
 # transport fixture (softverbs and Soft-RoCE devices on veth pairs, GIDs, the
 # distro tools between them).  Tests source this file, which sources both.
+# A test that needs another fixture of lib/ sources it from $sv_lib after
+# this file (. "$sv_lib/objects.sh").
 # No $(dirname): under the debug kernel every fork+exec costs 0.2-0.5 s.
 case ${BASH_SOURCE[0]} in
-*/*) _sv_lib=${BASH_SOURCE[0]%/*}/lib ;;
-*) _sv_lib=lib ;;
+*/*) sv_lib=${BASH_SOURCE[0]%/*}/lib ;;
+*) sv_lib=lib ;;
 esac
 # shellcheck source=tests/user/lib/common.sh
-. "$_sv_lib/common.sh"
+. "$sv_lib/common.sh"
 # shellcheck source=tests/user/lib/xport.sh
-. "$_sv_lib/xport.sh"
-unset _sv_lib
+. "$sv_lib/xport.sh"

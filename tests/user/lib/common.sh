@@ -168,15 +168,6 @@ sv_file_has_line() {
 	return 1
 }
 
-# sv_spawn OUT ARG...: ask the spawner of tests/user/svspawn.py, whose FIFO
-# the test holds open on fd 4, for a process running the helper with ARG...;
-# its output goes to OUT (first line "pid N", last "exit RC")
-sv_spawn() {
-	local out=$1
-	shift
-	echo "$out $*" >&4
-}
-
 # --- module ------------------------------------------------------------------
 
 _sv_module_loaded() { [ -d /sys/module/softverbs ]; }
