@@ -74,7 +74,11 @@ fi
 # DEBIAN_KERNEL_USE_CCACHE (.kernelvariables) and DKMS takes its CC from
 # there.  The cache is bind-mounted into the throwaway root, so it keeps.
 cache=${SV_CACHE:-/var/tmp/softverbs-cache}/ccache-dkms
-dkms_env=(LANG=C.UTF-8 LC_ALL=C)
+# ccache hashes the locale too: the caller's, as check.sh's "make
+# dkms-install" has it, so the two share the cache.
+dkms_env=()
+[ -z "${LANG:-}" ] || dkms_env+=(LANG="$LANG")
+[ -z "${LC_ALL:-}" ] || dkms_env+=(LC_ALL="$LC_ALL")
 if command -v ccache >/dev/null; then
 	mkdir -p "$cache"
 	dkms_env+=(DEBIAN_KERNEL_USE_CCACHE=1 CCACHE_DIR="$cache")
