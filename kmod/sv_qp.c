@@ -547,7 +547,7 @@ int sv_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err)
 		goto err_destroy_queues;
 
-	err = sv_resp_init(qp);
+	err = sv_resp_init(qp, init);
 	if (err)
 		goto err_destroy_queues;
 
@@ -739,6 +739,29 @@ static struct sv_path *sv_qp_reset_attr(struct sv_qp *qp)
 				   lockdep_is_held(&qp->state_lock));
 }
 
+/*
+ * What the QP needs from this modify on and an idle QP does without,
+ * allocated before the modify takes effect (a failure leaves the QP as it
+ * was; what was allocated stays for a later try): the requester's WQE
+ * copies when it first goes to RTS, and the responder resources of a new
+ * max_dest_rd_atomic.  An unconnected QP costs its rings and little more.
+ */
+static int sv_qp_alloc_for(struct sv_qp *qp, const struct ib_qp_attr *attr,
+			   int mask, enum ib_qp_state next)
+{
+	int err;
+
+	lockdep_assert_held(&qp->modify_mutex);
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC) {
+		err = sv_resp_res_reserve(qp, attr->max_dest_rd_atomic);
+		if (err)
+			return err;
+	}
+	if (next == IB_QPS_RTS)
+		return sv_req_alloc(qp);
+	return 0;
+}
+
 static enum ib_qp_state sv_qp_read_state(struct sv_qp *qp)
 {
 	unsigned long flags;
@@ -812,6 +835,12 @@ again:
 		}
 		path->udp_sport = rdma_get_udp_sport(path->flow_label,
 						     ibqp->qp_num, dqpn);
+	}
+
+	err = sv_qp_alloc_for(qp, attr, mask, next);
+	if (err) {
+		kfree(path);
+		goto out_unlock;
 	}
 
 	spin_lock_irqsave(&qp->state_lock, flags);

@@ -27,7 +27,10 @@
  */
 #include <linux/delay.h>
 #include <linux/interrupt.h>
+#include <linux/memcontrol.h>
 #include <linux/overflow.h>
+#include <linux/sched/mm.h>
+#include <linux/vmalloc.h>
 
 #include "sv.h"
 #include "sv_req.h"
@@ -327,7 +330,7 @@ static bool sv_req_start_locked(struct sv_qp *qp, u32 idx, bool *retire)
 
 	lockdep_assert_held(&qp->req.lock);
 
-	memcpy(wqe, sv_queue_slot(q, idx), (size_t)1 << q->log2_elem_size);
+	memcpy(wqe, sv_queue_slot(q, idx), sv_qp_send_wqe_size(qp));
 	if (qp->is_user && sv_wqe_check_send(qp, wqe))
 		status = IB_WC_LOC_QP_OP_ERR;
 	opcode = wqe->wr.opcode;
@@ -595,6 +598,8 @@ static u32 sv_req_pkt_psn(const struct sv_swqe *sw)
 	return sv_psn_add(sw->first_psn, sw->next);
 }
 
+static void sv_req_grow_locked(struct sv_qp *qp);
+
 /*
  * Pick the next packet to send, starting a WQE if needed.  Returns 1 when
  * something happened (a packet in @pk, or a WQE started or finished), 0
@@ -648,6 +653,11 @@ static int sv_req_next_locked(struct sv_qp *qp, struct sv_req_pkt *pk,
 		if (state != IB_QPS_RTS || qp->req.stopped ||
 		    posted <= in_flight)
 			return 0;
+		/* every copy in use: wait for more (sv_req_grow_work()) */
+		if (in_flight > qp->req.swqe_mask) {
+			sv_req_grow_locked(qp);
+			return 0;
+		}
 		if (!sv_req_start_locked(qp, end, retire))
 			return 0;
 		sw = sv_req_swqe(qp, end);
@@ -800,48 +810,171 @@ void sv_req_sched(struct sv_qp *qp)
 
 /* --- life cycle ------------------------------------------------------------ */
 
-int sv_req_init(struct sv_qp *qp)
+/*
+ * @n WQE copies: per copy the state, then (after all states) the WQE, as
+ * large as the QP's WQEs (struct sv_send_wqe and the SGE/inline room), not
+ * the ring's power-of-two slot.  Above a page, vmalloc: kmalloc (and so
+ * kvmalloc) would round 33 KiB up to a 64 KiB block.  A user QP's copies
+ * are the process's memory, as its rings are: charged to its context and
+ * memory cgroup (ENOMEM at the cgroup's limit, never its OOM killer).
+ */
+static struct sv_swqe *sv_req_swqe_alloc(struct sv_qp *qp, u32 n,
+					 size_t *bytes)
 {
-	struct sv_queue *q = qp->sq.queue;
-	u32 slots = q->index_mask + 1;
-	size_t slot_size = (size_t)1 << q->log2_elem_size;
+	/* 8-byte fields in every copy */
+	size_t wqe_size = ALIGN(sv_qp_send_wqe_size(qp), 16);
 	gfp_t gfp = GFP_KERNEL;
-	size_t bytes;
+	struct sv_swqe *swqe;
 	u8 *copies;
 	u32 i;
 
+	*bytes = array_size(n, sizeof(struct sv_swqe) + wqe_size);
+	if (qp->uc) {
+		if (sv_ucontext_charge(qp->uc, *bytes))
+			return NULL;
+		gfp = GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL;
+	}
+	if (*bytes <= PAGE_SIZE)
+		swqe = kzalloc(*bytes, gfp);
+	else
+		swqe = __vmalloc(*bytes, gfp | __GFP_ZERO | __GFP_NOWARN);
+	if (!swqe) {
+		if (qp->uc)
+			sv_ucontext_uncharge(qp->uc, *bytes);
+		return NULL;
+	}
+	copies = (u8 *)(swqe + n);
+	for (i = 0; i < n; i++)
+		swqe[i].wqe = (struct sv_send_wqe *)(copies + i * wqe_size);
+	return swqe;
+}
+
+static void sv_req_swqe_free(struct sv_qp *qp, struct sv_swqe *swqe,
+			     size_t bytes)
+{
+	if (swqe && qp->uc)
+		sv_ucontext_uncharge(qp->uc, bytes);
+	kvfree(swqe);
+}
+
+/*
+ * The WQE copies, allocated when the QP first moves to RTS (modify_qp,
+ * process context): only there does a WQE start (sv_req_next_locked()
+ * sends in RTS and SQD, which RTS alone leads to), and a QP that never
+ * sends, or waits to be connected, does without them.  Kept until
+ * destroy, through RESET.  Flushing WQEs that never started reads the
+ * ring, not the copies (sv_comp_retire_sq()).
+ *
+ * First SV_REQ_SWQE_FIRST copies (or the SQ's slots, if fewer): a QP that
+ * has a few WQEs in flight at a time, as most do, never needs more.  The
+ * first time a QP fills them, sv_req_grow_work() gives it one per slot.
+ */
+int sv_req_alloc(struct sv_qp *qp)
+{
+	u32 n = min(qp->sq.queue->index_mask + 1, SV_REQ_SWQE_FIRST);
+	struct sv_swqe *swqe;
+	size_t bytes;
+
+	might_sleep();
+	if (qp->req.swqe)
+		return 0;
+	swqe = sv_req_swqe_alloc(qp, n, &bytes);
+	if (!swqe)
+		return -ENOMEM;
+	/* a user QP's growth is charged where its rings are: the process's */
+	if (qp->uc && current->mm)
+		qp->req.memcg = get_mem_cgroup_from_mm(current->mm);
+	/*
+	 * Published under the lock the requester and the completer read it
+	 * under: one that sees the QP in RTS (stored after this) sees it.
+	 */
+	spin_lock_bh(&qp->req.lock);
+	qp->req.swqe_bytes = bytes;
+	qp->req.swqe_mask = n - 1;
+	qp->req.swqe = swqe;
+	spin_unlock_bh(&qp->req.lock);
+	return 0;
+}
+
+/*
+ * The requester has as many WQEs in flight as it has copies and more are
+ * posted: give it one copy per SQ slot (process context, holding the QP
+ * reference sv_req_grow_locked() took).  The in-flight copies move to
+ * the places their ring indices take in the larger array; until then the
+ * requester starts nothing new.  If memory is short it goes on with the
+ * copies it has, and asks again the next time they are all in flight.
+ */
+static void sv_req_grow_work(struct work_struct *work)
+{
+	struct sv_qp *qp = container_of(work, struct sv_qp, req.grow_work);
+	struct sv_queue *q = qp->sq.queue;
+	u32 slots = q->index_mask + 1;
+	size_t wqe_size = ALIGN(sv_qp_send_wqe_size(qp), 16);
+	struct sv_swqe *swqe, *old = NULL;
+	size_t bytes, old_bytes = 0;
+	struct mem_cgroup *memcg;
+	unsigned long flags;
+	u32 i;
+
+	/* a work item's allocations are charged to the QP's memory cgroup */
+	memcg = set_active_memcg(qp->req.memcg);
+	swqe = sv_req_swqe_alloc(qp, slots, &bytes);
+	set_active_memcg(memcg);
+	spin_lock_bh(&qp->req.lock);
+	if (swqe && qp->req.swqe_mask + 1 < slots) {
+		/* cons and in_flight are stable under both locks */
+		spin_lock_irqsave(&qp->sq.consumer_lock, flags);
+		for (i = 0; i < qp->req.in_flight; i++) {
+			u32 idx = (q->cons + i) & q->index_mask;
+			struct sv_swqe *from = sv_req_swqe(qp, idx);
+			struct sv_swqe *to = &swqe[idx];
+			struct sv_send_wqe *wqe = to->wqe;
+
+			*to = *from;
+			to->wqe = wqe;
+			memcpy(wqe, from->wqe, wqe_size);
+		}
+		old = qp->req.swqe;
+		old_bytes = qp->req.swqe_bytes;
+		qp->req.swqe = swqe;
+		qp->req.swqe_bytes = bytes;
+		qp->req.swqe_mask = slots - 1;
+		spin_unlock_irqrestore(&qp->sq.consumer_lock, flags);
+		swqe = NULL;
+	}
+	qp->req.growing = false;
+	spin_unlock_bh(&qp->req.lock);
+	sv_req_swqe_free(qp, swqe, bytes);	/* not needed after all */
+	sv_req_swqe_free(qp, old, old_bytes);
+	sv_req_sched(qp);
+	sv_qp_put(qp);
+}
+
+/*
+ * Ask sv_req_grow_work() for more copies, once.  The runner holds no QP
+ * reference: one being destroyed (none left) grows no more.
+ */
+static void sv_req_grow_locked(struct sv_qp *qp)
+{
+	lockdep_assert_held(&qp->req.lock);
+	if (qp->req.growing || !sv_qp_handle_get_rcu(qp->handle))
+		return;
+	qp->req.growing = true;
+	if (!queue_work(system_wq, &qp->req.grow_work)) {
+		qp->req.growing = false;
+		sv_qp_put(qp);
+	}
+}
+
+int sv_req_init(struct sv_qp *qp)
+{
 	spin_lock_init(&qp->req.lock);
 	timer_setup(&qp->req.retrans_timer, sv_comp_retrans_timeout, 0);
 	timer_setup(&qp->req.rnr_timer, sv_comp_rnr_timeout, 0);
 	sv_task_init(&qp->req.task, sv_req_wq, sv_req_task_run,
 		     SV_REQ_BUDGET_WORK);
+	INIT_WORK(&qp->req.grow_work, sv_req_grow_work);
 	sv_comp_init(qp);
-
-	/*
-	 * Per slot: the state, then (after all states) the WQE copy.  A user
-	 * QP's copies are the process's memory, as its rings are: charged to
-	 * its context and memory cgroup (ENOMEM at the cgroup's limit, never
-	 * its OOM killer).
-	 */
-	bytes = array_size(slots, sizeof(struct sv_swqe) + slot_size);
-	if (qp->uc) {
-		int err = sv_ucontext_charge(qp->uc, bytes);
-
-		if (err)
-			return err;
-		gfp = GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL;
-	}
-	qp->req.swqe = kvzalloc(bytes, gfp);
-	if (!qp->req.swqe) {
-		if (qp->uc)
-			sv_ucontext_uncharge(qp->uc, bytes);
-		return -ENOMEM;
-	}
-	qp->req.swqe_bytes = bytes;
-	copies = (u8 *)(qp->req.swqe + slots);
-	for (i = 0; i < slots; i++)
-		qp->req.swqe[i].wqe = (struct sv_send_wqe *)(copies +
-							     i * slot_size);
 	return 0;
 }
 
@@ -938,10 +1071,11 @@ void sv_req_cleanup(struct sv_qp *qp)
 	sv_req_quiesce(qp);
 	consume_skb(qp->comp.odp_skb);
 	qp->comp.odp_skb = NULL;
-	if (qp->req.swqe && qp->uc)
-		sv_ucontext_uncharge(qp->uc, qp->req.swqe_bytes);
-	kvfree(qp->req.swqe);
+	/* no reference is left, so no grow work is queued */
+	sv_req_swqe_free(qp, qp->req.swqe, qp->req.swqe_bytes);
 	qp->req.swqe = NULL;
+	mem_cgroup_put(qp->req.memcg);
+	qp->req.memcg = NULL;
 }
 
 int sv_req_wq_create(void)

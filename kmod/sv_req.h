@@ -86,10 +86,18 @@ static inline u32 sv_req_mask(const struct sv_qp *qp)
 	return qp->sq.queue->index_mask;
 }
 
+/*
+ * The copy of the WQE at ring index @idx: the copies are fewer than the
+ * slots until the QP needs them all (sv_req_grow_work()), a power of two
+ * no smaller than the WQEs in flight, so those never share one.
+ */
 static inline struct sv_swqe *sv_req_swqe(const struct sv_qp *qp, u32 idx)
 {
-	return &qp->req.swqe[idx & sv_req_mask(qp)];
+	return &qp->req.swqe[idx & qp->req.swqe_mask];
 }
+
+/* WQE copies a QP starts with (sv_req_alloc()): what fits in a page */
+#define SV_REQ_SWQE_FIRST	8U
 
 /* sv_comp.c; sv_comp_init() from sv_req_init(): the retiring task */
 void sv_comp_init(struct sv_qp *qp);

@@ -31,11 +31,6 @@
 #include "sv_rnr.h"
 #include "sv_xport.h"
 
-static size_t sv_resp_wqe_size(void)
-{
-	return sv_srq_wqe_size(max_t(u32, SV_MAX_QP_SGE, SV_MAX_SRQ_SGE));
-}
-
 /* --- packets ----------------------------------------------------------- */
 
 /*
@@ -189,11 +184,11 @@ static int sv_resp_get_wqe(struct sv_qp *qp)
 		/* sv_resp_rc() refused a packet that names none */
 		if (WARN_ON_ONCE(!xrc))
 			return -EAGAIN;
-		err = sv_srq_pop(xrc, qp->resp.wqe, sv_resp_wqe_size());
+		err = sv_srq_pop(xrc, qp->resp.wqe, qp->resp.wqe_size);
 		qp->resp.xrc_wqe_srqn = xrc->srq_num;
 	} else if (qp->ibqp.srq) {
 		err = sv_srq_pop(to_sv_srq(qp->ibqp.srq), qp->resp.wqe,
-				 sv_resp_wqe_size());
+				 qp->resp.wqe_size);
 	} else {
 		err = sv_resp_rq_pop(qp);
 	}
@@ -1162,33 +1157,37 @@ static void sv_resp_clear(struct sv_qp *qp)
 	qp->resp.res_serve = 0;
 	if (qp->resp.res)
 		memset(qp->resp.res, 0,
-		       SV_MAX_QP_RD_ATOM * sizeof(*qp->resp.res));
+		       qp->resp.res_size * sizeof(*qp->resp.res));
 	spin_unlock_bh(&qp->resp.lock);
 }
 
-int sv_resp_init(struct sv_qp *qp)
+int sv_resp_init(struct sv_qp *qp, const struct ib_qp_init_attr *init)
 {
-	/* a user QP's memory is the process's (see sv_req_init()) */
+	/* a user QP's memory is the process's (see sv_req_alloc()) */
 	gfp_t gfp = qp->uc ? GFP_KERNEL_ACCOUNT : GFP_KERNEL;
+	u32 max_sge;
 
 	spin_lock_init(&qp->resp.lock);
 	INIT_WORK(&qp->resp.work, sv_resp_work);
 	__skb_queue_head_init(&qp->resp.odp_q);
 	sv_odp_init(qp);
-	qp->resp.wqe = kzalloc(sv_resp_wqe_size(), gfp);
+	/*
+	 * The copy of a receive WQE is as large as the WQEs it is taken
+	 * from: the RQ's, the SRQ's (whose max_sge never changes), or on an
+	 * XRC target, which receives through any XRC SRQ of its domain,
+	 * the largest an SRQ may have.
+	 */
+	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT)
+		max_sge = SV_MAX_SRQ_SGE;
+	else if (init->srq)
+		max_sge = to_sv_srq(init->srq)->max_sge;
+	else
+		max_sge = qp->rq.max_sge;
+	qp->resp.wqe_size = sv_srq_wqe_size(max_sge);
+	qp->resp.wqe = kzalloc(qp->resp.wqe_size, gfp);
 	if (!qp->resp.wqe)
 		return -ENOMEM;
-	/* an XRC initiator never responds: only RC and XRC targets need them */
-	if (qp->ibqp.qp_type == IB_QPT_RC ||
-	    qp->ibqp.qp_type == IB_QPT_XRC_TGT) {
-		qp->resp.res = kcalloc(SV_MAX_QP_RD_ATOM,
-				       sizeof(*qp->resp.res), gfp);
-		if (!qp->resp.res) {
-			kfree(qp->resp.wqe);
-			qp->resp.wqe = NULL;
-			return -ENOMEM;
-		}
-	}
+	/* the responder resources come with max_dest_rd_atomic (RTR) */
 	return 0;
 }
 

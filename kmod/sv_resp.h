@@ -18,6 +18,7 @@
 #include "sv_xport.h"
 
 enum sv_res_type {
+	SV_RES_NONE,	/* zeroed: never held a request */
 	SV_RES_READ,
 	SV_RES_ATOMIC,
 	SV_RES_FLUSH,

@@ -45,7 +45,49 @@
 
 static struct sv_resp_res *sv_resp_res_at(struct sv_qp *qp, u32 seq)
 {
-	return &qp->resp.res[seq % SV_MAX_QP_RD_ATOM];
+	return &qp->resp.res[seq & (qp->resp.res_size - 1)];
+}
+
+/*
+ * Room for @max_dest_rd_atomic resources, from modify_qp before the value
+ * takes effect (process context, under modify_mutex, the only writer of
+ * res and res_size).  Not at create: a QP that is never connected, or
+ * accepts no RDMA READ or atomic, needs none, and the ring is sized to
+ * what was negotiated (Soft-RoCE does the same), not the device maximum.
+ * It only grows (SQD to SQD may raise the value while requests are
+ * outstanding): the resources keep their sequence numbers, so the
+ * requests being served and the history duplicates are matched against
+ * move over as they are.  Slots that never held a request are
+ * SV_RES_NONE.
+ */
+int sv_resp_res_reserve(struct sv_qp *qp, u32 max_dest_rd_atomic)
+{
+	/* a user QP's memory is the process's (see sv_req_alloc()) */
+	gfp_t gfp = qp->uc ? GFP_KERNEL_ACCOUNT : GFP_KERNEL;
+	u32 size = roundup_pow_of_two(max(max_dest_rd_atomic, 1U));
+	struct sv_resp_res *res, *old;
+	u32 seq, n;
+
+	might_sleep();
+	/* an XRC initiator never responds: only RC and XRC targets need them */
+	if (qp->ibqp.qp_type != IB_QPT_RC &&
+	    qp->ibqp.qp_type != IB_QPT_XRC_TGT)
+		return 0;
+	if (size <= qp->resp.res_size)
+		return 0;
+	res = kcalloc(size, sizeof(*res), gfp);
+	if (!res)
+		return -ENOMEM;
+	spin_lock_bh(&qp->resp.lock);
+	old = qp->resp.res;
+	n = min(qp->resp.res_head, qp->resp.res_size);
+	for (seq = qp->resp.res_head - n; seq != qp->resp.res_head; seq++)
+		res[seq & (size - 1)] = *sv_resp_res_at(qp, seq);
+	qp->resp.res = res;
+	qp->resp.res_size = size;
+	spin_unlock_bh(&qp->resp.lock);
+	kfree(old);
+	return 0;
 }
 
 /*
@@ -72,12 +114,12 @@ static struct sv_resp_res *sv_resp_res_new(struct sv_qp *qp)
 	/*
 	 * The slot taken over must not be pending.  Not a WARN: the peer
 	 * decides how far back a duplicate moves res_serve, and a duplicate
-	 * of the oldest of SV_MAX_QP_RD_ATOM outstanding requests gets here.
-	 * That is the peer's invalid request (NAKed), not our bug, and a
-	 * remote WARN is a remote crash where panic_on_warn is set.
+	 * of the oldest of res_size outstanding requests gets here.  That
+	 * is the peer's invalid request (NAKed), not our bug, and a remote
+	 * WARN is a remote crash where panic_on_warn is set.
 	 */
 	if (sv_resp_res_at(qp, qp->resp.res_head)->pending &&
-	    qp->resp.res_head - qp->resp.res_serve >= SV_MAX_QP_RD_ATOM)
+	    qp->resp.res_head - qp->resp.res_serve >= qp->resp.res_size)
 		return NULL;
 	res = sv_resp_res_at(qp, qp->resp.res_head++);
 	memset(res, 0, sizeof(*res));
@@ -626,11 +668,14 @@ void sv_resp_duplicate(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 		return;
 	}
 
-	n = min_t(u32, qp->resp.res_head, SV_MAX_QP_RD_ATOM);
+	n = min(qp->resp.res_head, qp->resp.res_size);
 	for (seq = qp->resp.res_head; n; n--) {
 		struct sv_resp_res *res = sv_resp_res_at(qp, --seq);
 		u32 s;
 
+		/* older than any request the ring held (it grew since) */
+		if (res->type == SV_RES_NONE)
+			break;
 		if (!sv_psn_in_window(p->psn, res->first_psn,
 				      sv_psn_add(res->last_psn, 1)))
 			continue;

@@ -278,8 +278,19 @@ struct sv_qp {
 		u32		ssn;
 
 		spinlock_t	lock;
-		struct sv_swqe	*swqe;		/* one per SQ slot */
+		/*
+		 * WQE copies, from the first RTS on (NULL before): a power
+		 * of two, swqe_mask + 1, of them, at most one per SQ slot
+		 * (sv_req_swqe()); growing: sv_req_grow_work() is queued
+		 * to make them one per slot
+		 */
+		struct sv_swqe	*swqe;
 		size_t		swqe_bytes;	/* of swqe, charged to uc */
+		u32		swqe_mask;
+		bool		growing;
+		struct work_struct grow_work;
+		/* user QPs: the memory cgroup the growth is charged to */
+		struct mem_cgroup *memcg;
 		/*
 		 * Ring index of the WQE whose packets go next: an in-flight
 		 * WQE being sent or resent, or (cons + in_flight) & mask
@@ -368,8 +379,12 @@ struct sv_qp {
 		u32		wr_rkey;
 		u32		wr_resid;
 		u32		wr_len;
-		/* private copy of the current receive WQE (max SGEs) */
+		/*
+		 * private copy of the current receive WQE, wqe_size bytes
+		 * (immutable after create: see sv_resp_init())
+		 */
 		struct sv_recv_wqe *wqe;
+		u32		wqe_size;
 		/*
 		 * XRC target (IBTA A14): the XRC SRQ the packet being
 		 * processed names, with a reference (sv_srq_get_xrc()),
@@ -381,11 +396,16 @@ struct sv_qp {
 		u32		xrc_wqe_srqn;
 		/*
 		 * RC responder resources (IBTA 9.7.5.1.4): a ring of
-		 * SV_MAX_QP_RD_ATOM RDMA READ / atomic requests, indexed by
+		 * res_size RDMA READ / atomic requests, indexed by
 		 * sequence numbers: res_head is the next to allocate,
 		 * res_serve the oldest whose response is still to be sent.
+		 * res_size is a power of two, at least max_dest_rd_atomic:
+		 * the ring is allocated (NULL and 0 before) and grown by
+		 * modify_qp when it sets that attribute
+		 * (sv_resp_res_reserve()), never shrunk.
 		 */
 		struct sv_resp_res *res;
+		u32		res_size;
 		u32		res_head;
 		u32		res_serve;
 		struct work_struct work;	/* sends queued responses */
@@ -420,6 +440,19 @@ struct sv_qp {
 static inline struct sv_qp *to_sv_qp(struct ib_qp *ibqp)
 {
 	return container_of(ibqp, struct sv_qp, ibqp);
+}
+
+/*
+ * Bytes of one of the QP's send WQEs: struct sv_send_wqe and its room for
+ * SGEs or inline data (the ring's slot is this rounded up to a power of
+ * two), and never less than an ATOMIC WRITE's 8 bytes in that room
+ * (librxe's layout, dma.atomic_wr), which every slot has.  What the
+ * requester copies of a slot and checks.
+ */
+static inline size_t sv_qp_send_wqe_size(const struct sv_qp *qp)
+{
+	return sizeof(struct sv_send_wqe) +
+	       max_t(size_t, qp->sq.max_inline, sizeof(u64));
 }
 
 /*

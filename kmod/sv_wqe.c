@@ -240,7 +240,7 @@ int sv_wqe_check_send(struct sv_qp *qp, struct sv_send_wqe *wqe)
 		if ((flags & IB_SEND_INLINE) || wqe->dma.length != sizeof(u64) ||
 		    !IS_ALIGNED(wqe->wr.wr.rdma.remote_addr, 8) ||
 		    offsetof(struct sv_send_wqe, dma.atomic_wr) + sizeof(u64) >
-		    ((size_t)1 << qp->sq.queue->log2_elem_size))
+		    sv_qp_send_wqe_size(qp))
 			return -EINVAL;
 		length = sizeof(u64);
 		wqe->dma.num_sge = 0;

@@ -116,12 +116,17 @@ void sv_recv_v1_local(struct sv_dev *sv, struct sk_buff *skb);
 /*
  * sv_req.c / sv_comp.c / sv_resp.c: per-QP life cycle hooks, called by
  * sv_qp.c.  init: at create (process context, may fail with -ENOMEM).
+ * alloc / res_reserve: what a state needs that an idle QP does without,
+ * by modify_qp before it enters the state (process context, under
+ * modify_mutex; -ENOMEM fails the modify): the requester's WQE copies
+ * before the first RTS, the responder resources for max_dest_rd_atomic.
  * reset: the QP went to RESET (modify_qp; process context, no QP lock
  * held): forget all transport state, stop timers.  cleanup: destroy_qp,
  * after the last reference is gone (process context): free everything,
  * timers and work items are synced.
  */
 int sv_req_init(struct sv_qp *qp);
+int sv_req_alloc(struct sv_qp *qp);
 void sv_req_reset(struct sv_qp *qp);
 void sv_req_cleanup(struct sv_qp *qp);
 /*
@@ -129,7 +134,8 @@ void sv_req_cleanup(struct sv_qp *qp);
  * in go out, until @deadline (jiffies) at most
  */
 void sv_req_linger(struct sv_qp *qp, unsigned long deadline);
-int sv_resp_init(struct sv_qp *qp);
+int sv_resp_init(struct sv_qp *qp, const struct ib_qp_init_attr *init);
+int sv_resp_res_reserve(struct sv_qp *qp, u32 max_dest_rd_atomic);
 void sv_resp_reset(struct sv_qp *qp);
 void sv_resp_cleanup(struct sv_qp *qp);
 

@@ -19,7 +19,8 @@
  *   bytes 4..   the slot as user space wrote it; short: zeros after it
  *
  * The copy the check gets is exactly as long as the kernel's (a send
- * slot: 2^log2_elem_size, sized as sv_qp.c sizes it; a receive WQE:
+ * WQE: sv_qp_send_wqe_size(), what sv_req.c copies of a slot of
+ * 2^log2_elem_size bytes, sized as sv_qp.c sizes it; a receive WQE:
  * sv_srq_wqe_size(max_sge)), so AddressSanitizer sees any read past it.
  *
  * What must hold:
@@ -29,7 +30,7 @@
  *    transport will send (the SGE sum, the inline length, 8 for ATOMIC
  *    WRITE, the range of a FLUSH), cur_sge and sge_offset are 0, num_sge
  *    is 0 where no SGE is used; every byte the transport then reads (the
- *    SGE list, the inline data, the ATOMIC WRITE value) is inside the slot
+ *    SGE list, the inline data, the ATOMIC WRITE value) is inside the copy
  *    (checked by the numbers and by reading it); no other byte changed;
  *  - an accepted receive WQE: num_sge <= max_sge, dma.length is the SGE
  *    sum saturated at 2^32 - 1, resid the same, the rest as sent.
@@ -221,6 +222,7 @@ static void fuzz_send(const u8 *cfg, const u8 *slot_in, size_t in_len)
 	struct sv_send_wqe *wqe, *orig;
 	struct sv_qp *qp;
 	u64 want_len = 0;
+	size_t copy;
 	bool sges;
 	int want, got;
 
@@ -244,11 +246,14 @@ static void fuzz_send(const u8 *cfg, const u8 *slot_in, size_t in_len)
 	      queue.log2_elem_size);
 
 	/* the requester's private copy of the slot, exactly as long */
-	wqe = calloc(1, q.slot);
-	orig = calloc(1, q.slot);
+	copy = sv_qp_send_wqe_size(qp);
+	CHECK(copy <= q.slot, "a copy of %zu bytes of a slot of %zu", copy,
+	      q.slot);
+	wqe = calloc(1, copy);
+	orig = calloc(1, copy);
 	CHECK(wqe && orig, "out of memory");
-	memcpy(wqe, slot_in, min_t(size_t, in_len, q.slot));
-	memcpy(orig, wqe, q.slot);
+	memcpy(wqe, slot_in, min_t(size_t, in_len, copy));
+	memcpy(orig, wqe, copy);
 
 	want = model_send(&q, orig, &want_len, &sges);
 	got = sv_wqe_check_send(qp, wqe);
@@ -268,29 +273,29 @@ static void fuzz_send(const u8 *cfg, const u8 *slot_in, size_t in_len)
 	CHECK(wqe->dma.num_sge == (sges ? orig->dma.num_sge : 0),
 	      "opcode %u: num_sge %u after the check, %u before",
 	      orig->wr.opcode, wqe->dma.num_sge, orig->dma.num_sge);
-	check_unchanged((const u8 *)orig, (const u8 *)wqe, q.slot,
+	check_unchanged((const u8 *)orig, (const u8 *)wqe, copy,
 			offsetof(struct sv_send_wqe, dma.length),
 			offsetof(struct sv_send_wqe, dma.reserved), "send WQE");
 
 	/* what the transport reads next lies in the slot: read it */
 	if (sges) {
 		CHECK(offsetof(struct sv_send_wqe, dma.sge) +
-		      (size_t)wqe->dma.num_sge * sizeof(struct sv_sge) <= q.slot,
-		      "%u SGEs do not fit a slot of %zu bytes",
-		      wqe->dma.num_sge, q.slot);
+		      (size_t)wqe->dma.num_sge * sizeof(struct sv_sge) <= copy,
+		      "%u SGEs do not fit a copy of %zu bytes",
+		      wqe->dma.num_sge, copy);
 		fuzz_touch(wqe->dma.sge,
 			   wqe->dma.num_sge * sizeof(struct sv_sge));
 	} else if (orig->wr.opcode == OP_ATOMIC_WRITE) {
-		CHECK(offsetof(struct sv_send_wqe, dma.atomic_wr) + 8 <= q.slot,
-		      "ATOMIC WRITE value outside the slot");
+		CHECK(offsetof(struct sv_send_wqe, dma.atomic_wr) + 8 <= copy,
+		      "ATOMIC WRITE value outside the copy");
 		fuzz_touch(wqe->dma.atomic_wr, 8);
 	} else if (orig->wr.send_flags & M_SEND_INLINE &&
 		   orig->wr.opcode != OP_LOCAL_INV &&
 		   orig->wr.opcode != OP_BIND_MW) {
 		CHECK(offsetof(struct sv_send_wqe, dma.inline_data) +
-		      (size_t)wqe->dma.length <= q.slot,
-		      "%u inline bytes do not fit a slot of %zu bytes",
-		      wqe->dma.length, q.slot);
+		      (size_t)wqe->dma.length <= copy,
+		      "%u inline bytes do not fit a copy of %zu bytes",
+		      wqe->dma.length, copy);
 		fuzz_touch(wqe->dma.inline_data, wqe->dma.length);
 	}
 out:

@@ -16,6 +16,7 @@
 #include <linux/delay.h>
 
 #include "sv.h"
+#include "sv_req.h"
 #include "sv_xport.h"
 
 struct qp_env {
@@ -650,6 +651,64 @@ static void qp_transport_errors(struct kunit *test)
 	destroy_qp(test, ud);
 }
 
+/*
+ * The requester's WQE copies come with the first RTS, a few, and grow to
+ * one per SQ slot when the QP fills them (sv_req_grow_work()); the copies
+ * in flight move with their ring indices.  The QP waits in SQD, where
+ * nothing new starts, while WQEs are made to look in flight from ring
+ * index 5 on (wrapping around the 8 first copies).
+ */
+static void qp_swqe_grow(struct kunit *test)
+{
+	struct sv_qp *qp = make_qp(test, IB_QPT_UD);
+	struct ib_qp_attr rts = { .sq_psn = 7 };
+	u32 slots = qp->sq.queue->index_mask + 1, i;
+
+	KUNIT_ASSERT_EQ(test, to_state(qp, IB_QPS_INIT, UD_INIT_MASK,
+				       &init_attr), 0);
+	KUNIT_ASSERT_EQ(test, to_state(qp, IB_QPS_RTR, 0, NULL), 0);
+	KUNIT_EXPECT_NULL_MSG(test, qp->req.swqe, "WQE copies before RTS");
+	KUNIT_ASSERT_EQ(test, to_state(qp, IB_QPS_RTS, IB_QP_SQ_PSN, &rts), 0);
+	KUNIT_ASSERT_NOT_NULL(test, qp->req.swqe);
+	KUNIT_ASSERT_EQ(test, qp->req.swqe_mask + 1, SV_REQ_SWQE_FIRST);
+	KUNIT_ASSERT_GT(test, slots, SV_REQ_SWQE_FIRST);
+	KUNIT_ASSERT_EQ(test, to_state(qp, IB_QPS_SQD, 0, NULL), 0);
+
+	spin_lock_bh(&qp->req.lock);
+	for (i = 0; i < SV_REQ_SWQE_FIRST; i++) {
+		struct sv_swqe *sw = sv_req_swqe(qp, 5 + i);
+
+		sw->state = SV_SWQE_DONE;
+		sw->first_psn = 100 + i;
+		sw->wqe->wr.wr_id = 200 + i;
+	}
+	qp->sq.queue->cons = 5;
+	qp->req.in_flight = SV_REQ_SWQE_FIRST;
+	/* what sv_req_grow_locked() does */
+	qp->req.growing = true;
+	sv_qp_get(qp);
+	spin_unlock_bh(&qp->req.lock);
+	KUNIT_ASSERT_TRUE(test, queue_work(system_wq, &qp->req.grow_work));
+	flush_work(&qp->req.grow_work);
+
+	/* a requester run in SQD only reads the copies */
+	KUNIT_EXPECT_EQ(test, qp->req.swqe_mask + 1, slots);
+	KUNIT_EXPECT_FALSE(test, qp->req.growing);
+	for (i = 0; i < SV_REQ_SWQE_FIRST; i++) {
+		struct sv_swqe *sw = sv_req_swqe(qp, 5 + i);
+
+		KUNIT_EXPECT_PTR_EQ(test, sw, &qp->req.swqe[5 + i]);
+		KUNIT_EXPECT_EQ(test, sw->first_psn, 100 + i);
+		KUNIT_EXPECT_EQ(test, sw->wqe->wr.wr_id, 200ULL + i);
+	}
+	/* nothing was in flight after all */
+	spin_lock_bh(&qp->req.lock);
+	qp->req.in_flight = 0;
+	qp->sq.queue->cons = 0;
+	spin_unlock_bh(&qp->req.lock);
+	destroy_qp(test, qp);
+}
+
 static struct kunit_case qp_cases[] = {
 	KUNIT_CASE(qp_ud_full_cycle),
 	KUNIT_CASE(qp_invalid_transitions),
@@ -662,6 +721,7 @@ static struct kunit_case qp_cases[] = {
 	KUNIT_CASE(qp_sqd_drained_event),
 	KUNIT_CASE(qp_transport_errors),
 	KUNIT_CASE(qp_xrc_create),
+	KUNIT_CASE(qp_swqe_grow),
 	{}
 };
 

@@ -51,6 +51,7 @@ static int res_env_init(struct kunit *test)
 	qp->ibqp.qp_type = IB_QPT_RC;
 	qp->attr.max_dest_rd_atomic = 16;
 	spin_lock_init(&qp->resp.lock);
+	qp->resp.res_size = SV_MAX_QP_RD_ATOM;
 	qp->resp.res = kunit_kcalloc(test, SV_MAX_QP_RD_ATOM, sizeof(*res),
 				     GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, qp->resp.res);
@@ -377,6 +378,53 @@ static void resp_res_requeue_refused_puts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, refcount_read(&qp->handle->ref), 2U);
 }
 
+/*
+ * A ring that grows (SQD to SQD raising max_dest_rd_atomic) keeps every
+ * resource under its sequence number: duplicates find them in the larger
+ * ring, and the slots no request ever held end the search.
+ */
+static void resp_res_reserve_grows(struct kunit *test)
+{
+	struct res_env *env = test->priv;
+	struct sv_qp *qp = env->qp;
+	struct sv_resp_res *small;
+	struct sv_resp_out out;
+	u32 seq;
+
+	/* the three resources as sequence numbers 3..5 of a wrapped ring of 4 */
+	small = kcalloc(4, sizeof(*small), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, small);
+	for (seq = 3; seq < 6; seq++)
+		small[seq & 3] = qp->resp.res[seq - 3];
+	qp->resp.res = small;
+	qp->resp.res_size = 4;
+	qp->resp.res_head = 6;
+	qp->resp.res_serve = 6;
+
+	KUNIT_ASSERT_EQ(test, sv_resp_res_reserve(qp, 3), 0);
+	KUNIT_EXPECT_PTR_EQ(test, qp->resp.res, small);	/* it fits */
+	KUNIT_ASSERT_EQ(test, sv_resp_res_reserve(qp, 9), 0);
+	KUNIT_EXPECT_EQ(test, qp->resp.res_size, 16U);
+	KUNIT_EXPECT_EQ(test, qp->resp.res[3].first_psn, 100U);
+	KUNIT_EXPECT_EQ(test, qp->resp.res[4].orig, 7ULL);
+	KUNIT_EXPECT_EQ(test, qp->resp.res[5].first_psn, 105U);
+
+	dup(env, &out, IB_OPCODE_RC_COMPARE_SWAP, 104, 0);
+	KUNIT_EXPECT_TRUE(test, pending(env, 4));
+	KUNIT_EXPECT_EQ(test, qp->resp.res_serve, 4U);
+	dup(env, &out, IB_OPCODE_RC_RDMA_READ_REQUEST, 102, 0);
+	KUNIT_EXPECT_TRUE(test, pending(env, 3));
+	KUNIT_EXPECT_EQ(test, qp->resp.res[3].cur_psn, 102U);
+	KUNIT_EXPECT_EQ(test, qp->resp.res_serve, 3U);
+	/* older than any it held (slot 2 never held one): nothing */
+	dup(env, &out, IB_OPCODE_RC_RDMA_READ_REQUEST, 0, 0);
+	KUNIT_EXPECT_FALSE(test, pending(env, 0));
+	KUNIT_EXPECT_EQ(test, qp->resp.res_serve, 3U);
+
+	kfree(qp->resp.res);
+	qp->resp.res = NULL;
+}
+
 static struct kunit_case resp_res_cases[] = {
 	KUNIT_CASE(resp_res_dup_read_from_psn),
 	KUNIT_CASE(resp_res_dup_read_bounded),
@@ -386,6 +434,7 @@ static struct kunit_case resp_res_cases[] = {
 	KUNIT_CASE(resp_res_dup_send_acked),
 	KUNIT_CASE(resp_res_rewind),
 	KUNIT_CASE(resp_res_requeue_refused_puts),
+	KUNIT_CASE(resp_res_reserve_grows),
 	{}
 };
 
