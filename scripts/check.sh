@@ -134,6 +134,11 @@ declare -A cost_secs=([S]=20 [M]=45 [L]=80 [XL]=120)
 # a debug VM boots and scans kmemleak twice (~65 s) and checks each test's
 # kernel log and taint (~4 s); a stock VM ~15 s and ~1 s; make demo ~60 s.
 dk_vm_secs=65 dk_test_secs=4 stock_vm_secs=15 stock_test_secs=1 demo_secs=60
+# The host's stages beside debug #1 (host_est), alone on a quiet host
+# (2026-11-27): fuzzing 109 s, DKMS 85, make deb + package installs 150,
+# a module build 50-85, lint 91; with a debug VM beside them, more.
+host_fuzz_secs=130 host_dkms_secs=100 host_deb_secs=180 host_kmod_secs=65
+host_cloud_secs=140 host_lint_secs=110
 
 warn() { printf '[check] warning: %s\n' "$*" >&2; }
 
@@ -293,6 +298,18 @@ first_filter=${SV_TESTS:-}
 # goes to the shard with the most room left (the lowest number among
 # equals): the same durations give the same shards.  A shard left empty is
 # not launched.
+# host_est: seconds of the host's stages that run beside debug #1 (see "the
+# long debug VM first"), as measured 2026-11-27 with a debug VM beside them
+# (fuzzing, DKMS, make deb, a module build per stock kernel, fetch, module
+# and DKMS per cloud kernel, the package installs, lint)
+host_est() {
+	local t=$((${#stock[@]} * host_kmod_secs + ${#cloud_metas[@]} * host_cloud_secs))
+	[ "${SV_FUZZ:-1}" = 0 ] || t=$((t + host_fuzz_secs))
+	[ "${SV_DKMS:-1}" = 0 ] || t=$((t + host_dkms_secs))
+	[ "${SV_DEB:-1}" = 0 ] || t=$((t + host_deb_secs))
+	[ "${SV_LINT:-1}" = 0 ] || t=$((t + host_lint_secs))
+	echo $t
+}
 plan_debug_shards() {
 	local total stock_total half t k best room best_room
 	local -a target load members order
@@ -311,6 +328,8 @@ plan_debug_shards() {
 		stock_total=$((stock_total + $(vm_est stock "${sel_cloud1[@]}") +
 			(${#cloud_metas[@]} - 1) * $(vm_est stock "${sel_cloud[@]}")))
 	fi
+	# the host's work after debug #1 starts runs in the other lane first
+	[ $dk_wanted = 0 ] || stock_total=$((stock_total + $(host_est)))
 	half=$(((total + stock_total) / 2))
 	target[2]=$((total - half))
 	[ "${target[2]}" -ge 0 ] || target[2]=0
@@ -377,6 +396,7 @@ if [ -n "${SV_PLAN:-}" ]; then
 	n=0
 	if [ $dk_wanted = 1 ]; then
 		for f in "${dk_shard_list[@]:0:2}"; do plan_vm "debug #$((n += 1))" debug "$f"; done
+		echo "host stages beside debug #1, before debug #2: ~$(host_est) s"
 	fi
 	for kver in "${stock[@]:1}"; do plan_vm "$kver" stock "$stock_filter"; done
 	for m in "${cloud_metas[@]}"; do
@@ -485,24 +505,6 @@ if [ -f tools/Makefile ] && grep -q '^test:' tools/Makefile; then
 fi
 # --- end svctl offline checks ---
 
-# --- host: fuzzing (tests/fuzz) ---
-# kmod's packet header parser and user WQE checks, built in user space
-# against fake kernel headers under libFuzzer, ASan and UBSan: each target
-# fuzzed SV_FUZZ_SECS seconds (30), one after the other, then every mutant
-# (a kmod copy with one planted bug) must be caught.  One test per target
-# and per mutant; skipped when clang cannot link libFuzzer.
-if [ -f tests/fuzz/run.sh ] && [ "${SV_FUZZ:-1}" != 0 ]; then
-	rc=0
-	stage host-fuzz timeout -k 10 "${SV_HOST_TIMEOUT:-600}" \
-		bash tests/fuzz/run.sh -m -t "${SV_FUZZ_SECS:-30}" || rc=$?
-	read -r p f s <<<"$(count_tap "$results/host-fuzz.log")"
-	[ $rc -eq 0 ] || [ "$f" -gt 0 ] || f=1	# it failed without saying what
-	fuzz_note=$(sed -n 's/^# summary: //p' "$results/host-fuzz.log" | tail -n 1)
-	[ "$p" -gt 0 ] || fuzz_note=$(sed -n 's/^ok .* # SKIP //p' "$results/host-fuzz.log" | head -n 1)
-	row "host: fuzz" "$p" "$f" "$s" "$stage_secs" "$fuzz_note"
-fi
-# --- end fuzzing ---
-
 # --- kernels -----------------------------------------------------------------
 #
 # Two phases.  First every build, one after the other (each uses every core):
@@ -601,6 +603,125 @@ vm_job() {
 	echo "vm-$label (qemu CPU ${cpu:-?} s)|$(secs "$t0")" >"$dir/timing"
 }
 
+# TCG on 2 busy cores: a single test has taken 200 s where it takes 20 s on an
+# idle machine, so a fixed VM budget times out a healthy run.
+ntests=$(find tests/user -maxdepth 1 -name '[0-9]*.sh' | wc -l)
+vm_timeout=${SV_VM_TIMEOUT:-$((600 + 600 * (ntests + 1)))}
+
+# --- VM jobs: lanes and launchers ---------------------------------------------
+
+lanes=${SV_VM_JOBS:-$(nproc)}
+[ "$lanes" -ge 1 ] 2>/dev/null || lanes=1
+job_dirs=()
+# launch DIR JOB ARGS...: JOB ARGS... (vm_job or demo_job) in the
+# background once a lane is free.
+launch() {
+	local dir=$1
+	shift
+	while [ "$(jobs -rp | wc -l)" -ge "$lanes" ]; do
+		wait -n || true
+	done
+	job_dirs+=("$dir")
+	"$@" &
+}
+
+# demo_job DIR: the README's "make demo", in a fresh clone of this commit,
+# as a new user runs it; one test.  A fresh clone has no build/ or results/,
+# which is what broke it once (demo.sh wrote build/demo-build.log first).
+demo_job() {
+	local dir=$1 t0 rc=0 p=1 f=0 why=
+	mkdir -p "$dir"
+	t0=$(now)
+	say "demo: make demo in a fresh clone"
+	{ git clone -q "$root" "$dir/clone" && make -C "$dir/clone" demo; } >"$dir/demo.log" 2>&1 || rc=$?
+	if [ $rc -ne 0 ] || ! grep -q '^demo done:' "$dir/demo.log"; then
+		p=0 f=1 why="exit $rc, see ${dir#"$root"/}/demo.log"
+	fi
+	rm -rf "$dir/clone"
+	say "demo: exit $rc ($(secs "$t0")s)"
+	echo "fresh clone: make demo|$p|$f|0|$(secs "$t0")|$why" >"$dir/row"
+	echo "make demo (fresh clone)|$(secs "$t0")" >"$dir/timing"
+}
+
+dk_append='kmemleak=on pci=noacpi'
+# nic_arg FILTER: --nic when FILTER (empty: every test) selects a test with
+# needs=nic
+nic_arg() {
+	local t
+	for t in "${t_names[@]}"; do
+		[[ " ${t_needs[$t]} " == *" nic "* ]] || continue
+		if filter_runs "$1" "$t"; then
+			echo --nic
+			return
+		fi
+	done
+}
+# launch_debug FIRST LAST: the debug VMs for shards FIRST..LAST (1-based)
+launch_debug() {
+	local n
+	for ((n = $1; n <= $2 && n <= ${#dk_shard_list[@]}; n++)); do
+		# shellcheck disable=SC2046 # nic_arg: one word or none
+		launch "$results/$dk_kver-$n" vm_job "debug $dk_kver #$n" "$dk_kver" "$results/$dk_kver-$n" \
+			$((vm_timeout * 2)) "${dk_shard_list[n - 1]}" \
+			--kernel "$dk_kernel" ${dk_modules:+--modules "$dk_modules"} \
+			--mem 2048 --append "$dk_append" $(nic_arg "${dk_shard_list[n - 1]}")
+	done
+}
+# The debug kernel: built (or found in the cache) by its own script, which
+# prints KERNEL=, MODULES=, KDIR=, KVER= as its last lines.
+dk_kver=
+if [ -f scripts/debug-kernel.sh ] && [ "${SV_DEBUG_KERNEL:-1}" != 0 ]; then
+	if stage debug-kernel bash scripts/debug-kernel.sh build; then
+		dk_out=$(tail -n 20 "$results/debug-kernel.log")
+		field() { sed -n "s/^$1=//p" <<<"$dk_out" | tail -n 1; }
+		dk_kernel=$(field KERNEL) dk_modules=$(field MODULES) dk_kdir=$(field KDIR) dk_kver=$(field KVER)
+		if [ -n "$dk_kernel" ] && [ -n "$dk_kdir" ] && [ -n "$dk_kver" ]; then
+			build_kmod "debug $dk_kver" "$dk_kver" "$dk_kdir"
+		else
+			row "debug kernel" 0 1 0 "$stage_secs" "no KERNEL=/KDIR=/KVER= in its output"
+			dk_kver=
+		fi
+	else
+		row "debug kernel" 0 1 0 "$stage_secs" "build failed"
+	fi
+fi
+
+# --- the long debug VM first ---------------------------------------------------
+# Debug shard #1 is the longest VM of the run: it starts as soon as the
+# debug kernel and its module are there, and its lane runs it alone, while
+# the other lane does the rest of the host's work (fuzzing, DKMS, the
+# packages, the other modules, lint) and then every other VM.  Before,
+# the host's ~13 min of builds ran with both lanes waiting, at times on one
+# busy core (fuzzing, lint).  plan_debug_shards counts that work
+# (host_secs) into the second lane.  The debug VM needs only the
+# userspace builds above and its own module; nothing after this point
+# writes what it reads (make deb and DKMS build in copies, the package
+# installs in overlays).
+[ -n "$dk_kver" ] || dk_shard_list=()
+dk_early=0
+if [ ${#dk_shard_list[@]} -gt 0 ]; then
+	launch_debug 1 1
+	dk_early=1
+fi
+
+# --- host: fuzzing (tests/fuzz) ---
+# kmod's packet header parser and user WQE checks, built in user space
+# against fake kernel headers under libFuzzer, ASan and UBSan: each target
+# fuzzed SV_FUZZ_SECS seconds (30), one after the other, then every mutant
+# (a kmod copy with one planted bug) must be caught.  One test per target
+# and per mutant; skipped when clang cannot link libFuzzer.
+if [ -f tests/fuzz/run.sh ] && [ "${SV_FUZZ:-1}" != 0 ]; then
+	rc=0
+	stage host-fuzz timeout -k 10 "${SV_HOST_TIMEOUT:-600}" \
+		bash tests/fuzz/run.sh -m -t "${SV_FUZZ_SECS:-30}" || rc=$?
+	read -r p f s <<<"$(count_tap "$results/host-fuzz.log")"
+	[ $rc -eq 0 ] || [ "$f" -gt 0 ] || f=1	# it failed without saying what
+	fuzz_note=$(sed -n 's/^# summary: //p' "$results/host-fuzz.log" | tail -n 1)
+	[ "$p" -gt 0 ] || fuzz_note=$(sed -n 's/^ok .* # SKIP //p' "$results/host-fuzz.log" | head -n 1)
+	row "host: fuzz" "$p" "$f" "$s" "$stage_secs" "$fuzz_note"
+fi
+# --- end fuzzing ---
+
 # DKMS: as root (CI, a test machine) install the module through DKMS for every
 # installed kernel; tests/user/16-dkms.sh then checks that a plain "modprobe
 # softverbs" in the VM loads it. Removed again when check.sh exits.
@@ -636,11 +757,6 @@ if [ "${SV_DEB:-1}" != 0 ]; then
 		row "host: make deb" 0 1 0 "$stage_secs" "see results/deb.log"
 	fi
 fi
-
-# TCG on 2 busy cores: a single test has taken 200 s where it takes 20 s on an
-# idle machine, so a fixed VM budget times out a healthy run.
-ntests=$(find tests/user -maxdepth 1 -name '[0-9]*.sh' | wc -l)
-vm_timeout=${SV_VM_TIMEOUT:-$((600 + 600 * (ntests + 1)))}
 
 for kver in $kernels; do
 	build_kmod "$kver" "$kver" "/lib/modules/$kver/build"
@@ -692,6 +808,8 @@ if [ $deb_ok = 1 ] && [ "$(id -u)" = 0 ]; then
 	# all at once: each is mostly one process at a time (dpkg, Kbuild's
 	# tests, modpost, depmod); measured, 6.1's and 6.12's took 81 s side by
 	# side against 93 s one after the other
+	# (their own pids: the debug VM runs in the background too)
+	deb_pids=()
 	for kver in "${deb_kernels[@]}"; do
 		how=()
 		[ "$kver" != "${stock[0]:-}" ] || how=(--upgrade)
@@ -701,8 +819,9 @@ if [ $deb_ok = 1 ] && [ "$(id -u)" = 0 ]; then
 				>"$results/deb-install-$kver.log" 2>&1 || rc=$?
 			echo "$rc $(secs "$t0")" >"$results/deb-install-$kver.rc"
 		) &
+		deb_pids+=($!)
 	done
-	wait
+	[ ${#deb_pids[@]} -eq 0 ] || wait "${deb_pids[@]}"
 	for kver in "${deb_kernels[@]}"; do
 		read -r rc stage_secs <"$results/deb-install-$kver.rc"
 		timings+=("deb-install-$kver|$stage_secs")
@@ -717,25 +836,6 @@ if [ $deb_ok = 1 ] && [ "$(id -u)" = 0 ]; then
 	done
 fi
 
-# The debug kernel: built (or found in the cache) by its own script, which
-# prints KERNEL=, MODULES=, KDIR=, KVER= as its last lines.
-dk_kver=
-if [ -f scripts/debug-kernel.sh ] && [ "${SV_DEBUG_KERNEL:-1}" != 0 ]; then
-	if stage debug-kernel bash scripts/debug-kernel.sh build; then
-		dk_out=$(tail -n 20 "$results/debug-kernel.log")
-		field() { sed -n "s/^$1=//p" <<<"$dk_out" | tail -n 1; }
-		dk_kernel=$(field KERNEL) dk_modules=$(field MODULES) dk_kdir=$(field KDIR) dk_kver=$(field KVER)
-		if [ -n "$dk_kernel" ] && [ -n "$dk_kdir" ] && [ -n "$dk_kver" ]; then
-			build_kmod "debug $dk_kver" "$dk_kver" "$dk_kdir"
-		else
-			row "debug kernel" 0 1 0 "$stage_secs" "no KERNEL=/KDIR=/KVER= in its output"
-			dk_kver=
-		fi
-	else
-		row "debug kernel" 0 1 0 "$stage_secs" "build failed"
-	fi
-fi
-
 # --- source hygiene (scripts/lint.sh) ----------------------------------------
 # After the debug kernel: checkpatch comes from the source tree it extracted.
 if [ -f scripts/lint.sh ] && [ "${SV_LINT:-1}" != 0 ]; then
@@ -748,39 +848,6 @@ if [ -f scripts/lint.sh ] && [ "${SV_LINT:-1}" != 0 ]; then
 fi
 
 # --- VM runs -------------------------------------------------------------------
-
-lanes=${SV_VM_JOBS:-$(nproc)}
-[ "$lanes" -ge 1 ] 2>/dev/null || lanes=1
-job_dirs=()
-# launch DIR JOB ARGS...: JOB ARGS... (vm_job or demo_job) in the
-# background once a lane is free.
-launch() {
-	local dir=$1
-	shift
-	while [ "$(jobs -rp | wc -l)" -ge "$lanes" ]; do
-		wait -n || true
-	done
-	job_dirs+=("$dir")
-	"$@" &
-}
-
-# demo_job DIR: the README's "make demo", in a fresh clone of this commit,
-# as a new user runs it; one test.  A fresh clone has no build/ or results/,
-# which is what broke it once (demo.sh wrote build/demo-build.log first).
-demo_job() {
-	local dir=$1 t0 rc=0 p=1 f=0 why=
-	mkdir -p "$dir"
-	t0=$(now)
-	say "demo: make demo in a fresh clone"
-	{ git clone -q "$root" "$dir/clone" && make -C "$dir/clone" demo; } >"$dir/demo.log" 2>&1 || rc=$?
-	if [ $rc -ne 0 ] || ! grep -q '^demo done:' "$dir/demo.log"; then
-		p=0 f=1 why="exit $rc, see ${dir#"$root"/}/demo.log"
-	fi
-	rm -rf "$dir/clone"
-	say "demo: exit $rc ($(secs "$t0")s)"
-	echo "fresh clone: make demo|$p|$f|0|$(secs "$t0")|$why" >"$dir/row"
-	echo "make demo (fresh clone)|$(secs "$t0")" >"$dir/timing"
-}
 
 # What runs where: the tests' "# sv-test:" lines, see the top of this file.
 # The debug kernel (KASAN, lockdep, kmemleak, UBSAN) runs nearly the whole
@@ -808,32 +875,7 @@ demo_job() {
 # host, "AE_AML_LOOP_TIMEOUT"); virtio-pci uses MSI-X and never needed it.
 # Measured: boot to a shell 41 -> 23-30 s.  (acpi=noirq skips it too, but
 # 3 of the 9 boots tried with it hung early, see run.sh's watchdog.)
-dk_append='kmemleak=on pci=noacpi'
-[ -n "$dk_kver" ] || dk_shard_list=()
-# nic_arg FILTER: --nic when FILTER (empty: every test) selects a test with
-# needs=nic
-nic_arg() {
-	local t
-	for t in "${t_names[@]}"; do
-		[[ " ${t_needs[$t]} " == *" nic "* ]] || continue
-		if filter_runs "$1" "$t"; then
-			echo --nic
-			return
-		fi
-	done
-}
-# launch_debug FIRST LAST: the debug VMs for shards FIRST..LAST (1-based)
-launch_debug() {
-	local n
-	for ((n = $1; n <= $2 && n <= ${#dk_shard_list[@]}; n++)); do
-		# shellcheck disable=SC2046 # nic_arg: one word or none
-		launch "$results/$dk_kver-$n" vm_job "debug $dk_kver #$n" "$dk_kver" "$results/$dk_kver-$n" \
-			$((vm_timeout * 2)) "${dk_shard_list[n - 1]}" \
-			--kernel "$dk_kernel" ${dk_modules:+--modules "$dk_modules"} \
-			--mem 2048 --append "$dk_append" $(nic_arg "${dk_shard_list[n - 1]}")
-	done
-}
-launch_debug 1 2
+launch_debug $((dk_early + 1)) 2
 for kver in "${stock[@]:1}"; do
 	# shellcheck disable=SC2046 # nic_arg: one word or none
 	launch "$results/$kver" vm_job "$kver" "$kver" "$results/$kver" "$vm_timeout" "$stock_filter" --kver "$kver" \
