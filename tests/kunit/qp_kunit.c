@@ -654,25 +654,38 @@ static void qp_transport_errors(struct kunit *test)
 /*
  * The requester's WQE copies come with the first RTS, a few, and grow to
  * one per SQ slot when the QP fills them (sv_req_grow_work()); the copies
- * in flight move with their ring indices.  The QP waits in SQD, where
- * nothing new starts, while WQEs are made to look in flight from ring
- * index 5 on (wrapping around the 8 first copies).
+ * in flight move with their ring indices.  An RC QP (only RC and XRC
+ * start with few; RTR needs a path, which this suite has none for) gets
+ * its first copies as modify_qp to RTS would give them, and waits in INIT,
+ * where nothing starts, while WQEs are made to look in flight from ring
+ * index 5 on (wrapping around the 8 first copies).  A UD QP gets one per
+ * slot at RTS: its sends outlive it (sv_req_linger()).
  */
 static void qp_swqe_grow(struct kunit *test)
 {
-	struct sv_qp *qp = make_qp(test, IB_QPT_UD);
+	struct sv_qp *qp = make_qp(test, IB_QPT_RC);
+	struct sv_qp *ud = make_qp(test, IB_QPT_UD);
 	struct ib_qp_attr rts = { .sq_psn = 7 };
 	u32 slots = qp->sq.queue->index_mask + 1, i;
 
-	KUNIT_ASSERT_EQ(test, to_state(qp, IB_QPS_INIT, UD_INIT_MASK,
+	KUNIT_ASSERT_EQ(test, to_state(ud, IB_QPS_INIT, UD_INIT_MASK,
 				       &init_attr), 0);
-	KUNIT_ASSERT_EQ(test, to_state(qp, IB_QPS_RTR, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, to_state(ud, IB_QPS_RTR, 0, NULL), 0);
+	KUNIT_EXPECT_NULL_MSG(test, ud->req.swqe, "WQE copies before RTS");
+	KUNIT_ASSERT_EQ(test, to_state(ud, IB_QPS_RTS, IB_QP_SQ_PSN, &rts), 0);
+	KUNIT_ASSERT_NOT_NULL(test, ud->req.swqe);
+	KUNIT_EXPECT_EQ(test, ud->req.swqe_mask, ud->sq.queue->index_mask);
+	destroy_qp(test, ud);
+
+	KUNIT_ASSERT_EQ(test, to_state(qp, IB_QPS_INIT, RC_INIT_MASK,
+				       &init_attr), 0);
 	KUNIT_EXPECT_NULL_MSG(test, qp->req.swqe, "WQE copies before RTS");
-	KUNIT_ASSERT_EQ(test, to_state(qp, IB_QPS_RTS, IB_QP_SQ_PSN, &rts), 0);
+	mutex_lock(&qp->modify_mutex);
+	KUNIT_EXPECT_EQ(test, sv_req_alloc(qp), 0);
+	mutex_unlock(&qp->modify_mutex);
 	KUNIT_ASSERT_NOT_NULL(test, qp->req.swqe);
 	KUNIT_ASSERT_EQ(test, qp->req.swqe_mask + 1, SV_REQ_SWQE_FIRST);
 	KUNIT_ASSERT_GT(test, slots, SV_REQ_SWQE_FIRST);
-	KUNIT_ASSERT_EQ(test, to_state(qp, IB_QPS_SQD, 0, NULL), 0);
 
 	spin_lock_bh(&qp->req.lock);
 	for (i = 0; i < SV_REQ_SWQE_FIRST; i++) {
@@ -691,7 +704,7 @@ static void qp_swqe_grow(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, queue_work(system_wq, &qp->req.grow_work));
 	flush_work(&qp->req.grow_work);
 
-	/* a requester run in SQD only reads the copies */
+	/* a requester run in INIT does nothing */
 	KUNIT_EXPECT_EQ(test, qp->req.swqe_mask + 1, slots);
 	KUNIT_EXPECT_FALSE(test, qp->req.growing);
 	for (i = 0; i < SV_REQ_SWQE_FIRST; i++) {
