@@ -28,9 +28,14 @@ QPs are then destroyed.  --detail adds where it went, per QP: lines
 
 Exit status 0, or 77 when pyverbs is missing.
 """
+import os
 import re
 import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..', 'tests', 'user'))
+from svverbs import gid_index  # noqa: E402
 
 try:
     from pyverbs.addr import AHAttr, GlobalRoute
@@ -98,22 +103,6 @@ def settle():
     with open("/proc/sys/vm/drop_caches", "w") as f:
         f.write("3\n")
     time.sleep(1)
-
-
-def gid_index(dev):
-    """A RoCE v2 GID of port 1, else 0."""
-    base = f"/sys/class/infiniband/{dev}/ports/1"
-    for i in range(16):
-        try:
-            with open(f"{base}/gid_attrs/types/{i}") as f:
-                if f.read().strip() != "RoCE v2":
-                    continue
-            with open(f"{base}/gids/{i}") as f:
-                if f.read().strip().replace(":", "").strip("0"):
-                    return i
-        except OSError:
-            continue
-    return 0
 
 
 def delta(before, after, n):

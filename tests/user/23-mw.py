@@ -25,7 +25,7 @@ import os
 import time
 
 import svspawn
-from svverbs import expect_errno
+from svverbs import expect_errno, gid_index
 
 try:
     from pyverbs.addr import AHAttr, GlobalRoute
@@ -87,22 +87,6 @@ def test_alloc(dev):
             print(f"ok: 100 type {t} windows at once")
         # ib_core refuses other types before the driver sees them
         expect_errno(errno.EINVAL, lambda: MW(pd, 3), "MW type 3")
-
-
-def gid_index(dev):
-    """A RoCE v2 GID of port 1, else 0."""
-    base = f"/sys/class/infiniband/{dev}/ports/1"
-    for i in range(16):
-        try:
-            with open(f"{base}/gid_attrs/types/{i}") as f:
-                if f.read().strip() != "RoCE v2":
-                    continue
-            with open(f"{base}/gids/{i}") as f:
-                if f.read().strip().replace(":", "").strip("0"):
-                    return i
-        except OSError:
-            continue
-    return 0
 
 
 def self_connected_qp(ctx, pd, cq, dev):

@@ -141,3 +141,19 @@ def open_device(lib, dev):
     if not ctx:
         raise AssertionError(f"cannot open {dev}")
     return ctx
+
+
+def gid_index(dev):
+    """A RoCE v2 GID of port 1, else 0."""
+    base = f"/sys/class/infiniband/{dev}/ports/1"
+    for i in range(16):
+        try:
+            with open(f"{base}/gid_attrs/types/{i}") as f:
+                if f.read().strip() != "RoCE v2":
+                    continue
+            with open(f"{base}/gids/{i}") as f:
+                if f.read().strip().replace(":", "").strip("0"):
+                    return i
+        except OSError:
+            continue
+    return 0
