@@ -72,7 +72,7 @@ struct sv_swqe {
 };
 
 /* RC packets that may go without AckReq before one asks (sv_req_ask_ack()) */
-#define SV_REQ_ACKREQ_EVERY	16
+#define SV_REQ_ACKREQ_EVERY	32
 /*
  * How long an idle requester leaves its newest packets unasked before
  * tail_timer asks: more than one tick (jiffies + 1 can expire at once)
