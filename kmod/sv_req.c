@@ -232,7 +232,7 @@ void sv_req_arm_retrans_locked(struct sv_qp *qp, bool restart)
  * tail_timer: the requester has been idle for a tick or more with the ACK
  * of its newest packets owed (sv_req_ask_ack() did not ask for it).  No
  * later packet will ask, so the newest one goes again with AckReq: the
- * responder acknowledges a duplicate (IBTA 9.7.5.1.1), or takes it if it
+ * responder acknowledges a duplicate (IBTA 9.7.4), or takes it if it
  * was lost.  Not a retry: retry_cnt counts the local ACK timeouts, and
  * the timer only runs while that timeout is longer.
  */
@@ -469,7 +469,6 @@ static bool sv_req_ask_ack(struct sv_qp *qp, const struct sv_swqe *sw,
 	       READ_ONCE(qp->state) != IB_QPS_RTS ||
 	       (t && t <= SV_REQ_TAIL_JIFFIES);
 }
-
 
 /* Find the path and UDP source port of a packet of @wqe; under RCU. */
 static int sv_req_path(struct sv_qp *qp, const struct sv_send_wqe *wqe,
