@@ -229,6 +229,35 @@ void sv_req_arm_retrans_locked(struct sv_qp *qp, bool restart)
 }
 
 /*
+ * tail_timer: the requester has been idle for a tick or more with the ACK
+ * of its newest packets owed (sv_req_ask_ack() did not ask for it).  No
+ * later packet will ask, so the newest one goes again with AckReq: the
+ * responder acknowledges a duplicate (IBTA 9.7.4), or takes it if it
+ * was lost.  Not a retry: retry_cnt counts the local ACK timeouts, and
+ * the timer only runs while that timeout is longer.
+ */
+static void sv_req_tail_timeout(struct timer_list *t)
+{
+	struct sv_qp *qp = from_timer(qp, t, req.tail_timer);
+	enum ib_qp_state state;
+	bool kick = false;
+
+	spin_lock_bh(&qp->req.lock);
+	state = READ_ONCE(qp->state);
+	if (qp->req.ack_owed && !qp->req.rnr_wait && !qp->req.odp_wait &&
+	    (state == IB_QPS_RTS || state == IB_QPS_SQD) &&
+	    qp->comp.psn != qp->req.psn) {
+		qp->req.ack_owed = false;
+		qp->req.tail_ask = true;
+		sv_req_resend_locked(qp, sv_psn_sub(qp->req.psn, 1));
+		kick = true;
+	}
+	spin_unlock_bh(&qp->req.lock);
+	if (kick)
+		sv_req_sched(qp);
+}
+
+/*
  * Send again from @psn (NAK, timeout, RNR wait, implied NAK): the WQE
  * holding @psn restarts from that packet (a READ re-requests what is still
  * missing), every later WQE from its first packet.  PSNs do not change.
@@ -404,6 +433,43 @@ static bool sv_req_start_locked(struct sv_qp *qp, u32 idx, bool *retire)
 
 /* --- building a packet ------------------------------------------------------ */
 
+/*
+ * Does this RC request packet, @psn, ask for an acknowledge (BTH AckReq,
+ * IBTA 9.2)?  A responder acknowledges what asks (and may coalesce,
+ * 9.7.5.1: Soft-RoCE's and ours answer nothing else), and one ACK covers
+ * every PSN before it.  An ACK per message costs each message a second
+ * packet, built, sent, received and completed, on both hosts, which is
+ * what bounds small-message rates, so the requester asks only when it
+ * needs an answer:
+ *  - the last packet of a signaled WQE: its completion waits for it;
+ *  - every SV_REQ_ACKREQ_EVERY packets: the window, the WQE copies and
+ *    the retransmission timer move on;
+ *  - when the WQEs in flight fill half of what the SQ holds: the poster
+ *    gets slots back before the ring is full;
+ *  - a resend reaching the newest packet (after a loss, or tail_timer's);
+ *  - SQD: the drain waits for every ACK;
+ *  - always, when the local ACK timeout is shorter than tail_timer.
+ * An unsignaled message that ends a burst asks through tail_timer
+ * (sv_req_tail_timeout()).  READ and atomic requests are answered anyway.
+ */
+static bool sv_req_ask_ack(struct sv_qp *qp, const struct sv_swqe *sw,
+			   u32 psn, bool last)
+{
+	unsigned long t = sv_ack_timeout_jiffies(READ_ONCE(qp->attr.timeout));
+
+	lockdep_assert_held(&qp->req.lock);
+	if (++qp->req.noack_pkts >= SV_REQ_ACKREQ_EVERY)
+		return true;
+	if (psn != qp->req.psn && psn == sv_psn_sub(qp->req.psn, 1))
+		return true;
+	if (!last)
+		return false;
+	return (sw->flags & SV_SWQE_SIGNALED) ||
+	       READ_ONCE(qp->req.in_flight) >= max(qp->sq.max_wr / 2, 1U) ||
+	       READ_ONCE(qp->state) != IB_QPS_RTS ||
+	       (t && t <= SV_REQ_TAIL_JIFFIES);
+}
+
 /* Find the path and UDP source port of a packet of @wqe; under RCU. */
 static int sv_req_path(struct sv_qp *qp, const struct sv_send_wqe *wqe,
 		       struct sv_req_pkt *pk, u32 *dqpn)
@@ -540,10 +606,19 @@ static int sv_req_build_locked(struct sv_qp *qp, struct sv_swqe *sw,
 		if (last && (wqe->wr.send_flags & IB_SEND_SOLICITED) &&
 		    (info->flags & SV_OP_SE))
 			flags |= SV_BTH_SE;
-		/* ask for an ACK at the end of a message and now and then */
-		if (rc && (last || ++qp->req.noack_pkts >= SV_REQ_ACKREQ_EVERY)) {
+		if (rc && (info->flags & SV_OP_ACKED)) {
+			if (sv_req_ask_ack(qp, sw, psn, last)) {
+				flags |= SV_BTH_ACKREQ;
+				qp->req.noack_pkts = 0;
+				qp->req.ack_owed = false;
+			} else {
+				qp->req.ack_owed = true;
+			}
+		} else if (rc) {
+			/* its response acknowledges everything before it */
 			flags |= SV_BTH_ACKREQ;
 			qp->req.noack_pkts = 0;
+			qp->req.ack_owed = false;
 		}
 		sv_hdr_build_bth(hdr, opcode, flags, SV_DEFAULT_PKEY, dqpn, psn,
 				 paylen);
@@ -570,10 +645,14 @@ static int sv_req_build_locked(struct sv_qp *qp, struct sv_swqe *sw,
 	}
 	pk->skb = skb;
 
-	if (psn == qp->req.psn)		/* first time out */
+	if (psn == qp->req.psn) {	/* first time out */
 		qp->req.psn = sv_psn_add(read ? sw->last_psn : psn, 1);
-	else
+	} else if (qp->req.tail_ask) {
+		qp->req.tail_ask = false;
+		sv_stat_inc(sv, SV_STAT_TAIL_ACK_REQS);
+	} else {
 		sv_stat_inc(sv, SV_STAT_RETRANS_PKTS);
+	}
 	sw->next++;
 	if (sw->next >= sw->npkts) {
 		if (rc) {
@@ -721,6 +800,14 @@ static bool sv_req_send_some(struct sv_qp *qp, int *budget)
 	}
 	local_bh_enable();
 
+	/*
+	 * Idle with an ACK owed: tail_timer asks unless a packet that asks
+	 * goes first.  Pushed out on every idle run, so in a stream it does
+	 * not fire; while pending with the same expiry mod_timer() returns
+	 * at once.  Only the runner sets ack_owed.
+	 */
+	if (idle && READ_ONCE(qp->req.ack_owed))
+		mod_timer(&qp->req.tail_timer, jiffies + SV_REQ_TAIL_JIFFIES);
 	if (retire)
 		sv_comp_retire(qp);
 	return idle;
@@ -978,6 +1065,7 @@ int sv_req_init(struct sv_qp *qp)
 	spin_lock_init(&qp->req.lock);
 	timer_setup(&qp->req.retrans_timer, sv_comp_retrans_timeout, 0);
 	timer_setup(&qp->req.rnr_timer, sv_comp_rnr_timeout, 0);
+	timer_setup(&qp->req.tail_timer, sv_req_tail_timeout, 0);
 	sv_task_init(&qp->req.task, sv_req_wq, sv_req_task_run,
 		     SV_REQ_BUDGET_WORK);
 	INIT_WORK(&qp->req.grow_work, sv_req_grow_work);
@@ -998,6 +1086,7 @@ static void sv_req_quiesce(struct sv_qp *qp)
 
 		del_timer_sync(&qp->req.retrans_timer);
 		del_timer_sync(&qp->req.rnr_timer);
+		del_timer_sync(&qp->req.tail_timer);
 		idle = sv_task_flush(&qp->req.task);
 		/* a retirer whose work item requeued itself is not done */
 		idle &= sv_task_flush(&qp->comp.task);
@@ -1007,6 +1096,7 @@ static void sv_req_quiesce(struct sv_qp *qp)
 	}
 	del_timer_sync(&qp->req.retrans_timer);
 	del_timer_sync(&qp->req.rnr_timer);
+	del_timer_sync(&qp->req.tail_timer);
 }
 
 void sv_req_reset(struct sv_qp *qp)
@@ -1016,6 +1106,8 @@ void sv_req_reset(struct sv_qp *qp)
 	qp->req.cur = qp->sq.queue->cons;
 	qp->req.rd_atomic = 0;
 	qp->req.noack_pkts = 0;
+	qp->req.ack_owed = false;
+	qp->req.tail_ask = false;
 	qp->req.rnr_wait = false;
 	qp->req.odp_wait = false;
 	qp->req.odp_resend = false;

@@ -71,8 +71,13 @@ struct sv_swqe {
 	u8			flags;
 };
 
-/* how many packets of an RC message may go before one asks for an ACK */
+/* RC packets that may go without AckReq before one asks (sv_req_ask_ack()) */
 #define SV_REQ_ACKREQ_EVERY	32
+/*
+ * How long an idle requester leaves its newest packets unasked before
+ * tail_timer asks: more than one tick (jiffies + 1 can expire at once)
+ */
+#define SV_REQ_TAIL_JIFFIES	2
 
 /* sv_req.c */
 extern struct workqueue_struct *sv_req_wq;

@@ -46,6 +46,7 @@ static const struct rdma_stat_desc sv_stat_descs[] = {
 	[SV_STAT_RX_NAK_REM_ACC]	= { .name = "rx_nak_rem_access" },
 	[SV_STAT_RX_NAK_REM_OP]		= { .name = "rx_nak_rem_op" },
 	[SV_STAT_RETRANS_PKTS]		= { .name = "retrans_packets" },
+	[SV_STAT_TAIL_ACK_REQS]		= { .name = "tail_ack_requests" },
 	[SV_STAT_RETRY_TIMEOUTS]	= { .name = "retry_timeouts" },
 	[SV_STAT_RNR_RETRIES]		= { .name = "rnr_retries" },
 	[SV_STAT_RETRY_EXCEEDED]	= { .name = "retry_exceeded" },

@@ -41,6 +41,7 @@ enum sv_stat {
 
 	/* requester reliability */
 	SV_STAT_RETRANS_PKTS,		/* packets sent again */
+	SV_STAT_TAIL_ACK_REQS,		/* newest packet sent again to ask for its ACK */
 	SV_STAT_RETRY_TIMEOUTS,		/* local ACK timeouts (retry_cnt) */
 	SV_STAT_RNR_RETRIES,		/* RNR NAK waits (rnr_retry) */
 	SV_STAT_RETRY_EXCEEDED,		/* IB_WC_RETRY_EXC_ERR */

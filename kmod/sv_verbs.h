@@ -299,6 +299,15 @@ struct sv_qp {
 		u32		cur;
 		u32		rd_atomic;	/* READ/atomic WQEs outstanding */
 		u32		noack_pkts;	/* sent since the last AckReq */
+		/*
+		 * A SEND or WRITE packet went out without AckReq since the
+		 * last one that asked (or a READ/atomic request, whose
+		 * response acknowledges what came before it): its ACK is
+		 * owed until a later packet asks, or tail_timer does.
+		 */
+		bool		ack_owed;
+		/* tail_timer resent the newest packet: it asks, and is no retry */
+		bool		tail_ask;
 		u8		retry_left;	/* of attr.retry_cnt */
 		u8		rnr_left;	/* of attr.rnr_retry (7 = infinite) */
 		bool		rnr_wait;	/* RNR NAK: wait for rnr_timer */
@@ -315,6 +324,8 @@ struct sv_qp {
 		/* local ACK timeout (RC): armed while responses are due */
 		struct timer_list retrans_timer;
 		struct timer_list rnr_timer;
+		/* the requester idle with an ACK owed: ask (sv_req_tail_timeout()) */
+		struct timer_list tail_timer;
 		/*
 		 * The requester runs inline from sv_qp_kick() or in work
 		 * (sv_req_wq), one runner at a time (struct sv_task).

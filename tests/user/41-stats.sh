@@ -16,7 +16,12 @@
 # tx_bytes by 100 x (BTH 12 + DETH 8 + 512 + ICRC 4), matching the peer's
 # rx_bytes; then an RC bulk transfer (4 MiB written, read back, sent): ACKs
 # are counted on both sides, no ICRC or validation drops, no retransmits on
-# a clean path, and qps_peak shows the QPs the cases created.  Before any
+# a clean path, and qps_peak shows the QPs the cases created.  Then ACK
+# requests (53-verbs-matrix.py acks): 200 unsignaled 64-byte WRITEs, every
+# 50th signaled, draw about one ACK in 25 (AckReq only where the requester
+# needs an answer, kmod/sv_req.c), and 5 unsignaled WRITEs with nothing after
+# them, on a QP with no local ACK timeout, are retired all the same: the
+# requester asked for their ACK (tail_ack_requests), no retransmission.  Before any
 # traffic, while an RC QP is held (40-svctl.py), "rdma -dd resource show qp"
 # prints its driver detail (PSNs as set, queue sizes, retry state), and
 # svctl -j qp the same.
@@ -113,6 +118,22 @@ def ud():
     print("ok: UD packets and bytes counted exactly")
 
 
+def acks():
+    # per direction 205 WRITEs (53-verbs-matrix.py acks); as requester each
+    # side asked at every 32nd packet and each signaled one (about 8), plus
+    # the tail's ask and any tail_timer ask while the poster was slow (each
+    # answered by one ACK); one ACK per message would be 205
+    for s in 'AB':
+        a, b = c(s, '2'), c(s, '3')
+        d = {k: b[k] - a[k] for k in a}
+        print(f"{s}: " + " ".join(f"{k} {v}" for k, v in d.items() if v))
+        assert d['tail_ack_requests'] >= 1, d
+        assert 1 <= d['rx_acks'] - d['tail_ack_requests'] <= 25, d
+        assert d['retrans_packets'] == 0 and d['retry_timeouts'] == 0, d
+        assert d['send_cqe_errors'] == 0 and d['recv_cqe_errors'] == 0, d
+    print("ok: ACKs asked for by the requester only where needed")
+
+
 def rc():
     for s in 'AB':
         a, b = c(s, '1'), c(s, '2')
@@ -128,7 +149,7 @@ def rc():
     print("ok: RC counters on a clean path")
 
 
-SECTIONS = ('idle', 'qp', 'packets', 'ud', 'rc')
+SECTIONS = ('idle', 'qp', 'packets', 'ud', 'rc', 'acks')
 for name in sys.argv[3:]:
     try:
         globals()[name]()
@@ -143,6 +164,7 @@ EOF
 	12) sv_fail "packet accounting" ;;
 	13) sv_fail "UD counters" ;;
 	14) sv_fail "RC counters" ;;
+	15) sv_fail "ACK requests" ;;
 	*) sv_fail "stats checks $*: exit $rc" ;;
 	esac
 }
@@ -196,6 +218,11 @@ echo "--- RC: bulk transfer"
 xp_matrix 300 '^bulk$' XP_BULK_MIB=1 ||
 	sv_fail "RC traffic failed"
 snap 2
-stats_checks ud rc
+
+echo "--- RC: ACKs asked for where needed, an unsignaled tail retired (timeout 0)"
+xp_matrix 300 '^acks$' ||
+	sv_fail "RC ACK requests failed"
+snap 3
+stats_checks ud rc acks
 
 echo "stats: counters move with traffic and match what was sent"

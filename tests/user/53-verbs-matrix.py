@@ -31,7 +31,11 @@ RC RDMA WRITE, READ back, then SEND, all verified), ud_loss / uc_loss (100
 datagrams / 60 three-packet messages: the share that arrives fits netem's
 XP_LOSS_PCT when XP_LOSSY=1; what arrives is intact and in order; after
 XP_NETEM_OFF runs, UC delivers everything again), retry_blackhole (RC into
-a 100 % loss path: IBV_WC_RETRY_EXC_ERR).
+a 100 % loss path: IBV_WC_RETRY_EXC_ERR).  For 41-stats, acks (RC, local
+ACK timeout 0: a stream of 200 unsignaled 64-byte WRITEs, every 50th
+signaled, whose ACK counts 41-stats checks; then 5 unsignaled WRITEs with
+nothing after them: the requester retires them all the same, so it must
+ask for their ACK itself, with no retransmission timer to do it).
 
 Every completion's status, opcode, byte_len, qp_num, wc_flags and imm_data
 are checked, and every byte that travelled.  All cases run; the output has
@@ -48,6 +52,7 @@ import ipaddress
 import os
 import re
 import select
+import subprocess
 import sys
 import time
 
@@ -765,8 +770,56 @@ def c_retry_blackhole(p):
              status=e.IBV_WC_RETRY_EXC_ERR)
 
 
+def in_flight(side, qp):
+    """the WQEs of @qp not yet retired: its restrack driver detail"""
+    out = subprocess.run(['rdma', '-dd', 'resource', 'show', 'qp', 'link',
+                          f'{side.dev}/1', 'lqpn', str(qp.qp_num)],
+                         capture_output=True, text=True, check=True).stdout
+    m = re.search(r' drv_in_flight (\d+)\b', out)
+    if not m:
+        raise AssertionError(f"no drv_in_flight in: {out!r}")
+    return int(m.group(1))
+
+
+def c_acks(p):
+    """ACK requests: see the module's docstring"""
+    rounds, per, size = 4, 50, 64
+    for r in range(rounds):
+        for i in range(per):
+            last = i == per - 1
+            p.req.fill(i * size, pattern(size, r * per + i))
+            p.post_send(e.IBV_WR_RDMA_WRITE, [(i * size, size)],
+                        wr_id=r * per + i,
+                        flags=e.IBV_SEND_SIGNALED if last else 0,
+                        rdma=p.remote(RECV_OFF + i * size))
+        check_wc(poll(p.req.scq)[0], f"round {r}", wr_id=r * per + per - 1,
+                 opcode=e.IBV_WC_RDMA_WRITE)
+        same(p.resp.read(RECV_OFF, per * size),
+             b''.join(pattern(size, r * per + i) for i in range(per)),
+             f"round {r} data")
+    expect_none(p.req.scq, 0.1)
+    tail = 5
+    for i in range(tail):
+        p.req.fill(i * size, pattern(size, 1000 + i))
+        p.post_send(e.IBV_WR_RDMA_WRITE, [(i * size, size)], wr_id=1000 + i,
+                    flags=0, rdma=p.remote(RECV_OFF + i * size))
+    end = time.monotonic() + WAIT
+    left = in_flight(p.req, p.qa)
+    while left and time.monotonic() < end:
+        time.sleep(0.02)
+        left = in_flight(p.req, p.qa)
+    if left:
+        raise AssertionError(f"{left} of {tail} unsignaled WRITEs with "
+                             f"nothing after them never retired ({WAIT}s)")
+    same(p.resp.read(RECV_OFF, tail * size),
+         b''.join(pattern(size, 1000 + i) for i in range(tail)), "tail data")
+    expect_none(p.req.scq, 0.1)
+    print(f"  acks: {rounds * per} stream WRITEs, {tail} tail WRITEs retired")
+
+
 EXTRA = [
     ('bulk', RC, c_bulk, {}),
+    ('acks', RC, c_acks, {'timeout': 0, 'depth': 128, 'sig_all': 0}),
     ('ud_loss', UD, c_ud_loss, {'depth': 128}),
     ('uc_loss', UC, c_uc_loss, {'depth': 128}),
     ('retry_blackhole', RC, c_retry_blackhole,
