@@ -455,7 +455,7 @@ static bool sv_req_start_locked(struct sv_qp *qp, u32 idx, bool *retire)
 static bool sv_req_ask_ack(struct sv_qp *qp, const struct sv_swqe *sw,
 			   u32 psn, bool last)
 {
-	unsigned long t = sv_ack_timeout_jiffies(READ_ONCE(qp->attr.timeout));
+	unsigned long t;
 
 	lockdep_assert_held(&qp->req.lock);
 	if (++qp->req.noack_pkts >= SV_REQ_ACKREQ_EVERY)
@@ -464,10 +464,12 @@ static bool sv_req_ask_ack(struct sv_qp *qp, const struct sv_swqe *sw,
 		return true;
 	if (!last)
 		return false;
-	return (sw->flags & SV_SWQE_SIGNALED) ||
-	       READ_ONCE(qp->req.in_flight) >= max(qp->sq.max_wr / 2, 1U) ||
-	       READ_ONCE(qp->state) != IB_QPS_RTS ||
-	       (t && t <= SV_REQ_TAIL_JIFFIES);
+	if ((sw->flags & SV_SWQE_SIGNALED) ||
+	    READ_ONCE(qp->req.in_flight) >= max(qp->sq.max_wr / 2, 1U) ||
+	    READ_ONCE(qp->state) != IB_QPS_RTS)
+		return true;
+	t = sv_ack_timeout_jiffies(READ_ONCE(qp->attr.timeout));
+	return t && t <= SV_REQ_TAIL_JIFFIES;
 }
 
 /* Find the path and UDP source port of a packet of @wqe; under RCU. */
@@ -606,19 +608,16 @@ static int sv_req_build_locked(struct sv_qp *qp, struct sv_swqe *sw,
 		if (last && (wqe->wr.send_flags & IB_SEND_SOLICITED) &&
 		    (info->flags & SV_OP_SE))
 			flags |= SV_BTH_SE;
-		if (rc && (info->flags & SV_OP_ACKED)) {
-			if (sv_req_ask_ack(qp, sw, psn, last)) {
+		if (rc) {
+			/* a READ/atomic's response acknowledges what came before */
+			bool ask = !(info->flags & SV_OP_ACKED) ||
+				   sv_req_ask_ack(qp, sw, psn, last);
+
+			if (ask) {
 				flags |= SV_BTH_ACKREQ;
 				qp->req.noack_pkts = 0;
-				qp->req.ack_owed = false;
-			} else {
-				qp->req.ack_owed = true;
 			}
-		} else if (rc) {
-			/* its response acknowledges everything before it */
-			flags |= SV_BTH_ACKREQ;
-			qp->req.noack_pkts = 0;
-			qp->req.ack_owed = false;
+			qp->req.ack_owed = !ask;
 		}
 		sv_hdr_build_bth(hdr, opcode, flags, SV_DEFAULT_PKEY, dqpn, psn,
 				 paylen);
