@@ -52,7 +52,6 @@ import ipaddress
 import os
 import re
 import select
-import subprocess
 import sys
 import time
 
@@ -64,6 +63,8 @@ from pyverbs.pd import PD
 from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.wr import RecvWR, SendWR, SGE
 import pyverbs.enums as e
+
+from svverbs import qp_driver_field
 
 BULK = int(float(os.environ.get('XP_BULK_MIB', '4')) * (1 << 20))
 MR_SIZE = max(1 << 20, 2 * BULK)
@@ -770,17 +771,6 @@ def c_retry_blackhole(p):
              status=e.IBV_WC_RETRY_EXC_ERR)
 
 
-def in_flight(side, qp):
-    """the WQEs of @qp not yet retired: its restrack driver detail"""
-    out = subprocess.run(['rdma', '-dd', 'resource', 'show', 'qp', 'link',
-                          f'{side.dev}/1', 'lqpn', str(qp.qp_num)],
-                         capture_output=True, text=True, check=True).stdout
-    m = re.search(r' drv_in_flight (\d+)\b', out)
-    if not m:
-        raise AssertionError(f"no drv_in_flight in: {out!r}")
-    return int(m.group(1))
-
-
 def c_acks(p):
     """ACK requests: see the module's docstring"""
     rounds, per, size = 4, 50, 64
@@ -804,10 +794,10 @@ def c_acks(p):
         p.post_send(e.IBV_WR_RDMA_WRITE, [(i * size, size)], wr_id=1000 + i,
                     flags=0, rdma=p.remote(RECV_OFF + i * size))
     end = time.monotonic() + WAIT
-    left = in_flight(p.req, p.qa)
+    left = qp_driver_field(p.req.dev, p.qa.qp_num, 'in_flight')
     while left and time.monotonic() < end:
         time.sleep(0.02)
-        left = in_flight(p.req, p.qa)
+        left = qp_driver_field(p.req.dev, p.qa.qp_num, 'in_flight')
     if left:
         raise AssertionError(f"{left} of {tail} unsignaled WRITEs with "
                              f"nothing after them never retired ({WAIT}s)")

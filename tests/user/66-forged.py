@@ -30,13 +30,14 @@ The ICRC is computed here (IBTA A17.3.3), independently of the kernel.
 """
 import importlib.util
 import os
-import re
 import socket
 import struct
 import subprocess
 import sys
 import time
 import zlib
+
+from svverbs import qp_driver_field
 
 ROCE_PORT = 4791
 SPORT = 50066
@@ -277,13 +278,7 @@ def run(dev_a, gid_a, dev_b, gid_b, ns_b, peer6, other6, ns_a):
                         str(first_len), str(mtu)], check=True)
 
     def rq_psn():
-        out = subprocess.run(['rdma', '-dd', 'resource', 'show', 'qp',
-                              'link', f'{dev_a}/1', 'lqpn', str(qe.qp_num)],
-                             capture_output=True, text=True, check=True)
-        got = re.search(r' drv_rq_psn (\d+) ', out.stdout + ' ')
-        if not got:
-            raise AssertionError(f"no drv_rq_psn in: {out.stdout}")
-        return int(got.group(1))
+        return qp_driver_field(dev_a, qe.qp_num, 'rq_psn')
 
     def why():
         names = ('tx_nak_seq_err', 'out_of_sequence', 'duplicate_requests',

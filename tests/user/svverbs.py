@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """Verbs checks shared by the pyverbs helpers of tests/user (the
 verbs-object tests 20-cq to 24-qp, and 69-ringfuzz): expecting an errno,
-finding the queue rings in this process's mappings, and plain libibverbs
-through ctypes where pyverbs hides what a case needs.
+finding the queue rings in this process's mappings, plain libibverbs
+through ctypes where pyverbs hides what a case needs, and a QP's restrack
+driver detail.
 
 Nothing here imports pyverbs at import time: the helper does, and exits 77
 when it cannot (svspawn.no_pyverbs).
@@ -10,6 +11,8 @@ when it cannot (svspawn.no_pyverbs).
 import ctypes
 import errno
 import os
+import re
+import subprocess
 
 # the errnos a creation failure may carry in pyverbs' message alone
 _TEXT_ERRNOS = (errno.EINVAL, errno.ENOMEM, errno.EBUSY, errno.EOPNOTSUPP,
@@ -157,3 +160,15 @@ def gid_index(dev):
         except OSError:
             continue
     return 0
+
+
+def qp_driver_field(dev, qpn, name):
+    """A number from QP @qpn's restrack driver detail (rdma -dd resource
+    show qp: drv_in_flight, drv_rq_psn, ...), as an int."""
+    out = subprocess.run(['rdma', '-dd', 'resource', 'show', 'qp', 'link',
+                          f'{dev}/1', 'lqpn', str(qpn)],
+                         capture_output=True, text=True, check=True).stdout
+    m = re.search(rf' drv_{name} (\d+)\b', out)
+    if not m:
+        raise AssertionError(f"no drv_{name} in: {out!r}")
+    return int(m.group(1))
