@@ -13,14 +13,17 @@
 #              bandwidth over 1, 8 and 64 QPs (-q), two client processes
 #              on two CPUs, SV_BENCH_CONNS (1000) rdma_cm connections set
 #              up and torn down (ucmatose), memory per idle QP
+#   ulp        one VM: fio over NVMe-oF and over NFS/RDMA, each provider's
+#              device talking to itself in init_net (scripts/bench-ulp.sh)
 #   two hosts  two VMs joined by a virtual wire, rxe <-> rxe then
 #              softverbs <-> softverbs (scripts/bench-wire.sh)
 #
 #   scripts/bench.sh             build softverbs, boot the VM(s), run the guest halves
 #   scripts/bench.sh --guest     the loopback guest half (as root, in the VM or a scratch host)
 #
-#   SV_BENCH=loop|sweep|scale|wire|all  which part (default all:
-#                        loopback, the sweep, scaling, two hosts)
+#   SV_BENCH=loop|sweep|scale|ulp|wire|all  which part (default all:
+#                        loopback, the sweep, scaling, storage, two hosts)
+#   SV_BENCH_FIO_SECS=S  ulp: seconds per fio job (default 10)
 #   SV_BENCH_KVER=KVER   kernel to boot (default: the newest installed 6.1)
 #   SV_BENCH_ITERS=N     iterations of the bandwidth tests (default 1000;
 #                        loopback latency tests use N/2)
@@ -129,6 +132,16 @@ bench_scale() {
 	echo "== host load average after: $(loadavg)"
 }
 
+# bench_ulp KVER: the storage part, one VM
+bench_ulp() {
+	echo "== ulp: one VM of $1 (TCG): fio over NVMe-oF and NFS/RDMA, rxe then softverbs"
+	echo "== host: $(nproc) CPUs, load average $(loadavg) (other VMs on the host skew every figure)"
+	tests/vm/run.sh --kver "$1" --mem 2048 --timeout 3600 -- \
+		env SV_MODULE="$root/build/$1/kmod/softverbs.ko" SV_BENCH_FIO_SECS="${SV_BENCH_FIO_SECS:-}" \
+		bash scripts/bench-ulp.sh
+	echo "== host load average after: $(loadavg)"
+}
+
 # bench_wire KVER: the two-host part, VM A (servers) in the background, VM B
 # (clients, the table) in the foreground
 bench_wire() {
@@ -164,8 +177,8 @@ bench_wire() {
 if [ "${1:-}" != --guest ]; then
 	mode=${SV_BENCH:-all}
 	case $mode in
-	loop | sweep | scale | wire | all) ;;
-	*) echo "bench: SV_BENCH=loop, sweep, scale, wire or all" >&2; exit 2 ;;
+	loop | sweep | scale | ulp | wire | all) ;;
+	*) echo "bench: SV_BENCH=loop, sweep, scale, ulp, wire or all" >&2; exit 2 ;;
 	esac
 	bash scripts/deps.sh bench
 	kver=${SV_BENCH_KVER:-$(ls /lib/modules | grep '^6\.1\.' | sort -V | tail -n 1)}
@@ -184,6 +197,9 @@ if [ "${1:-}" != --guest ]; then
 	fi
 	if [ "$mode" = scale ] || [ "$mode" = all ]; then
 		bench_scale "$kver" || rc=$?
+	fi
+	if [ "$mode" = ulp ] || [ "$mode" = all ]; then
+		bench_ulp "$kver" || rc=$?
 	fi
 	if [ "$mode" = wire ] || [ "$mode" = all ]; then
 		bench_wire "$kver" || rc=$?

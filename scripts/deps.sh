@@ -43,8 +43,8 @@ packages=(
 	clang-14 libclang-rt-14-dev llvm-14
 )
 # "deps.sh bench": also what make bench alone needs (gnuplot draws its
-# message-size sweep, scripts/bench.sh)
-[ "${1:-}" != bench ] || packages+=(gnuplot-nox)
+# message-size sweep, fio drives its storage part: scripts/bench.sh)
+[ "${1:-}" != bench ] || packages+=(gnuplot-nox fio)
 
 # dpkg-query prints nothing for packages it has never heard of, and "ii" only
 # for fully installed ones; anything else (rc, iU, absent) counts as missing.

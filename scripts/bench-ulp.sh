@@ -1,0 +1,170 @@
+#!/bin/bash
+# bench-ulp.sh: the guest half of make bench's storage part (SV_BENCH=ulp):
+# fio over NVMe-oF (nvme-rdma to nvmet-rdma) and over NFS/RDMA, first on a
+# Soft-RoCE device, then on a softverbs device, in one VM.  Run by
+# scripts/bench.sh in the VM, as root.
+#
+#   init_net: DEV (rxe, then softverbs) on veth xu0 10.197.0.1
+#             (xu1, its carrier, in netns sv-ulp-c)
+#     NVMe-oF: nvmet-rdma port 10.197.0.1:4420 over null_blk (no data
+#              kept: the transport is what is measured), nvme connect to it
+#     NFS:     nfsd's RDMA listener 20049 exporting a tmpfs, mounted from
+#              10.197.0.1 with proto rdma (v4.2)
+#
+# nvmet-rdma, nvme-rdma, nfsd and the NFS client make their rdma_cm IDs in
+# init_net, and rdma_rxe binds UDP 4791 there only, so each provider's
+# device talks to itself in init_net, one provider after the other (rxe
+# unloaded before softverbs loads).  fio jobs (SV_BENCH_FIO_SECS each,
+# default 10, after 2 s of ramp): 4 KiB random read and write at iodepth 32
+# (IOPS), 128 KiB sequential read and write at iodepth 8 (MB/s), libaio,
+# O_DIRECT.  Prints "ulp TARGET JOB PROVIDER VALUE" lines, and the table.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+. tests/user/lib.sh
+
+secs=${SV_BENCH_FIO_SECS:-10}
+jobs=("randread 4k 32" "randwrite 4k 32" "read 128k 8" "write 128k 8")
+addr=10.197.0.1
+nqn=nqn.2026-11.org.softverbs:bench
+hostnqn=nqn.2014-08.org.nvmexpress:uuid:5e5e5e56-0000-4000-8000-0000000000b1
+cfg=/sys/kernel/config/nvmet
+declare -A res
+
+command -v fio >/dev/null || { echo "bench-ulp: no fio (scripts/deps.sh bench installs it)"; exit 1; }
+ulimit -l unlimited
+modprobe rdma_cm
+mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+ip netns add sv-ulp-c
+sv_on_exit 'ip netns del sv-ulp-c'
+ip link add xu0 type veth peer name xu1 netns sv-ulp-c
+ip -n sv-ulp-c link set xu1 up
+ip link set xu0 up
+ip addr add $addr/24 dev xu0
+
+# fio_job FILE JOB: one fio run of JOB ("rw bs iodepth") on FILE; prints
+# IOPS for 4k jobs, MB/s for the others, or "-"
+fio_job() {
+	local file=$1 rw bs qd out
+	read -r rw bs qd <<<"$2"
+	out=$(timeout $((secs + 60)) fio --name=b --filename="$file" --rw="$rw" --bs="$bs" \
+		--iodepth="$qd" --ioengine=libaio --direct=1 --time_based --runtime="$secs" \
+		--ramp_time=2 --size=48m --output-format=json 2>/dev/null) || { echo -; return; }
+	python3 -c '
+import json, sys
+j = json.loads(sys.stdin.read())["jobs"][0]
+d = j["write" if "write" in sys.argv[1] else "read"]
+print("%.0f" % d["iops"] if sys.argv[2] == "4k" else "%.2f" % (d["bw_bytes"] / 1e6))
+' "$rw" "$bs" <<<"$out" 2>/dev/null || echo -
+}
+
+# nvme_run PROV: the NVMe-oF jobs over the device of PROV
+nvme_run() {
+	local prov=$1 ns= b j
+	modprobe null_blk nr_devices=1 gb=1 || return 1
+	modprobe nvmet && modprobe nvmet_rdma && modprobe nvme_rdma || return 1
+	mkdir $cfg/subsystems/$nqn
+	echo 1 >$cfg/subsystems/$nqn/attr_allow_any_host
+	mkdir $cfg/subsystems/$nqn/namespaces/1
+	echo /dev/nullb0 >$cfg/subsystems/$nqn/namespaces/1/device_path
+	echo 1 >$cfg/subsystems/$nqn/namespaces/1/enable
+	mkdir $cfg/ports/97
+	echo rdma >$cfg/ports/97/addr_trtype
+	echo ipv4 >$cfg/ports/97/addr_adrfam
+	echo $addr >$cfg/ports/97/addr_traddr
+	echo 4420 >$cfg/ports/97/addr_trsvcid
+	ln -s $cfg/subsystems/$nqn $cfg/ports/97/subsystems/$nqn
+	if timeout 120 nvme connect -t rdma -a $addr -s 4420 -n $nqn --hostnqn=$hostnqn >/dev/null; then
+		for ((b = 0; b < 30; b++)); do
+			for ns in /sys/block/nvme*n*; do
+				[ "$(cat "$ns/device/subsysnqn" 2>/dev/null)" = $nqn ] && break 2
+			done
+			ns=
+			sleep 1
+		done
+		if [ -n "$ns" ]; then
+			for j in "${jobs[@]}"; do
+				res[nvme,$j,$prov]=$(fio_job "/dev/${ns##*/}" "$j")
+				echo "ulp nvme ${j// /_} $prov ${res[nvme,$j,$prov]}"
+			done
+		fi
+		nvme disconnect -n $nqn >/dev/null
+	fi
+	rm -f $cfg/ports/97/subsystems/$nqn
+	rmdir $cfg/ports/97 $cfg/subsystems/$nqn/namespaces/1 $cfg/subsystems/$nqn
+	sleep 1
+	modprobe -r nvme_rdma nvmet_rdma nvmet null_blk
+}
+
+# nfs_run PROV: the NFS/RDMA jobs over the device of PROV (server and
+# client both in init_net: the device talks to itself)
+nfs_run() {
+	local prov=$1 exp mnt j pid_rpcbind pid_mountd
+	modprobe nfsd && modprobe rpcrdma || return 1
+	mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd
+	mkdir -p /run/rpcbind /var/lib/nfs/rpc_pipefs /var/lib/nfs/v4recovery
+	rpcbind -f -w &
+	pid_rpcbind=$!
+	sv_wait_for 'rpcinfo -p 127.0.0.1 >/dev/null 2>&1' 10
+	exp=$(mktemp -d /tmp/sv-ulp-exp.XXXXXX) mnt=$(mktemp -d /tmp/sv-ulp-mnt.XXXXXX)
+	mount -t tmpfs -o size=128m svulp "$exp"
+	echo 10 >/proc/fs/nfsd/nfsv4leasetime
+	echo 10 >/proc/fs/nfsd/nfsv4gracetime
+	exportfs -o rw,fsid=0,no_root_squash,no_subtree_check,insecure,sync "$addr:$exp"
+	rpc.mountd -F -N 2 >/dev/null 2>&1 &
+	pid_mountd=$!
+	rpc.nfsd 4
+	echo "rdma 20049" >/proc/fs/nfsd/portlist
+	echo Y >/proc/fs/nfsd/v4_end_grace 2>/dev/null
+	if timeout 60 mount -t nfs -o rdma,port=20049,vers=4.2 "$addr:/" "$mnt"; then
+		for j in "${jobs[@]}"; do
+			res[nfs,$j,$prov]=$(fio_job "$mnt/f" "$j")
+			echo "ulp nfs ${j// /_} $prov ${res[nfs,$j,$prov]}"
+		done
+		umount -f "$mnt"
+	fi
+	rpc.nfsd 0
+	exportfs -ua
+	kill "$pid_mountd" "$pid_rpcbind" 2>/dev/null
+	wait "$pid_mountd" "$pid_rpcbind" 2>/dev/null
+	umount /proc/fs/nfsd 2>/dev/null
+	umount "$exp"
+	rmdir "$exp" "$mnt"
+	sleep 1
+	sv_wait_for 'modprobe -r rpcrdma' 30
+}
+
+# provider PROV KIND DEV: both workloads on a fresh device of KIND
+provider() {
+	local prov=$1 kind=$2 dev=$3
+	rdma link add "$dev" type "$kind" netdev xu0 || { echo "bench-ulp: no $kind device"; return 1; }
+	sv_wait_for "[[ \"\$(rdma link show $dev/1)\" == *'state ACTIVE'* ]]" 20
+	echo "== $prov ($dev): NVMe-oF"
+	nvme_run "$prov"
+	echo "== $prov ($dev): NFS/RDMA"
+	nfs_run "$prov"
+	rdma link delete "$dev"
+}
+
+if modinfo rdma_rxe >/dev/null 2>&1; then
+	modprobe rdma_rxe
+	provider rxe rxe rxeu0
+	modprobe -r rdma_rxe
+else
+	echo "== no rdma_rxe module: no baseline"
+fi
+sv_load_module
+provider softverbs softverbs svu0
+sv_unload_module
+
+echo
+echo "== results: fio $secs s per job after 2 s of ramp (kernel $(uname -r), TCG, $(nproc) vCPUs;"
+echo "   4k: IOPS, 128k: MB/s; higher is better)"
+printf '%-34s %12s %12s %8s\n' test softverbs rxe sv/rxe
+for t in nvme nfs; do
+	for j in "${jobs[@]}"; do
+		s=${res[$t,$j,softverbs]:--} r=${res[$t,$j,rxe]:--}
+		ratio=$(awk -v s="$s" -v r="$r" 'BEGIN { if (s + 0 > 0 && r + 0 > 0) printf "%.2f", s / r; else print "-" }')
+		printf '%-34s %12s %12s %8s\n' "$t ${j% *} qd${j##* }" "$s" "$r" "$ratio"
+	done
+done
+exit 0
