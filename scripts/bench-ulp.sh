@@ -15,7 +15,7 @@
 # init_net, and rdma_rxe binds UDP 4791 there only, so each provider's
 # device talks to itself in init_net, one provider after the other (rxe
 # unloaded before softverbs loads).  fio jobs (SV_BENCH_FIO_SECS each,
-# default 10, after 2 s of ramp): 4 KiB random read and write at iodepth 32
+# default 10, no ramp): 4 KiB random read and write at iodepth 32
 # (IOPS), 128 KiB sequential read and write at iodepth 8 (MB/s), libaio,
 # O_DIRECT.  Prints "ulp TARGET JOB PROVIDER VALUE" lines, and the table.
 set -uo pipefail
@@ -29,32 +29,69 @@ nqn=nqn.2026-11.org.softverbs:bench
 hostnqn=nqn.2014-08.org.nvmexpress:uuid:5e5e5e56-0000-4000-8000-0000000000b1
 cfg=/sys/kernel/config/nvmet
 declare -A res
+mtu=1024
+tmp=$(mktemp -d)
 
 command -v fio >/dev/null || { echo "bench-ulp: no fio (scripts/deps.sh bench installs it)"; exit 1; }
 ulimit -l unlimited
 modprobe rdma_cm
 mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
 ip netns add sv-ulp-c
-sv_on_exit 'ip netns del sv-ulp-c'
+sv_on_exit "ip netns del sv-ulp-c; rm -rf '$tmp'"
 ip link add xu0 type veth peer name xu1 netns sv-ulp-c
 ip -n sv-ulp-c link set xu1 up
 ip link set xu0 up
 ip addr add $addr/24 dev xu0
 
-# fio_job FILE JOB: one fio run of JOB ("rw bs iodepth") on FILE; prints
-# IOPS for 4k jobs, MB/s for the others, or "-"
+# fio_job DEV FILE JOB: one fio run of JOB ("rw bs iodepth") on FILE, with
+# the RDMA device DEV's packet counters read before and after it.  Prints
+# the figure (IOPS for 4k jobs, MB/s for the others, or "-") and, on a
+# second line, what crossed DEV per I/O: packets sent (and bytes, where the
+# device counts them), and whether that is at least one packet per MTU of
+# the I/O's data.  A figure whose data did not cross the device (a page
+# cache, a local shortcut) fails that check and is not reported: the
+# figure is then "-".  No ramp time, so every packet counted belongs to an
+# I/O fio counted.
 fio_job() {
-	local file=$1 rw bs qd out
-	read -r rw bs qd <<<"$2"
+	local dev=$1 file=$2 rw bs qd out
+	read -r rw bs qd <<<"$3"
+	rdma -j statistic show link "$dev/1" >"$tmp/before" || { echo -; return; }
 	out=$(timeout $((secs + 60)) fio --name=b --filename="$file" --rw="$rw" --bs="$bs" \
 		--iodepth="$qd" --ioengine=libaio --direct=1 --time_based --runtime="$secs" \
-		--ramp_time=2 --size=48m --output-format=json 2>/dev/null) || { echo -; return; }
+		--size=48m --output-format=json 2>/dev/null) || { echo -; return; }
+	rdma -j statistic show link "$dev/1" >"$tmp/after" || { echo -; return; }
 	python3 -c '
 import json, sys
+rw, bs, tmp, mtu = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 j = json.loads(sys.stdin.read())["jobs"][0]
-d = j["write" if "write" in sys.argv[1] else "read"]
-print("%.0f" % d["iops"] if sys.argv[2] == "4k" else "%.2f" % (d["bw_bytes"] / 1e6))
-' "$rw" "$bs" <<<"$out" 2>/dev/null || echo -
+d = j["write" if "write" in rw else "read"]
+ios = j["read"]["total_ios"] + j["write"]["total_ios"]
+b, a = (json.load(open(f"{tmp}/{x}"))[0] for x in ("before", "after"))
+delta = {k: a[k] - b[k] for k in a if isinstance(a[k], int) and k in b}
+pkts = delta.get("tx_packets", delta.get("sent_pkts"))
+size = int(bs[:-1]) * 1024
+fig = "%.0f" % d["iops"] if bs == "4k" else "%.2f" % (d["bw_bytes"] / 1e6)
+need = (size + mtu - 1) // mtu
+ok = ios > 0 and pkts is not None and pkts >= ios * need
+if "tx_bytes" in delta and ios:
+    ok = ok and delta["tx_bytes"] >= ios * size
+print(fig if ok else "-")
+per = "%.1f packets" % (pkts / ios) if ios and pkts is not None else "no packet count"
+if "tx_bytes" in delta and ios:
+    per += ", %.0f bytes" % (delta["tx_bytes"] / ios)
+print("%d I/Os, %s sent per I/O (data needs >= %d packets, %d bytes): %s" %
+      (ios, per, need, size, "crossed the device" if ok else "DID NOT cross the device"))
+' "$rw" "$bs" "$tmp" "$mtu" <<<"$out" 2>/dev/null || echo -
+}
+
+# job_result TARGET JOB PROV FILE: fio_job on the current device, its figure
+# kept for the table and printed with what crossed the device
+job_result() {
+	local out
+	out=$(fio_job "$dev" "$4" "$2")
+	res[$1,$2,$3]=${out%%$'\n'*}
+	echo "ulp $1 ${2// /_} $3 ${res[$1,$2,$3]}"
+	[ "$out" = "${out#*$'\n'}" ] || echo "    ${out#*$'\n'}"
 }
 
 # nvme_run PROV: the NVMe-oF jobs over the device of PROV
@@ -75,7 +112,11 @@ nvme_run() {
 	ln -s $cfg/subsystems/$nqn $cfg/ports/97/subsystems/$nqn
 	if timeout 120 nvme connect -t rdma -a $addr -s 4420 -n $nqn --hostnqn=$hostnqn >/dev/null; then
 		for ((b = 0; b < 30; b++)); do
+			# the namespace's block device: with native multipath
+			# the controller's own path (nvme0c0n1) is hidden, has
+			# no node in /dev, and fio would make a file there
 			for ns in /sys/block/nvme*n*; do
+				[ -b "/dev/${ns##*/}" ] || continue
 				[ "$(cat "$ns/device/subsysnqn" 2>/dev/null)" = $nqn ] && break 2
 			done
 			ns=
@@ -83,8 +124,7 @@ nvme_run() {
 		done
 		if [ -n "$ns" ]; then
 			for j in "${jobs[@]}"; do
-				res[nvme,$j,$prov]=$(fio_job "/dev/${ns##*/}" "$j")
-				echo "ulp nvme ${j// /_} $prov ${res[nvme,$j,$prov]}"
+				job_result nvme "$j" "$prov" "/dev/${ns##*/}"
 			done
 		fi
 		nvme disconnect -n $nqn >/dev/null
@@ -117,8 +157,7 @@ nfs_run() {
 	echo Y >/proc/fs/nfsd/v4_end_grace 2>/dev/null
 	if timeout 60 mount -t nfs -o rdma,port=20049,vers=4.2 "$addr:/" "$mnt"; then
 		for j in "${jobs[@]}"; do
-			res[nfs,$j,$prov]=$(fio_job "$mnt/f" "$j")
-			echo "ulp nfs ${j// /_} $prov ${res[nfs,$j,$prov]}"
+			job_result nfs "$j" "$prov" "$mnt/f"
 		done
 		umount -f "$mnt"
 	fi
@@ -138,6 +177,8 @@ provider() {
 	local prov=$1 kind=$2 dev=$3
 	rdma link add "$dev" type "$kind" netdev xu0 || { echo "bench-ulp: no $kind device"; return 1; }
 	sv_wait_for "[[ \"\$(rdma link show $dev/1)\" == *'state ACTIVE'* ]]" 20
+	mtu=$(ibv_devinfo -d "$dev" | awk '/active_mtu/ { print $2; exit }')
+	[ -n "$mtu" ] || mtu=1024
 	echo "== $prov ($dev): NVMe-oF"
 	nvme_run "$prov"
 	echo "== $prov ($dev): NFS/RDMA"
@@ -157,7 +198,7 @@ provider softverbs softverbs svu0
 sv_unload_module
 
 echo
-echo "== results: fio $secs s per job after 2 s of ramp (kernel $(uname -r), TCG, $(nproc) vCPUs;"
+echo "== results: fio $secs s per job, each checked against the device counters (kernel $(uname -r), TCG, $(nproc) vCPUs;"
 echo "   4k: IOPS, 128k: MB/s; higher is better)"
 printf '%-34s %12s %12s %8s\n' test softverbs rxe sv/rxe
 for t in nvme nfs; do
