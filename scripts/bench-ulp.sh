@@ -14,15 +14,17 @@
 # nvmet-rdma, nvme-rdma, nfsd and the NFS client make their rdma_cm IDs in
 # init_net, and rdma_rxe binds UDP 4791 there only, so each provider's
 # device talks to itself in init_net, one provider after the other (rxe
-# unloaded before softverbs loads).  fio jobs (SV_BENCH_FIO_SECS each,
-# default 10, no ramp): 4 KiB random read and write at iodepth 32
-# (IOPS), 128 KiB sequential read and write at iodepth 8 (MB/s), libaio,
-# O_DIRECT.  Prints "ulp TARGET JOB PROVIDER VALUE" lines, and the table.
+# unloaded before softverbs loads), for SV_BENCH_ROUNDS rounds (default
+# 3).  fio jobs (SV_BENCH_FIO_SECS each, default 10, no ramp): 4 KiB random
+# read and write at iodepth 32 (IOPS), 128 KiB sequential read and write
+# at iodepth 8 (MB/s), libaio, O_DIRECT.  Prints "ulp TARGET JOB PROVIDER
+# VALUE" lines, and the table of medians.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 . tests/user/lib.sh
 
 secs=${SV_BENCH_FIO_SECS:-10}
+rounds=${SV_BENCH_ROUNDS:-3}
 jobs=("randread 4k 32" "randwrite 4k 32" "read 128k 8" "write 128k 8")
 addr=10.197.0.1
 nqn=nqn.2026-11.org.softverbs:bench
@@ -89,8 +91,8 @@ print("%d I/Os, %s sent per I/O (data needs >= %d packets, %d bytes): %s" %
 job_result() {
 	local out
 	out=$(fio_job "$dev" "$4" "$2")
-	res[$1,$2,$3]=${out%%$'\n'*}
-	echo "ulp $1 ${2// /_} $3 ${res[$1,$2,$3]}"
+	res[$1,$2,$3]+=" ${out%%$'\n'*}"
+	echo "ulp $1 ${2// /_} $3 ${out%%$'\n'*}"
 	[ "$out" = "${out#*$'\n'}" ] || echo "    ${out#*$'\n'}"
 }
 
@@ -186,26 +188,37 @@ provider() {
 	rdma link delete "$dev"
 }
 
-if modinfo rdma_rxe >/dev/null 2>&1; then
-	modprobe rdma_rxe
-	provider rxe rxe rxeu0
-	modprobe -r rdma_rxe
-else
-	echo "== no rdma_rxe module: no baseline"
-fi
-sv_load_module
-provider softverbs softverbs svu0
-sv_unload_module
+rxe=1
+modinfo rdma_rxe >/dev/null 2>&1 || { rxe=; echo "== no rdma_rxe module: no baseline"; }
+for ((round = 1; round <= rounds; round++)); do
+	echo "== round $round of $rounds"
+	if [ -n "$rxe" ]; then
+		modprobe rdma_rxe
+		provider rxe rxe rxeu0
+		modprobe -r rdma_rxe
+	fi
+	sv_load_module
+	provider softverbs softverbs svu0
+	sv_unload_module
+done
+
+# median VALUES...: the median of the figures that are numbers, or "-"
+median() {
+	printf '%s\n' "$@" | grep -E '^[0-9.]+$' | sort -g |
+		awk '{ v[NR] = $1 } END { if (!NR) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
 
 echo
-echo "== results: fio $secs s per job, each checked against the device counters (kernel $(uname -r), TCG, $(nproc) vCPUs;"
-echo "   4k: IOPS, 128k: MB/s; higher is better)"
-printf '%-34s %12s %12s %8s\n' test softverbs rxe sv/rxe
+echo "== results: medians of $rounds rounds, fio $secs s per job, each checked against the"
+echo "   device counters (kernel $(uname -r), TCG, $(nproc) vCPUs; 4k: IOPS, 128k: MB/s; higher is better)"
+printf '%-24s %12s %12s %8s   %s\n' test softverbs rxe sv/rxe "rounds (softverbs | rxe)"
 for t in nvme nfs; do
 	for j in "${jobs[@]}"; do
-		s=${res[$t,$j,softverbs]:--} r=${res[$t,$j,rxe]:--}
+		# shellcheck disable=SC2086 # the rounds' figures, one word each
+		s=$(median ${res[$t,$j,softverbs]:-}) r=$(median ${res[$t,$j,rxe]:-})
 		ratio=$(awk -v s="$s" -v r="$r" 'BEGIN { if (s + 0 > 0 && r + 0 > 0) printf "%.2f", s / r; else print "-" }')
-		printf '%-34s %12s %12s %8s\n' "$t ${j% *} qd${j##* }" "$s" "$r" "$ratio"
+		printf '%-24s %12s %12s %8s   %s |%s\n' "$t ${j% *} qd${j##* }" "$s" "$r" "$ratio" \
+			"${res[$t,$j,softverbs]:-}" "${res[$t,$j,rxe]:-}"
 	done
 done
 exit 0

@@ -138,6 +138,7 @@ bench_ulp() {
 	echo "== host: $(nproc) CPUs, load average $(loadavg) (other VMs on the host skew every figure)"
 	tests/vm/run.sh --kver "$1" --mem 2048 --timeout 3600 -- \
 		env SV_MODULE="$root/build/$1/kmod/softverbs.ko" SV_BENCH_FIO_SECS="${SV_BENCH_FIO_SECS:-}" \
+		SV_BENCH_ROUNDS="${SV_BENCH_ROUNDS:-}" \
 		bash scripts/bench-ulp.sh
 	echo "== host load average after: $(loadavg)"
 }
