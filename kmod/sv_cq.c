@@ -15,6 +15,16 @@
  * handlers are called after the lock is dropped: a consumer's completion
  * handler may re-arm or poll the CQ straight away.
  *
+ * A kernel CQ's completion handler runs on the CPU of its comp_vector
+ * (vector n: the n-th online CPU), as a NIC's completion interrupt would:
+ * posted from another CPU, the call goes there by IPI, in hard interrupt
+ * context like a NIC driver's.  ib_core's handlers then poll in
+ * that CPU's softirq or workqueue, so a ULP that gives each queue its own
+ * vector has its completions processed on that many CPUs rather than all
+ * on the CPU that delivered the packet (in loopback, the poster's).  A
+ * user CQ's handler only wakes its channel's waiters, wherever they
+ * sleep: it is called where the completion is posted.
+ *
  * The kernel never trusts the consumer index of a user CQ: sv_queue masks
  * it like every index user space writes, so whatever a process stores
  * there names a slot inside the ring.  A process that corrupts its CQ can
@@ -127,6 +137,61 @@ static int sv_cq_queue_respond(struct sv_queue *q, struct ib_udata *udata)
 static_assert(SV_MAX_CQE < SV_QUEUE_MAX_SLOTS);
 
 /* cqe as uverbs and kernel consumers pass it: 1..SV_MAX_CQE */
+/*
+ * The IPI on cq->notify_cpu.  notify_queued is cleared before the handler
+ * runs: a completion posted from then on (after the consumer re-armed)
+ * needs a call of its own, and sv_cq_notify() sends one.
+ */
+static void sv_cq_notify_ipi(void *arg)
+{
+	struct sv_cq *cq = arg;
+
+	atomic_set(&cq->notify_queued, 0);
+	smp_mb__after_atomic();	/* queued cleared before the handler polls */
+	cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+	atomic_dec_return_release(&cq->notify_inflight);
+}
+
+/*
+ * Call the handler on cq->notify_cpu: here if this is that CPU (or it
+ * went offline, or the CQ is a user CQ), else by IPI.  A call sent and
+ * not started yet covers this completion too: it runs after it was
+ * posted, and the consumer polls everything there is.  Preemption is off
+ * between the online check and the sending, so the CPU cannot finish
+ * going offline in between (it runs the calls queued to it as it goes).
+ */
+static void sv_cq_notify(struct sv_cq *cq)
+{
+	int cpu = cq->notify_cpu;
+
+	if (cpu >= 0) {
+		if (cpu != get_cpu() && cpu_online(cpu)) {
+			if (atomic_cmpxchg(&cq->notify_queued, 0, 1)) {
+				put_cpu();
+				return;
+			}
+			atomic_inc(&cq->notify_inflight);
+			if (!smp_call_function_single_async(cpu,
+							    &cq->notify_csd)) {
+				put_cpu();
+				return;
+			}
+			/* not sent: the handler runs here after all */
+			atomic_dec(&cq->notify_inflight);
+			atomic_set(&cq->notify_queued, 0);
+		}
+		put_cpu();
+	}
+	cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+}
+
+void sv_cq_sync_notify(struct sv_cq *cq)
+{
+	might_sleep();
+	while (atomic_read_acquire(&cq->notify_inflight))
+		cond_resched();
+}
+
 static bool sv_cq_cqe_valid(u32 cqe)
 {
 	return cqe >= 1 && cqe <= SV_MAX_CQE;
@@ -170,6 +235,11 @@ int sv_cq_create(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	}
 
 	cq->is_user = !!udata;
+	cq->notify_cpu = udata ? -1 :
+		cpumask_local_spread(attr->comp_vector, NUMA_NO_NODE);
+	INIT_CSD(&cq->notify_csd, sv_cq_notify_ipi, cq);
+	atomic_set(&cq->notify_queued, 0);
+	atomic_set(&cq->notify_inflight, 0);
 	spin_lock_init(&cq->lock);
 	mutex_init(&cq->resize_mutex);
 
@@ -200,13 +270,15 @@ err_put_count:
 /*
  * ib_core calls this only when no QP or SRQ uses the CQ any more
  * (ibcq.usecnt is zero, -EBUSY otherwise), so no sv_cq_post() can be
- * running: producers post only through such users.  It never fails:
+ * running: producers post only through such users, and their destroy
+ * waited for any handler call still on its way.  It never fails:
  * ib_core must be able to destroy every object of a dying process.
  */
 int sv_cq_destroy(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct sv_cq *cq = to_sv_cq(ibcq);
 
+	sv_cq_sync_notify(cq);
 	sv_queue_destroy(cq->queue);
 	mutex_destroy(&cq->resize_mutex);
 	sv_dev_count_put(&to_sv_dev(ibcq->device)->num_cq);
@@ -354,7 +426,7 @@ int sv_cq_post(struct sv_cq *cq, const struct ib_wc *wc, bool solicited)
 	spin_unlock_irqrestore(&cq->lock, flags);
 
 	if (notify && cq->ibcq.comp_handler)
-		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+		sv_cq_notify(cq);
 	return 0;
 }
 

@@ -357,7 +357,13 @@ int sv_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 
 	sv->ibdev.node_type = RDMA_NODE_IB_CA;
 	sv->ibdev.phys_port_cnt = 1;
-	sv->ibdev.num_comp_vectors = 1;
+	/*
+	 * One completion vector per CPU online at creation: a kernel CQ's
+	 * handler runs on its vector's CPU (sv_cq.c), as a NIC's completion
+	 * interrupt does, so ULPs that spread their queues over vectors
+	 * (nvme-rdma, nvmet-rdma, the RPC transports) spread their work.
+	 */
+	sv->ibdev.num_comp_vectors = num_online_cpus();
 	/*
 	 * Legacy write commands ib_core leaves off by default: librxe arms
 	 * CQs with REQ_NOTIFY_CQ.  (POLL_CQ and POST_SRQ_RECV stay off:

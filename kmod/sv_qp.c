@@ -992,6 +992,15 @@ int sv_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 	xa_erase_bh(&sv->qp_xa, ibqp->qp_num);
 
 	sv_resp_cleanup(qp);
+	/*
+	 * Nothing posts to the CQs for this QP any more.  A handler call
+	 * still on its way must land before ib_free_cq() can stop the CQ's
+	 * polling and free it (it destroys the QPs first).
+	 */
+	if (ibqp->send_cq)
+		sv_cq_sync_notify(to_sv_cq(ibqp->send_cq));
+	if (ibqp->recv_cq)
+		sv_cq_sync_notify(to_sv_cq(ibqp->recv_cq));
 	sv_qp_destroy_queues(qp);
 	if (path)
 		kfree_rcu(path, rcu);

@@ -229,6 +229,9 @@ int sv_srq_destroy(struct ib_srq *ibsrq, struct ib_udata *udata)
 	xa_erase_bh(&sv->srq_xa, srq->srq_num);
 	sv_srq_put(srq);
 	wait_for_completion(&srq->released);
+	/* an XRC SRQ's receive completions go to its own CQ (sv_qp_destroy) */
+	if (ibsrq->srq_type == IB_SRQT_XRC && ibsrq->ext.cq)
+		sv_cq_sync_notify(to_sv_cq(ibsrq->ext.cq));
 	sv_queue_destroy(srq->queue);
 	mutex_destroy(&srq->modify_mutex);
 	sv_dev_count_put(&sv->num_srq);

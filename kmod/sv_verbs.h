@@ -9,6 +9,7 @@
 #define SV_VERBS_H
 
 #include <linux/completion.h>
+#include <linux/smp.h>
 #include <linux/mutex.h>
 #include <linux/refcount.h>
 #include <linux/timer.h>
@@ -63,6 +64,18 @@ struct sv_cq {
 
 	/* Immutable after create. */
 	bool			is_user;	/* ring of ib_uverbs_wc, mapped */
+	/* kernel CQs: the CPU of comp_vector, where handlers run; else -1 */
+	int			notify_cpu;
+
+	/*
+	 * A handler call sent to notify_cpu (sv_cq_notify()): notify_queued
+	 * while it has not started, notify_inflight until it has returned
+	 * (sv_cq_sync_notify() waits for that when a QP or SRQ that posts
+	 * here goes, and at destroy).
+	 */
+	call_single_data_t	notify_csd;
+	atomic_t		notify_queued;
+	atomic_t		notify_inflight;
 
 	/*
 	 * lock (irqsave: posts come from softirq, kernel consumers may poll

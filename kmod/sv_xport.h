@@ -183,6 +183,8 @@ void sv_comp_rcv(struct sv_qp *qp, struct sv_rx_pkt *pkt);
  * before that QP is destroyed.
  */
 int sv_cq_post(struct sv_cq *cq, const struct ib_wc *wc, bool solicited);
+/* wait for a completion handler call still on its way to the CQ's CPU */
+void sv_cq_sync_notify(struct sv_cq *cq);
 
 /* sv_srq.c */
 /*

@@ -21,6 +21,7 @@
 struct cq_env {
 	struct sv_dev	*sv;
 	int		comp_calls;	/* comp_handler calls */
+	int		comp_cpu;	/* the CPU of the last one */
 	int		cq_errors;	/* IB_EVENT_CQ_ERR events */
 };
 
@@ -29,6 +30,7 @@ static void cq_comp_handler(struct ib_cq *ibcq, void *ctx)
 	struct cq_env *env = ctx;
 
 	env->comp_calls++;
+	env->comp_cpu = raw_smp_processor_id();
 }
 
 static void cq_event_handler(struct ib_event *event, void *ctx)
@@ -92,6 +94,7 @@ static struct sv_cq *make_user_cq(struct kunit *test, u32 cqe)
 	cq->ibcq.event_handler = cq_event_handler;
 	cq->ibcq.cq_context = env;
 	cq->is_user = true;
+	cq->notify_cpu = -1;
 	spin_lock_init(&cq->lock);
 	mutex_init(&cq->resize_mutex);
 	cq->queue = sv_queue_create(cqe, sizeof(struct ib_uverbs_wc),
@@ -106,8 +109,8 @@ static void destroy_user_cq(struct sv_cq *cq)
 	mutex_destroy(&cq->resize_mutex);
 }
 
-static int post(struct sv_cq *cq, u64 wr_id, bool solicited,
-		enum ib_wc_status status)
+static int post_nowait(struct sv_cq *cq, u64 wr_id, bool solicited,
+		       enum ib_wc_status status)
 {
 	struct ib_wc wc = {
 		.wr_id = wr_id,
@@ -123,6 +126,20 @@ static int post(struct sv_cq *cq, u64 wr_id, bool solicited,
 	};
 
 	return sv_cq_post(cq, &wc, solicited);
+}
+
+/*
+ * Post one completion and wait for a handler call it sent to the CQ's
+ * vector CPU (when this thread runs elsewhere), so that the cases can
+ * count calls straight after.
+ */
+static int post(struct sv_cq *cq, u64 wr_id, bool solicited,
+		enum ib_wc_status status)
+{
+	int ret = post_nowait(cq, wr_id, solicited, status);
+
+	sv_cq_sync_notify(cq);
+	return ret;
 }
 
 static void cq_create_checks_arguments(struct kunit *test)
@@ -224,6 +241,59 @@ static void cq_notify_solicited(struct kunit *test)
 	sv_cq_req_notify(&cq->ibcq, IB_CQ_SOLICITED);
 	post(cq, 4, false, IB_WC_LOC_LEN_ERR);
 	KUNIT_EXPECT_EQ(test, env->comp_calls, 2);
+	destroy_cq(test, cq);
+}
+
+struct vector_post {
+	struct sv_cq	*cq;
+	u64		wr_id;
+};
+
+static long vector_post_fn(void *arg)
+{
+	struct vector_post *vp = arg;
+
+	return post_nowait(vp->cq, vp->wr_id, false, IB_WC_SUCCESS);
+}
+
+/*
+ * A kernel CQ's handler runs on its comp_vector's CPU: posted from
+ * another CPU, by IPI; posted on that CPU, right there, before the post
+ * returns.
+ */
+static void cq_notify_on_vector_cpu(struct kunit *test)
+{
+	struct cq_env *env = test->priv;
+	struct ib_cq_init_attr attr = { .cqe = 15, .comp_vector = 1 };
+	struct sv_cq *cq = kunit_kzalloc(test, sizeof(*cq), GFP_KERNEL);
+	struct vector_post vp = { .cq = cq };
+	int other;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two online CPUs");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cq);
+	env->sv->ibdev.num_comp_vectors = 2;
+	cq->ibcq.device = &env->sv->ibdev;
+	KUNIT_ASSERT_EQ(test, sv_cq_create(&cq->ibcq, &attr, NULL), 0);
+	cq->ibcq.comp_handler = cq_comp_handler;
+	cq->ibcq.cq_context = env;
+	KUNIT_EXPECT_EQ(test, cq->notify_cpu, cpumask_local_spread(1, NUMA_NO_NODE));
+	other = cpumask_any_but(cpu_online_mask, cq->notify_cpu);
+	KUNIT_ASSERT_LT(test, other, nr_cpu_ids);
+
+	env->comp_cpu = -1;
+	sv_cq_req_notify(&cq->ibcq, IB_CQ_NEXT_COMP);
+	vp.wr_id = 1;
+	KUNIT_EXPECT_EQ(test, work_on_cpu(other, vector_post_fn, &vp), 0L);
+	sv_cq_sync_notify(cq);
+	KUNIT_EXPECT_EQ(test, env->comp_calls, 1);
+	KUNIT_EXPECT_EQ(test, env->comp_cpu, cq->notify_cpu);
+
+	sv_cq_req_notify(&cq->ibcq, IB_CQ_NEXT_COMP);
+	vp.wr_id = 2;
+	KUNIT_EXPECT_EQ(test, work_on_cpu(cq->notify_cpu, vector_post_fn, &vp), 0L);
+	KUNIT_EXPECT_EQ(test, env->comp_calls, 2);	/* no sync needed */
+	KUNIT_EXPECT_EQ(test, env->comp_cpu, cq->notify_cpu);
 	destroy_cq(test, cq);
 }
 
@@ -401,6 +471,7 @@ static struct kunit_case cq_cases[] = {
 	KUNIT_CASE(cq_post_poll_in_order),
 	KUNIT_CASE(cq_notify_next_comp_once),
 	KUNIT_CASE(cq_notify_solicited),
+	KUNIT_CASE(cq_notify_on_vector_cpu),
 	KUNIT_CASE(cq_notify_flags),
 	KUNIT_CASE(cq_overrun),
 	KUNIT_CASE(cq_resize),

@@ -221,10 +221,10 @@ static void srq_xrc_lookup(struct kunit *test)
 {
 	struct srq_env *env = test->priv;
 	struct ib_xrcd xrcd_a = {}, xrcd_b = {};
-	struct ib_cq cq = {};
+	struct sv_cq cq = {};	/* destroy waits for its handler calls */
 	struct sv_srq *basic = make_srq(test, 4, 1);
-	struct sv_srq *xa = make_xrc_srq(test, &cq, &xrcd_a);
-	struct sv_srq *xb = make_xrc_srq(test, &cq, &xrcd_b);
+	struct sv_srq *xa = make_xrc_srq(test, &cq.ibcq, &xrcd_a);
+	struct sv_srq *xb = make_xrc_srq(test, &cq.ibcq, &xrcd_b);
 	struct srq_late_put lp = { .srq = xa };
 
 	/* the number user space gets from ib_uverbs is the wire's */
