@@ -6,8 +6,10 @@
 #   make kmod          only the module; KDIR=/lib/modules/VER/build to pick
 #   make check         every test, in VMs on each installed Debian kernel
 #   make demo          build, boot a VM, create devices, show them working
-#   make bench         softverbs vs Soft-RoCE perftest numbers: one VM (loopback),
-#                      then two VMs on a virtual wire (SV_BENCH=loop|wire|all)
+#   make bench         softverbs vs Soft-RoCE side by side: one VM (perftest in
+#                      loopback, a size sweep, scaling, fio over NVMe-oF and
+#                      NFS/RDMA), then two VMs on a virtual wire
+#                      (SV_BENCH=loop|sweep|scale|ulp|wire|all)
 #   make deb           Debian packages (debian/) in build/deb/
 #
 # KDIR defaults to the running kernel's build tree if present, else the
