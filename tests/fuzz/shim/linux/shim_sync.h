@@ -115,6 +115,8 @@ struct rcu_head { void *next; void (*func)(struct rcu_head *head); };
 
 struct timer_list { unsigned long expires; void (*function)(struct timer_list *t); };
 struct work_struct { unsigned long data; void (*func)(struct work_struct *w); };
+/* struct sv_cq's handler call to another CPU: the fuzzed code makes none */
+typedef struct { void (*func)(void *info); void *info; } call_single_data_t;
 struct workqueue_struct;
 #define WORK_CPU_UNBOUND	64
 
