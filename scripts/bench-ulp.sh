@@ -22,6 +22,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 . tests/user/lib.sh
+# shellcheck source=tests/user/lib/storage.sh
+. tests/user/lib/storage.sh
 
 secs=${SV_BENCH_FIO_SECS:-10}
 rounds=${SV_BENCH_ROUNDS:-3}
@@ -29,7 +31,6 @@ jobs=("randread 4k 32" "randwrite 4k 32" "read 128k 8" "write 128k 8")
 addr=10.197.0.1
 nqn=nqn.2026-11.org.softverbs:bench
 hostnqn=nqn.2014-08.org.nvmexpress:uuid:5e5e5e56-0000-4000-8000-0000000000b1
-cfg=/sys/kernel/config/nvmet
 declare -A res
 mtu=1024
 tmp=$(mktemp -d)
@@ -98,41 +99,16 @@ job_result() {
 
 # nvme_run PROV: the NVMe-oF jobs over the device of PROV
 nvme_run() {
-	local prov=$1 ns= b j
+	local prov=$1 ns j
 	modprobe null_blk nr_devices=1 gb=1 || return 1
 	modprobe nvmet && modprobe nvmet_rdma && modprobe nvme_rdma || return 1
-	mkdir $cfg/subsystems/$nqn
-	echo 1 >$cfg/subsystems/$nqn/attr_allow_any_host
-	mkdir $cfg/subsystems/$nqn/namespaces/1
-	echo /dev/nullb0 >$cfg/subsystems/$nqn/namespaces/1/device_path
-	echo 1 >$cfg/subsystems/$nqn/namespaces/1/enable
-	mkdir $cfg/ports/97
-	echo rdma >$cfg/ports/97/addr_trtype
-	echo ipv4 >$cfg/ports/97/addr_adrfam
-	echo $addr >$cfg/ports/97/addr_traddr
-	echo 4420 >$cfg/ports/97/addr_trsvcid
-	ln -s $cfg/subsystems/$nqn $cfg/ports/97/subsystems/$nqn
-	if timeout 120 nvme connect -t rdma -a $addr -s 4420 -n $nqn --hostnqn=$hostnqn >/dev/null; then
-		for ((b = 0; b < 30; b++)); do
-			# the namespace's block device: with native multipath
-			# the controller's own path (nvme0c0n1) is hidden, has
-			# no node in /dev, and fio would make a file there
-			for ns in /sys/block/nvme*n*; do
-				[ -b "/dev/${ns##*/}" ] || continue
-				[ "$(cat "$ns/device/subsysnqn" 2>/dev/null)" = $nqn ] && break 2
-			done
-			ns=
-			sleep 1
+	if sv_nvmet_add $nqn /dev/nullb0 $addr 97 && ns=$(sv_nvme_connect $nqn $addr $hostnqn); then
+		for j in "${jobs[@]}"; do
+			job_result nvme "$j" "$prov" "/dev/$ns"
 		done
-		if [ -n "$ns" ]; then
-			for j in "${jobs[@]}"; do
-				job_result nvme "$j" "$prov" "/dev/${ns##*/}"
-			done
-		fi
-		nvme disconnect -n $nqn >/dev/null
 	fi
-	rm -f $cfg/ports/97/subsystems/$nqn
-	rmdir $cfg/ports/97 $cfg/subsystems/$nqn/namespaces/1 $cfg/subsystems/$nqn
+	nvme disconnect -n $nqn >/dev/null 2>&1
+	sv_nvmet_del $nqn 97
 	sleep 1
 	modprobe -r nvme_rdma nvmet_rdma nvmet null_blk
 }
@@ -140,34 +116,17 @@ nvme_run() {
 # nfs_run PROV: the NFS/RDMA jobs over the device of PROV (server and
 # client both in init_net: the device talks to itself)
 nfs_run() {
-	local prov=$1 exp mnt j pid_rpcbind pid_mountd
-	modprobe nfsd && modprobe rpcrdma || return 1
-	mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd
-	mkdir -p /run/rpcbind /var/lib/nfs/rpc_pipefs /var/lib/nfs/v4recovery
-	rpcbind -f -w &
-	pid_rpcbind=$!
-	sv_wait_for 'rpcinfo -p 127.0.0.1 >/dev/null 2>&1' 10
+	local prov=$1 exp mnt j
 	exp=$(mktemp -d /tmp/sv-ulp-exp.XXXXXX) mnt=$(mktemp -d /tmp/sv-ulp-mnt.XXXXXX)
 	mount -t tmpfs -o size=128m svulp "$exp"
-	echo 10 >/proc/fs/nfsd/nfsv4leasetime
-	echo 10 >/proc/fs/nfsd/nfsv4gracetime
-	exportfs -o rw,fsid=0,no_root_squash,no_subtree_check,insecure,sync "$addr:$exp"
-	rpc.mountd -F -N 2 >/dev/null 2>&1 &
-	pid_mountd=$!
-	rpc.nfsd 4
-	echo "rdma 20049" >/proc/fs/nfsd/portlist
-	echo Y >/proc/fs/nfsd/v4_end_grace 2>/dev/null
-	if timeout 60 mount -t nfs -o rdma,port=20049,vers=4.2 "$addr:/" "$mnt"; then
+	if sv_nfsd_start $addr "$exp" &&
+		timeout 60 mount -t nfs -o rdma,port=20049,vers=4.2 "$addr:/" "$mnt"; then
 		for j in "${jobs[@]}"; do
 			job_result nfs "$j" "$prov" "$mnt/f"
 		done
 		umount -f "$mnt"
 	fi
-	rpc.nfsd 0
-	exportfs -ua
-	kill "$pid_mountd" "$pid_rpcbind" 2>/dev/null
-	wait "$pid_mountd" "$pid_rpcbind" 2>/dev/null
-	umount /proc/fs/nfsd 2>/dev/null
+	sv_nfsd_stop
 	umount "$exp"
 	rmdir "$exp" "$mnt"
 	sleep 1

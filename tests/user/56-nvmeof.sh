@@ -17,6 +17,8 @@
 # (exit 4) without the nvmet/nvme-rdma modules or nvme-cli.
 # SV_XPORT_DUT=rxe: the same on a Soft-RoCE device.
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=lib/storage.sh
+. "$sv_lib/storage.sh"
 
 sv_need ip rdma nvme dd cmp losetup
 for m in nvmet nvmet_rdma nvme_rdma; do
@@ -59,51 +61,14 @@ loopdev=$(losetup -f --show "$img") || sv_fail "losetup failed"
 sv_on_exit "losetup -d $loopdev"
 nqn=nqn.2026-11.org.softverbs:test56
 hostnqn=nqn.2014-08.org.nvmexpress:uuid:5e5e5e56-0000-4000-8000-000000000056
-cfg=/sys/kernel/config/nvmet
-sv_on_exit "rmdir $cfg/subsystems/$nqn 2>/dev/null"
-mkdir $cfg/subsystems/$nqn
-echo 1 >$cfg/subsystems/$nqn/attr_allow_any_host
-sv_on_exit "rmdir $cfg/subsystems/$nqn/namespaces/1 2>/dev/null"
-mkdir $cfg/subsystems/$nqn/namespaces/1
-echo "$loopdev" >$cfg/subsystems/$nqn/namespaces/1/device_path
-echo 1 >$cfg/subsystems/$nqn/namespaces/1/enable
-port=$cfg/ports/56
-sv_on_exit "rmdir $port 2>/dev/null"
-mkdir $port
-echo rdma >$port/addr_trtype
-echo ipv4 >$port/addr_adrfam
-echo 10.156.0.1 >$port/addr_traddr
-echo 4420 >$port/addr_trsvcid
-sv_on_exit "rm -f $port/subsystems/$nqn"
-ln -s $cfg/subsystems/$nqn $port/subsystems/$nqn
+sv_on_exit "sv_nvmet_del $nqn 56"
+sv_nvmet_add $nqn "$loopdev" 10.156.0.1 56 || sv_fail "nvmet target setup failed"
 echo "target: $nqn on rdma 10.156.0.1:4420 ($dev)"
 
 # --- host ------------------------------------------------------------------
 sv_on_exit "nvme disconnect -n $nqn >/dev/null 2>&1"
-timeout 120 nvme connect -t rdma -a 10.156.0.1 -s 4420 -n $nqn --hostnqn=$hostnqn ||
-	sv_fail "nvme connect failed: $(dmesg | tail -n 20)"
-ctrl_of_nqn() {
-	local c
-	for c in /sys/class/nvme/nvme*; do
-		[ "$(cat "$c/subsysnqn" 2>/dev/null)" = $nqn ] && { basename "$c"; return 0; }
-	done
-	return 1
-}
-sv_wait_for ctrl_of_nqn 30 || sv_fail "no controller for $nqn"
-ctrl=$(ctrl_of_nqn)
-# the namespace's block device: with native multipath (Debian's default) it
-# is the subsystem's head disk nvmeXnY, not the controller's path nvmeXcZnY
-ns_of_nqn() {
-	local b
-	for b in /sys/block/nvme*n*; do
-		[[ ${b##*/} =~ ^nvme[0-9]+n[0-9]+$ ]] || continue
-		[ "$(cat "$b/device/subsysnqn" 2>/dev/null)" = $nqn ] && { echo "${b##*/}"; return 0; }
-	done
-	return 1
-}
-sv_wait_for ns_of_nqn 30 || sv_fail "no namespace block device for $nqn"
-ns=$(ns_of_nqn)
-sv_wait_for "[ -b /dev/$ns ]" 10 || sv_fail "/dev/$ns does not appear"
+ns=$(sv_nvme_connect $nqn 10.156.0.1 $hostnqn) || sv_fail "no NVMe-oF namespace: $(dmesg | tail -n 20)"
+ctrl=$(sv_nvme_ctrl $nqn) || sv_fail "no controller for $nqn"
 # the host learns the size from Identify Namespace, maybe after the disk appears
 sv_wait_for "[ \$(cat /sys/class/block/$ns/size) -gt 0 ]" 30 ||
 	sv_fail "/dev/$ns has size 0 (backing file $(stat -c %s "$img") bytes)"
@@ -121,9 +86,8 @@ cmp "$pat" "$back" || sv_fail "the backing device does not hold the data"
 echo "4 MiB written and read back over nvme-rdma: identical (and on the backing device)"
 
 nvme disconnect -n $nqn
-sv_wait_for "! ctrl_of_nqn" 30 || sv_fail "$ctrl still there after disconnect"
-rm -f $port/subsystems/$nqn
-rmdir $port $cfg/subsystems/$nqn/namespaces/1 $cfg/subsystems/$nqn
+sv_wait_for "! sv_nvme_ctrl $nqn" 30 || sv_fail "$ctrl still there after disconnect"
+sv_nvmet_del $nqn 56 || sv_fail "the nvmet target does not go away"
 modprobe -r nvme_rdma nvmet_rdma nvmet || sv_fail "NVMe modules do not unload"
 rdma link delete $dev
 echo "disconnected, target removed, modules unloaded"

@@ -21,6 +21,8 @@
 # server's device instead).  The runner checks the kernel log.
 # Skips (exit 4) without the nfsd/rpcrdma modules or nfs-kernel-server.
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=lib/storage.sh
+. "$sv_lib/storage.sh"
 
 sv_need ip rdma nsenter rpc.nfsd rpc.mountd exportfs mount.nfs rpcbind dd cmp sha256sum
 for m in nfsd nfs rpcrdma; do
@@ -50,37 +52,13 @@ done
 in_ns="nsenter --net=/run/netns/$ns"
 
 # --- server: rpcbind (NFSv3's MOUNT protocol), mountd, nfsd on RDMA -------
-modprobe nfsd
-modprobe rpcrdma
-mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd
-sv_on_exit 'umount /proc/fs/nfsd 2>/dev/null'
-mkdir -p /run/rpcbind /var/lib/nfs/rpc_pipefs /var/lib/nfs/v4recovery
-rpcbind -f -w &
-rpcbind_pid=$!
-sv_on_exit "kill $rpcbind_pid 2>/dev/null"
-sv_wait_for 'rpcinfo -p 127.0.0.1 >/dev/null 2>&1' 10 || sv_fail "rpcbind does not answer"
-
 exp=$(mktemp -d /tmp/sv-nfs58-exp.XXXXXX)
 mnt=$(mktemp -d /tmp/sv-nfs58-mnt.XXXXXX)
 sv_on_exit "rmdir '$exp' '$mnt' 2>/dev/null"
 mount -t tmpfs -o size=64m sv58exp "$exp"
 sv_on_exit "umount '$exp' 2>/dev/null"
-# fsid=0: the export is NFSv4's pseudo-root itself (v4 mounts "/"), since
-# nfsd cannot export the VM's overlay root and /tmp above it
-# short lease and grace so v4 opens do not wait out the default 90 s
-echo 10 >/proc/fs/nfsd/nfsv4leasetime
-echo 10 >/proc/fs/nfsd/nfsv4gracetime
-sv_on_exit 'exportfs -ua 2>/dev/null'
-exportfs -o rw,fsid=0,no_root_squash,no_subtree_check,insecure,sync "$cli_ip:$exp" ||
-	sv_fail "exportfs failed"
-rpc.mountd -F -N 2 >/dev/null 2>&1 &
-mountd_pid=$!
-sv_on_exit "kill $mountd_pid 2>/dev/null"
-sv_on_exit 'rpc.nfsd 0 2>/dev/null'
-rpc.nfsd 4 || sv_fail "rpc.nfsd failed"
-echo "rdma 20049" >/proc/fs/nfsd/portlist || sv_fail "nfsd refuses an RDMA listener: $(dmesg | tail -n 5)"
-grep -qx 'rdma 20049' /proc/fs/nfsd/portlist || sv_fail "no rdma listener: $(cat /proc/fs/nfsd/portlist)"
-echo Y >/proc/fs/nfsd/v4_end_grace 2>/dev/null || true
+sv_on_exit sv_nfsd_stop
+sv_nfsd_start $cli_ip "$exp" || sv_fail "NFS server setup failed"
 echo "server: nfsd $(cat /proc/fs/nfsd/versions) listening on: $(tr '\n' ' ' </proc/fs/nfsd/portlist)"
 
 # --- client -----------------------------------------------------------------
