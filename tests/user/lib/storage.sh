@@ -80,7 +80,8 @@ _sv_nfsd_pids=
 sv_nfsd_start() {
 	local client=$1 exp=$2
 	modprobe nfsd && modprobe rpcrdma || { echo "nfsd: no nfsd or rpcrdma module" >&2; return 1; }
-	mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd || return 1
+	mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd ||
+		{ echo "nfsd: cannot mount /proc/fs/nfsd" >&2; return 1; }
 	mkdir -p /run/rpcbind /var/lib/nfs/rpc_pipefs /var/lib/nfs/v4recovery
 	# rpcbind: NFSv3's MOUNT protocol finds mountd through it
 	rpcbind -f -w &
