@@ -18,7 +18,10 @@
 # gets 128 READs from its peer's address (the first of 1 MiB), a duplicate
 # of the first and at once one READ more: every resource is taken, so that
 # READ is NAKed as an invalid request (tx_nak_inv_req), never a WARN (a
-# remote WARN is a remote crash where panic_on_warn is set).
+# remote WARN is a remote crash where panic_on_warn is set).  If the
+# duplicate's responses all went out before that READ came, its resource
+# was free and taking the READ was right: the scenario runs again on new
+# QPs, up to three times, and fails if the READ is never NAKed.
 . "$(dirname "$0")/lib.sh"
 
 sv_need ip rdma
