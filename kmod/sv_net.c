@@ -118,15 +118,43 @@ static unsigned int sv_net_headroom(const struct sv_dev *sv)
 	       sizeof(struct ipv6hdr) + sizeof(struct udphdr);
 }
 
+/* the largest buffer (data and skb_shared_info) built on a page fragment */
+#define SV_NET_FRAG_MAX		1024
+
 struct sk_buff *sv_net_alloc_skb(struct sv_dev *sv, const struct sv_path *path,
 				 unsigned int ib_len, gfp_t gfp)
 {
 	unsigned int headroom = sv_net_headroom(sv);
+	unsigned int size = SKB_DATA_ALIGN(headroom + ib_len) +
+			    SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
 	struct sk_buff *skb;
+	void *data;
 
-	skb = alloc_skb(headroom + ib_len, gfp);
-	if (unlikely(!skb))
-		return NULL;
+	/*
+	 * A small packet (ACKs, short messages) is built on a fragment of
+	 * the stack's per-CPU page cache, as a NIC's receive buffers are:
+	 * a pointer bump, where a slab buffer is also zeroed first when
+	 * init_on_alloc is on (Debian's default).  Not a large one: the
+	 * cache reuses its 32 KiB page only when every fragment of it has
+	 * been freed by the time it wraps, and a burst of MTU-sized packets
+	 * still in flight then has it take and clear a new one, which cost
+	 * more than the slab's zeroing on 6.12 (Documentation/performance.md,
+	 * "Packet buffers").  The fragment allocator never sleeps.
+	 */
+	if (size <= SV_NET_FRAG_MAX && !gfpflags_allow_blocking(gfp)) {
+		data = netdev_alloc_frag(size);
+		if (unlikely(!data))
+			return NULL;
+		skb = build_skb(data, size);
+		if (unlikely(!skb)) {
+			skb_free_frag(data);
+			return NULL;
+		}
+	} else {
+		skb = alloc_skb(headroom + ib_len, gfp);
+		if (unlikely(!skb))
+			return NULL;
+	}
 	skb_reserve(skb, headroom);
 	skb_put(skb, ib_len);
 	if (path->network_type == RDMA_NETWORK_ROCE_V1)

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for kmod/sv_net.c: the packet buffers the requester and the
+ * responder build their packets in (sv_net_alloc_skb()).  Small ones sit
+ * on a page fragment, large ones on a slab buffer; either must leave room
+ * for every header in front, hold exactly the IB part, and survive what the
+ * stack and softverbs do to a packet later (a private copy for fault
+ * injection, a new head when a header does not fit, being made linear).
+ * KASAN and kmemleak judge the freeing.
+ *
+ * Each case works on a device made by hand: a zeroed struct sv_dev on a
+ * zeroed net_device (no link header room of its own).
+ */
+#include <kunit/test.h>
+
+#include <linux/if_vlan.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+
+#include "sv.h"
+#include "sv_xport.h"
+
+struct net_env {
+	struct sv_dev	*sv;
+	struct sv_path	path;
+};
+
+static int net_env_init(struct kunit *test)
+{
+	struct net_env *env;
+
+	env = kunit_kzalloc(test, sizeof(*env), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, env);
+	env->sv = kunit_kzalloc(test, sizeof(*env->sv), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, env->sv);
+	env->sv->ndev = kunit_kzalloc(test, sizeof(*env->sv->ndev),
+				      GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, env->sv->ndev);
+	env->path.network_type = RDMA_NETWORK_IPV4;
+	test->priv = env;
+	return 0;
+}
+
+/* what any packet needs in front: link header, VLAN tag, IPv6, UDP */
+static unsigned int needed_headroom(const struct net_env *env)
+{
+	return LL_RESERVED_SPACE(env->sv->ndev) + VLAN_HLEN +
+	       sizeof(struct ipv6hdr) + sizeof(struct udphdr);
+}
+
+/* a buffer for @ib_len bytes: room in front, the bytes, nothing more */
+static struct sk_buff *expect_buffer(struct kunit *test, unsigned int ib_len)
+{
+	struct net_env *env = test->priv;
+	struct sk_buff *skb;
+
+	skb = sv_net_alloc_skb(env->sv, &env->path, ib_len, GFP_ATOMIC);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_EXPECT_EQ(test, skb->len, ib_len);
+	KUNIT_EXPECT_FALSE(test, skb_is_nonlinear(skb));
+	KUNIT_EXPECT_GE(test, skb_headroom(skb), needed_headroom(env));
+	KUNIT_EXPECT_EQ(test, skb->protocol, htons(ETH_P_IP));
+	/* every byte writable: KASAN reports an overrun */
+	memset(skb->data, 0xa5, ib_len);
+	memset(skb->data - needed_headroom(env), 0x5a,
+	       needed_headroom(env));
+	return skb;
+}
+
+/*
+ * IB parts of an ACK, a 64-byte WRITE, sizes up to where the fragment
+ * path ends (about 600 bytes), an MTU-1024 packet and an MTU-4096 one
+ */
+static const unsigned int sizes[] = {
+	12 + 4, 12 + 16 + 64 + 4, 300, 500, 600, 700, 1024 + 28 + 4, 4096 + 32,
+};
+
+static void net_alloc_sizes(struct kunit *test)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		struct sk_buff *skb = expect_buffer(test, sizes[i]);
+
+		/* the two ends: small on a fragment, MTU-sized on slab */
+		if (sizes[i] <= 100)
+			KUNIT_EXPECT_TRUE_MSG(test, skb->head_frag, "%u bytes",
+					      sizes[i]);
+		if (sizes[i] >= 1024)
+			KUNIT_EXPECT_FALSE_MSG(test, skb->head_frag,
+					       "%u bytes", sizes[i]);
+		kfree_skb(skb);
+	}
+}
+
+static void net_alloc_protocols(struct kunit *test)
+{
+	struct net_env *env = test->priv;
+	struct sk_buff *skb;
+
+	env->path.network_type = RDMA_NETWORK_IPV6;
+	skb = sv_net_alloc_skb(env->sv, &env->path, 100, GFP_ATOMIC);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_EXPECT_EQ(test, skb->protocol, htons(ETH_P_IPV6));
+	kfree_skb(skb);
+
+	env->path.network_type = RDMA_NETWORK_ROCE_V1;
+	skb = sv_net_alloc_skb(env->sv, &env->path, 100, GFP_ATOMIC);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_EXPECT_EQ(test, skb->protocol, htons(ETH_P_IBOE));
+	kfree_skb(skb);
+}
+
+/*
+ * A fragment-backed packet through what may happen to it: copied (fault
+ * injection's duplicate), given a larger head (a link header that did not
+ * fit), shared and cloned; the contents follow each time.
+ */
+static void net_alloc_frag_survives(struct kunit *test)
+{
+	struct sk_buff *skb = expect_buffer(test, 100);
+	struct sk_buff *copy, *clone;
+
+	KUNIT_EXPECT_TRUE(test, skb->head_frag);
+	copy = skb_copy(skb, GFP_ATOMIC);
+	KUNIT_ASSERT_NOT_NULL(test, copy);
+	KUNIT_EXPECT_EQ(test, memcmp(copy->data, skb->data, 100), 0);
+	kfree_skb(copy);
+
+	clone = skb_clone(skb, GFP_ATOMIC);
+	KUNIT_ASSERT_NOT_NULL(test, clone);
+	KUNIT_ASSERT_EQ(test, pskb_expand_head(skb, 256, 0, GFP_ATOMIC), 0);
+	KUNIT_EXPECT_EQ(test, skb->data[99], 0xa5);
+	KUNIT_EXPECT_EQ(test, clone->data[0], 0xa5);
+	kfree_skb(clone);
+	KUNIT_EXPECT_GE(test, skb_headroom(skb), 256U);
+	consume_skb(skb);
+}
+
+/* many at once: fragments of one page freed in any order */
+static void net_alloc_many(struct kunit *test)
+{
+	struct sk_buff *skbs[200];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(skbs); i++) {
+		skbs[i] = expect_buffer(test, i % 2 ? 80 : 2000);
+		skbs[i]->data[0] = i;
+	}
+	for (i = 0; i < ARRAY_SIZE(skbs); i++)
+		KUNIT_EXPECT_EQ(test, skbs[i]->data[0], (u8)i);
+	for (i = 0; i < ARRAY_SIZE(skbs); i += 2)
+		kfree_skb(skbs[i]);
+	for (i = 1; i < ARRAY_SIZE(skbs); i += 2)
+		kfree_skb(skbs[i]);
+}
+
+static struct kunit_case net_cases[] = {
+	KUNIT_CASE(net_alloc_sizes),
+	KUNIT_CASE(net_alloc_protocols),
+	KUNIT_CASE(net_alloc_frag_survives),
+	KUNIT_CASE(net_alloc_many),
+	{}
+};
+
+static struct kunit_suite net_suite = {
+	.name = "softverbs_net",
+	.init = net_env_init,
+	.test_cases = net_cases,
+};
+
+kunit_test_suites(&net_suite);
