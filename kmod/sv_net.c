@@ -205,6 +205,13 @@ static int sv_net_out6(struct sv_dev *sv, struct sk_buff *skb)
  */
 struct sv_net_loop {
 	struct sk_buff_head	queue;
+	/*
+	 * What the tasklet took from @queue in one go (one lock round
+	 * trip rather than one per packet) and has not delivered yet:
+	 * older than all of @queue.  Only the tasklet touches it, and a
+	 * tasklet never runs twice at once: no lock.
+	 */
+	struct sk_buff_head	taken;
 	struct tasklet_struct	tasklet;
 	/*
 	 * The tasklet is draining the queue on this CPU: a packet queued
@@ -259,9 +266,21 @@ static void sv_net_loop_run(struct tasklet_struct *t)
 	struct sk_buff *skb;
 
 	WRITE_ONCE(loop->draining, true);
-	while (budget-- > 0 && (skb = skb_dequeue(&loop->queue))) {
-		struct net_device *ndev = skb->dev;
+	while (budget-- > 0) {
+		struct net_device *ndev;
 		struct sv_dev *sv;
+
+		if (skb_queue_empty(&loop->taken)) {
+			unsigned long flags;
+
+			spin_lock_irqsave(&loop->queue.lock, flags);
+			skb_queue_splice_tail_init(&loop->queue, &loop->taken);
+			spin_unlock_irqrestore(&loop->queue.lock, flags);
+		}
+		skb = __skb_dequeue(&loop->taken);
+		if (!skb)
+			break;
+		ndev = skb->dev;
 
 		/* the netdev is held; its device may be gone meanwhile */
 		rcu_read_lock();
@@ -286,7 +305,8 @@ static void sv_net_loop_run(struct tasklet_struct *t)
 	 */
 	WRITE_ONCE(loop->draining, false);
 	barrier();
-	if (!skb_queue_empty_lockless(&loop->queue))
+	if (!skb_queue_empty(&loop->taken) ||
+	    !skb_queue_empty_lockless(&loop->queue))
 		tasklet_schedule(&loop->tasklet);
 }
 
@@ -363,7 +383,8 @@ static int sv_net_loop_queue(struct sk_buff *skb, struct net_device *ndev,
 	if (bh_off)
 		local_bh_disable();
 	loop = get_cpu_ptr(&sv_net_loop);
-	if (likely(skb_queue_len_lockless(&loop->queue) < SV_NET_LOOP_QLEN)) {
+	if (likely(skb_queue_len_lockless(&loop->queue) +
+		   skb_queue_len_lockless(&loop->taken) < SV_NET_LOOP_QLEN)) {
 		skb_queue_tail(&loop->queue, skb);
 		/*
 		 * Not when this CPU's run is draining the queue: rescheduled,
@@ -471,6 +492,7 @@ static void sv_net_loop_init(void)
 		struct sv_net_loop *loop = per_cpu_ptr(&sv_net_loop, cpu);
 
 		skb_queue_head_init(&loop->queue);
+		__skb_queue_head_init(&loop->taken);
 		tasklet_setup(&loop->tasklet, sv_net_loop_run);
 	}
 }
@@ -484,7 +506,8 @@ static void sv_net_loop_exit(void)
 		struct sv_net_loop *loop = per_cpu_ptr(&sv_net_loop, cpu);
 
 		tasklet_kill(&loop->tasklet);
-		WARN_ON(!skb_queue_empty(&loop->queue));
+		WARN_ON(!skb_queue_empty(&loop->queue) ||
+			!skb_queue_empty(&loop->taken));
 	}
 }
 
