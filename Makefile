@@ -9,7 +9,8 @@
 #   make bench         softverbs vs Soft-RoCE side by side: one VM (perftest in
 #                      loopback, a size sweep, scaling, fio over NVMe-oF and
 #                      NFS/RDMA), then two VMs on a virtual wire
-#                      (SV_BENCH=loop|sweep|scale|ulp|wire|all)
+#                      (SV_BENCH=loop|sweep|scale|ulp|wire|all; SV_BENCH=ab:
+#                      this tree against SV_BENCH_AB_BASE, softverbs only)
 #   make deb           Debian packages (debian/) in build/deb/
 #
 # KDIR defaults to the running kernel's build tree if present, else the

@@ -17,12 +17,19 @@
 #              device talking to itself in init_net (scripts/bench-ulp.sh)
 #   two hosts  two VMs joined by a virtual wire, rxe <-> rxe then
 #              softverbs <-> softverbs (scripts/bench-wire.sh)
+#   ab         not part of "all": the loopback tests on softverbs as built
+#              from git revision SV_BENCH_AB_BASE (A) and from this tree
+#              (B), in one VM, the two modules loaded in turn each round;
+#              a table of both and B/A.  How a change is measured before
+#              it lands (Documentation/performance.md cites such runs).
 #
 #   scripts/bench.sh             build softverbs, boot the VM(s), run the guest halves
 #   scripts/bench.sh --guest     the loopback guest half (as root, in the VM or a scratch host)
 #
-#   SV_BENCH=loop|sweep|scale|ulp|wire|all  which part (default all:
+#   SV_BENCH=loop|sweep|scale|ulp|wire|all|ab  which part (default all:
 #                        loopback, the sweep, scaling, storage, two hosts)
+#   SV_BENCH_AB_BASE=REV ab: the revision to compare with (default HEAD:
+#                        what the uncommitted changes do)
 #   SV_BENCH_FIO_SECS=S  ulp: seconds per fio job (default 10)
 #   SV_BENCH_KVER=KVER   kernel to boot (default: the newest installed 6.1)
 #   SV_BENCH_ITERS=N     iterations of the bandwidth tests (default 1000;
@@ -76,6 +83,30 @@ bench_loop() {
 	echo "== host: $(nproc) CPUs, load average $(loadavg) (other VMs on the host skew every figure)"
 	tests/vm/run.sh --kver "$1" --timeout 2400 -- \
 		env SV_MODULE="$root/build/$1/kmod/softverbs.ko" \
+		SV_BENCH_ITERS="${SV_BENCH_ITERS:-}" SV_BENCH_SIZE="${SV_BENCH_SIZE:-}" SV_BENCH_PIN="${SV_BENCH_PIN:-}" \
+		SV_BENCH_ROUNDS="${SV_BENCH_ROUNDS:-}" SV_BENCH_TIMEOUT="${SV_BENCH_TIMEOUT:-}" \
+		SV_BENCH_TESTS="${SV_BENCH_TESTS:-}" bash scripts/bench.sh --guest
+	echo "== host load average after: $(loadavg)"
+}
+
+# bench_ab KVER: softverbs of SV_BENCH_AB_BASE against this tree's, one VM
+bench_ab() {
+	local kver=$1 rev src out=build/ab-$1 rc=0
+	rev=$(git rev-parse --short "${SV_BENCH_AB_BASE:-HEAD}^{commit}") ||
+		{ echo "bench: SV_BENCH_AB_BASE is not a revision" >&2; return 1; }
+	# outside this work tree: build-kmod.sh takes the files git lists
+	# where it finds a repository, and build/ is ignored here
+	src=$(mktemp -d "${TMPDIR:-/tmp}/sv-bench-ab.XXXXXX")
+	git archive "$rev" | tar -x -C "$src"
+	echo "== building softverbs of $rev for $kver (A)"
+	bash "$src/scripts/build-kmod.sh" "/lib/modules/$kver/build" "$root/$out" >build/bench-ab-build.log 2>&1 || rc=$?
+	rm -rf "$src"
+	[ "$rc" = 0 ] || { tail -n 30 build/bench-ab-build.log; return 1; }
+	echo "== A/B: one VM of $kver (TCG): softverbs of $rev (A), then of this tree (B), each round"
+	echo "== host: $(nproc) CPUs, load average $(loadavg) (other VMs on the host skew every figure)"
+	tests/vm/run.sh --kver "$kver" --timeout 3600 -- \
+		env SV_MODULE="$root/build/$kver/kmod/softverbs.ko" SV_BENCH_AB_MODULE="$root/$out/kmod/softverbs.ko" \
+		SV_BENCH_AB_REV="$rev" \
 		SV_BENCH_ITERS="${SV_BENCH_ITERS:-}" SV_BENCH_SIZE="${SV_BENCH_SIZE:-}" SV_BENCH_PIN="${SV_BENCH_PIN:-}" \
 		SV_BENCH_ROUNDS="${SV_BENCH_ROUNDS:-}" SV_BENCH_TIMEOUT="${SV_BENCH_TIMEOUT:-}" \
 		SV_BENCH_TESTS="${SV_BENCH_TESTS:-}" bash scripts/bench.sh --guest
@@ -185,8 +216,8 @@ bench_wire() {
 if [ "${1:-}" != --guest ]; then
 	mode=${SV_BENCH:-all}
 	case $mode in
-	loop | sweep | scale | ulp | wire | all) ;;
-	*) echo "bench: SV_BENCH=loop, sweep, scale, ulp, wire or all" >&2; exit 2 ;;
+	loop | sweep | scale | ulp | wire | all | ab) ;;
+	*) echo "bench: SV_BENCH=loop, sweep, scale, ulp, wire, all or ab" >&2; exit 2 ;;
 	esac
 	bash scripts/deps.sh bench
 	kver=${SV_BENCH_KVER:-$(ls /lib/modules | grep '^6\.1\.' | sort -V | tail -n 1)}
@@ -211,6 +242,9 @@ if [ "${1:-}" != --guest ]; then
 	fi
 	if [ "$mode" = wire ] || [ "$mode" = all ]; then
 		bench_wire "$kver" || rc=$?
+	fi
+	if [ "$mode" = ab ]; then
+		bench_ab "$kver" || rc=$?
 	fi
 	exit "$rc"
 fi
@@ -327,6 +361,47 @@ median() {
 ip netns add sv-bench-c
 sv_on_exit 'ip netns del sv-bench-c'
 
+# ratio S R: S / R to two places, "-" without two figures
+ratio() { awk -v s="$1" -v r="$2" 'BEGIN { if (s + 0 > 0 && r + 0 > 0) printf "%.2f", s / r; else print "-" }'; }
+
+# A/B (SV_BENCH=ab): the base revision's module (A) and this tree's (B)
+# in turn, each round, on the same device set-up; only one can be loaded
+if [ -n "${SV_BENCH_AB_MODULE:-}" ]; then
+	ip netns add sv-bench
+	sv_on_exit 'ip netns del sv-bench'
+	ip -n sv-bench link set lo up
+	sv_on_exit sv_unload_module
+	declare -A mods=([a]=$SV_BENCH_AB_MODULE [b]=$SV_MODULE)
+	for ((r = 1; r <= rounds; r++)); do
+		echo "== round $r of $rounds (A: $SV_BENCH_AB_REV, then B: this tree)"
+		for m in a b; do
+			SV_MODULE=${mods[$m]} sv_load_module
+			if setup softverbs svb0 xb2 xb3 10.199.1.1 sv-bench; then
+				for t in "${tests[@]}"; do
+					# shellcheck disable=SC2086
+					v=$(perf sv-bench svb0 "$gid" 10.199.1.1 $t)
+					res[$m,$t]+=" $v"
+					printf '  %-32s %s %10s\n' "$t" "${m^^}" "$v"
+				done
+				ip netns exec sv-bench rdma link delete svb0
+			fi
+			ip -n sv-bench link del xb2 2>/dev/null
+			sv_unload_module
+		done
+	done
+	echo
+	echo "== A/B results: median of $rounds rounds (kernel $(uname -r), TCG, $(nproc) vCPUs;"
+	echo "   A: softverbs of $SV_BENCH_AB_REV, B: this tree; bandwidth: BW average MB/s,"
+	echo "   higher is better; latency: t_typical usec, lower is better)"
+	printf '%-34s %12s %12s %10s\n' test A B B/A
+	for t in "${tests[@]}"; do
+		# shellcheck disable=SC2086
+		a=$(median ${res[a,$t]}) b=$(median ${res[b,$t]})
+		printf '%-34s %12s %12s %10s\n' "$t" "$a" "$b" "$(ratio "$b" "$a")"
+	done
+	exit 0
+fi
+
 # Both devices exist for the whole run (rxe's socket is in init_net,
 # softverbs' in sv-bench), and each round runs every test on rxe and then on
 # softverbs, so drift on a shared host lands on both columns alike.
@@ -349,9 +424,6 @@ have_sv=
 if setup softverbs svb0 xb2 xb3 10.199.1.1 sv-bench; then
 	have_sv=1 sv_gid=$gid
 fi
-
-# ratio S R: S / R to two places, "-" without two figures
-ratio() { awk -v s="$1" -v r="$2" 'BEGIN { if (s + 0 > 0 && r + 0 > 0) printf "%.2f", s / r; else print "-" }'; }
 
 # The sweep: each size once on rxe, then on softverbs; iterations so that
 # each run moves about 16 MiB (at least 50, at most 2000 messages)
