@@ -372,9 +372,14 @@ if [ -n "${SV_BENCH_AB_MODULE:-}" ]; then
 	ip -n sv-bench link set lo up
 	sv_on_exit sv_unload_module
 	declare -A mods=([a]=$SV_BENCH_AB_MODULE [b]=$SV_MODULE)
+	echo "== A: softverbs of $SV_BENCH_AB_REV, B: this tree"
 	for ((r = 1; r <= rounds; r++)); do
-		echo "== round $r of $rounds (A: $SV_BENCH_AB_REV, then B: this tree)"
-		for m in a b; do
+		# A first in odd rounds, B first in even ones: whatever favours
+		# the first (or second) run of a round lands on both
+		order="a b"
+		[ $((r % 2)) = 1 ] || order="b a"
+		echo "== round $r of $rounds (${order^^})"
+		for m in $order; do
 			SV_MODULE=${mods[$m]} sv_load_module
 			if setup softverbs svb0 xb2 xb3 10.199.1.1 sv-bench; then
 				for t in "${tests[@]}"; do
