@@ -364,6 +364,24 @@ sv_on_exit 'ip netns del sv-bench-c'
 # ratio S R: S / R to two places, "-" without two figures
 ratio() { awk -v s="$1" -v r="$2" 'BEGIN { if (s + 0 > 0 && r + 0 > 0) printf "%.2f", s / r; else print "-" }'; }
 
+# results TITLE NUM DEN NUM_NAME DEN_NAME RATIO_NAME [NOTE]: the table of
+# medians of res[NUM,test] and res[DEN,test] and their ratio, per test
+results() {
+	local t n d pinned="not pinned"
+	[ -z "$pin_s" ] || pinned="pinned to CPUs 0 and 1"
+	echo
+	echo "== $1: median of $rounds rounds (kernel $(uname -r), TCG, $(nproc) vCPUs,"
+	[ -z "${7:-}" ] || echo "   $7;"
+	echo "   server and client $pinned; bandwidth: BW average MB/s,"
+	echo "   higher is better; latency: t_typical usec, lower is better)"
+	printf '%-34s %12s %12s %10s\n' test "$4" "$5" "$6"
+	for t in "${tests[@]}"; do
+		# shellcheck disable=SC2086
+		n=$(median ${res[$2,$t]}) d=$(median ${res[$3,$t]})
+		printf '%-34s %12s %12s %10s\n' "$t" "$n" "$d" "$(ratio "$n" "$d")"
+	done
+}
+
 # A/B (SV_BENCH=ab): the base revision's module (A) and this tree's (B)
 # in turn, each round, on the same device set-up; only one can be loaded
 if [ -n "${SV_BENCH_AB_MODULE:-}" ]; then
@@ -394,16 +412,7 @@ if [ -n "${SV_BENCH_AB_MODULE:-}" ]; then
 			sv_unload_module
 		done
 	done
-	echo
-	echo "== A/B results: median of $rounds rounds (kernel $(uname -r), TCG, $(nproc) vCPUs;"
-	echo "   A: softverbs of $SV_BENCH_AB_REV, B: this tree; bandwidth: BW average MB/s,"
-	echo "   higher is better; latency: t_typical usec, lower is better)"
-	printf '%-34s %12s %12s %10s\n' test A B B/A
-	for t in "${tests[@]}"; do
-		# shellcheck disable=SC2086
-		a=$(median ${res[a,$t]}) b=$(median ${res[b,$t]})
-		printf '%-34s %12s %12s %10s\n' "$t" "$a" "$b" "$(ratio "$b" "$a")"
-	done
+	results "A/B results" b a B A B/A "A: softverbs of $SV_BENCH_AB_REV, B: this tree"
 	exit 0
 fi
 
@@ -557,16 +566,5 @@ done
 [ -z "$have_rxe" ] || rdma link delete rxeb0
 [ -z "$have_sv" ] || ip netns exec sv-bench rdma link delete svb0
 
-echo
-echo "== results: median of $rounds rounds (kernel $(uname -r), TCG, $(nproc) vCPUs,"
-pinned="not pinned"
-[ -z "$pin_s" ] || pinned="pinned to CPUs 0 and 1"
-echo "   server and client $pinned; bandwidth: BW average MB/s,"
-echo "   higher is better; latency: t_typical usec, lower is better)"
-printf '%-34s %12s %12s %10s\n' test softverbs rxe sv/rxe
-for t in "${tests[@]}"; do
-	# shellcheck disable=SC2086
-	s=$(median ${res[sv,$t]}) rr=$(median ${res[rxe,$t]})
-	printf '%-34s %12s %12s %10s\n' "$t" "$s" "$rr" "$(ratio "$s" "$rr")"
-done
+results results sv rxe softverbs rxe sv/rxe
 exit 0
