@@ -131,20 +131,22 @@ struct sk_buff *sv_net_alloc_skb(struct sv_dev *sv, const struct sv_path *path,
 	void *data;
 
 	/*
-	 * A small packet (ACKs, short messages) is built on a fragment of
-	 * the stack's per-CPU page cache, as a NIC's receive buffers are:
-	 * a pointer bump, where a slab buffer is also zeroed first when
-	 * init_on_alloc is on (Debian's default).  Not a large one: the
-	 * cache reuses its 32 KiB page only when every fragment of it has
-	 * been freed by the time it wraps, and a burst of MTU-sized packets
-	 * still in flight then has it take and clear a new one, which cost
-	 * more than the slab's zeroing on 6.12 (Documentation/performance.md,
-	 * "Packet buffers").  The fragment allocator never sleeps.
+	 * Never a fresh slab buffer if it can be helped: with init_on_alloc
+	 * (Debian's default) it is zeroed first, which costs as much as
+	 * the copies on 6.1 under emulation (Documentation/performance.md,
+	 * "Packet buffers").  A small packet (ACKs, short messages) is
+	 * built on a fragment of the stack's per-CPU page cache, as a NIC's
+	 * receive buffers are: a pointer bump.  An MTU-sized one comes from
+	 * softverbs' ring of reused pages (sv_pktbuf.c): the stack's cache
+	 * reuses its 32 KiB page only when every fragment of it has been
+	 * freed by the time it wraps, and a burst of large packets still in
+	 * flight then has it take and clear a new one.  Both never sleep.
 	 */
-	if (size <= SV_NET_FRAG_MAX && !gfpflags_allow_blocking(gfp)) {
-		data = netdev_alloc_frag(size);
-		if (unlikely(!data))
-			return NULL;
+	data = NULL;
+	if (!gfpflags_allow_blocking(gfp))
+		data = size <= SV_NET_FRAG_MAX ? netdev_alloc_frag(size) :
+						 sv_pktbuf_alloc(size);
+	if (data) {
 		skb = build_skb(data, size);
 		if (unlikely(!skb)) {
 			skb_free_frag(data);
@@ -1051,4 +1053,5 @@ void sv_net_exit(void)
 	/* no encap_recv call may still be running when the module goes */
 	synchronize_net();
 	sv_net_loop_exit();
+	sv_pktbuf_exit();
 }

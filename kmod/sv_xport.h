@@ -83,6 +83,22 @@ struct sv_rx_pkt {
 struct sk_buff *sv_net_alloc_skb(struct sv_dev *sv, const struct sv_path *path,
 				 unsigned int ib_len, gfp_t gfp);
 
+/* sv_pktbuf.c: buffers for MTU-sized packets */
+
+/* pages per CPU: 256 KiB with 4 KiB pages, 128 MTU-1024 packets in flight */
+#define SV_PKTBUF_PAGES		64
+
+/*
+ * A buffer of @size bytes (a cache-line multiple, skb_shared_info
+ * included) for build_skb(), on a page of this CPU's ring, or NULL: too
+ * large for a page, the ring's pages all in flight, no memory, or a
+ * context (hard IRQ, interrupts off) the ring cannot be used from.  Free
+ * the packet as any skb; skb_free_frag() if build_skb() failed.
+ */
+void *sv_pktbuf_alloc(unsigned int size);
+/* module exit, after the last packet was built: release the rings' pages */
+void sv_pktbuf_exit(void);
+
 /*
  * Send a packet built in an skb from sv_net_alloc_skb(): push UDP (source
  * port @sport, destination 4791) and IP from @path, compute the ICRC and

@@ -2,11 +2,13 @@
 /*
  * KUnit tests for kmod/sv_net.c: the packet buffers the requester and the
  * responder build their packets in (sv_net_alloc_skb()).  Small ones sit
- * on a page fragment, large ones on a slab buffer; either must leave room
+ * on a page fragment, MTU-sized ones on a page of the per-CPU ring
+ * (sv_pktbuf.c), larger ones on a slab buffer; each must leave room
  * for every header in front, hold exactly the IB part, and survive what the
  * stack and softverbs do to a packet later (a private copy for fault
  * injection, a new head when a header does not fit, being made linear).
- * KASAN and kmemleak judge the freeing.
+ * KASAN and kmemleak judge the freeing.  The ring's cases check that a
+ * page is reused once its packets are freed, and never while one is not.
  *
  * Each case works on a device made by hand: a zeroed struct sv_dev on a
  * zeroed net_device (no link header room of its own).
@@ -15,6 +17,7 @@
 
 #include <linux/if_vlan.h>
 #include <linux/ipv6.h>
+#include <linux/mm.h>
 #include <linux/udp.h>
 
 #include "sv.h"
@@ -82,11 +85,14 @@ static void net_alloc_sizes(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		struct sk_buff *skb = expect_buffer(test, sizes[i]);
 
-		/* the two ends: small on a fragment, MTU-sized on slab */
-		if (sizes[i] <= 100)
+		/*
+		 * up to MTU 2048 on a fragment or a ring page, beyond a
+		 * page on slab
+		 */
+		if (sizes[i] <= 2048)
 			KUNIT_EXPECT_TRUE_MSG(test, skb->head_frag, "%u bytes",
 					      sizes[i]);
-		if (sizes[i] >= 1024)
+		else
 			KUNIT_EXPECT_FALSE_MSG(test, skb->head_frag,
 					       "%u bytes", sizes[i]);
 		kfree_skb(skb);
@@ -112,29 +118,36 @@ static void net_alloc_protocols(struct kunit *test)
 }
 
 /*
- * A fragment-backed packet through what may happen to it: copied (fault
- * injection's duplicate), given a larger head (a link header that did not
- * fit), shared and cloned; the contents follow each time.
+ * A page-backed packet (a fragment, or a ring page) through what may
+ * happen to it: copied (fault injection's duplicate), given a larger head
+ * (a link header that did not fit), shared and cloned; the contents follow
+ * each time.
  */
-static void net_alloc_frag_survives(struct kunit *test)
+static void frag_survives(struct kunit *test, unsigned int len)
 {
-	struct sk_buff *skb = expect_buffer(test, 100);
+	struct sk_buff *skb = expect_buffer(test, len);
 	struct sk_buff *copy, *clone;
 
 	KUNIT_EXPECT_TRUE(test, skb->head_frag);
 	copy = skb_copy(skb, GFP_ATOMIC);
 	KUNIT_ASSERT_NOT_NULL(test, copy);
-	KUNIT_EXPECT_EQ(test, memcmp(copy->data, skb->data, 100), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(copy->data, skb->data, len), 0);
 	kfree_skb(copy);
 
 	clone = skb_clone(skb, GFP_ATOMIC);
 	KUNIT_ASSERT_NOT_NULL(test, clone);
 	KUNIT_ASSERT_EQ(test, pskb_expand_head(skb, 256, 0, GFP_ATOMIC), 0);
-	KUNIT_EXPECT_EQ(test, skb->data[99], 0xa5);
+	KUNIT_EXPECT_EQ(test, skb->data[len - 1], 0xa5);
 	KUNIT_EXPECT_EQ(test, clone->data[0], 0xa5);
 	kfree_skb(clone);
 	KUNIT_EXPECT_GE(test, skb_headroom(skb), 256U);
 	consume_skb(skb);
+}
+
+static void net_alloc_frag_survives(struct kunit *test)
+{
+	frag_survives(test, 100);
+	frag_survives(test, 1024 + 12 + 4);	/* on a ring page */
 }
 
 /* many at once: fragments of one page freed in any order */
@@ -155,11 +168,124 @@ static void net_alloc_many(struct kunit *test)
 		kfree_skb(skbs[i]);
 }
 
+/* --- the ring of reused pages (sv_pktbuf.c) --- */
+
+/* the IB part of an MTU-1024 RDMA WRITE middle packet, and its ICRC */
+#define PKTBUF_LEN	(1024 + 12 + 4)
+
+/* how many such packets one ring page holds */
+static unsigned int pktbuf_per_page(struct kunit *test)
+{
+	struct net_env *env = test->priv;
+	unsigned int size = SKB_DATA_ALIGN(needed_headroom(env) + PKTBUF_LEN) +
+			    SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+
+	KUNIT_ASSERT_LE(test, size, (unsigned int)PAGE_SIZE);
+	return PAGE_SIZE / size;
+}
+
+static struct page *head_page(const struct sk_buff *skb)
+{
+	return virt_to_head_page(skb->head);
+}
+
+/*
+ * Packets freed as soon as they are built: all of them on ring pages, and
+ * never more pages than the ring has, however many packets go by.
+ */
+static void net_pktbuf_reuse(struct kunit *test)
+{
+	unsigned int n = 4 * SV_PKTBUF_PAGES * pktbuf_per_page(test);
+	struct page *seen[SV_PKTBUF_PAGES + 1];
+	unsigned int i, j, nseen = 0;
+
+	migrate_disable();	/* one CPU, one ring */
+	for (i = 0; i < n; i++) {
+		struct sk_buff *skb = expect_buffer(test, PKTBUF_LEN);
+		struct page *page = head_page(skb);
+
+		KUNIT_EXPECT_TRUE_MSG(test, skb->head_frag, "packet %u", i);
+		/* the ring's reference and this packet's, at least */
+		KUNIT_EXPECT_GE(test, page_ref_count(page), 2);
+		for (j = 0; j < nseen && seen[j] != page; j++)
+			;
+		if (j == nseen && nseen < ARRAY_SIZE(seen))
+			seen[nseen++] = page;
+		kfree_skb(skb);
+	}
+	migrate_enable();
+	KUNIT_EXPECT_LE(test, nseen, (unsigned int)SV_PKTBUF_PAGES);
+}
+
+/*
+ * More packets held than the ring has room for: the ring's pages are not
+ * cut again while a packet is on them (each packet keeps its bytes), the
+ * packets beyond come from slab, and once they are freed the ring serves
+ * again.
+ */
+static void net_pktbuf_in_flight(struct kunit *test)
+{
+	unsigned int per_page = pktbuf_per_page(test);
+	unsigned int n = (SV_PKTBUF_PAGES + 2) * per_page, i, on_ring = 0;
+	struct sk_buff **skbs;
+	struct sk_buff *skb;
+
+	skbs = kunit_kcalloc(test, n, sizeof(*skbs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skbs);
+	migrate_disable();
+	for (i = 0; i < n; i++) {
+		skbs[i] = expect_buffer(test, PKTBUF_LEN);
+		memset(skbs[i]->data, i, PKTBUF_LEN);
+		if (skbs[i]->head_frag)
+			on_ring++;
+		else	/* the ring is full: so is everything after */
+			KUNIT_EXPECT_GE(test, on_ring,
+					(SV_PKTBUF_PAGES - 1) * per_page);
+	}
+	KUNIT_EXPECT_LE(test, on_ring, SV_PKTBUF_PAGES * per_page);
+	KUNIT_EXPECT_LT(test, on_ring, n);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ(test, skbs[i]->data[0], (u8)i);
+		KUNIT_EXPECT_EQ(test, skbs[i]->data[PKTBUF_LEN - 1], (u8)i);
+		kfree_skb(skbs[i]);
+	}
+	skb = expect_buffer(test, PKTBUF_LEN);
+	KUNIT_EXPECT_TRUE(test, skb->head_frag);
+	kfree_skb(skb);
+	migrate_enable();
+}
+
+/*
+ * The rings released (module exit) while a packet is out: its page stays
+ * until the packet is freed, and the ring starts again afterwards.
+ */
+static void net_pktbuf_exit_with_packet_out(struct kunit *test)
+{
+	struct sk_buff *skb;
+	struct page *page;
+
+	skb = expect_buffer(test, PKTBUF_LEN);
+	KUNIT_ASSERT_TRUE(test, skb->head_frag);
+	page = head_page(skb);
+	sv_pktbuf_exit();
+	KUNIT_EXPECT_EQ(test, page_ref_count(page), 1);
+	/* still the packet's: KASAN reports a write to a freed page */
+	memset(skb->data, 0x3c, PKTBUF_LEN);
+	kfree_skb(skb);
+
+	skb = expect_buffer(test, PKTBUF_LEN);
+	KUNIT_EXPECT_TRUE(test, skb->head_frag);
+	kfree_skb(skb);
+}
+
 static struct kunit_case net_cases[] = {
 	KUNIT_CASE(net_alloc_sizes),
 	KUNIT_CASE(net_alloc_protocols),
 	KUNIT_CASE(net_alloc_frag_survives),
 	KUNIT_CASE(net_alloc_many),
+	KUNIT_CASE(net_pktbuf_reuse),
+	KUNIT_CASE(net_pktbuf_in_flight),
+	KUNIT_CASE(net_pktbuf_exit_with_packet_out),
 	{}
 };
 
