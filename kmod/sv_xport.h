@@ -85,13 +85,23 @@ struct sk_buff *sv_net_alloc_skb(struct sv_dev *sv, const struct sv_path *path,
 
 /* sv_pktbuf.c: buffers for MTU-sized packets */
 
-/* pages per CPU: 256 KiB with 4 KiB pages, 128 MTU-1024 packets in flight */
-#define SV_PKTBUF_PAGES		64
+/*
+ * Each ring's size, per CPU: with 4 KiB pages 64 single pages (128 MTU-1024
+ * packets in flight) or 32 double ones (32 MTU-4096 packets)
+ */
+#define SV_PKTBUF_RING_BYTES	(256 * 1024)
+#define SV_PKTBUF_PAGES		(SV_PKTBUF_RING_BYTES / PAGE_SIZE)
+
+/* pages in the ring of pages of @order */
+static inline unsigned int sv_pktbuf_ring_pages(unsigned int order)
+{
+	return SV_PKTBUF_RING_BYTES >> (PAGE_SHIFT + order);
+}
 
 /*
  * A buffer of @size bytes (a cache-line multiple, skb_shared_info
- * included) for build_skb(), on a page of this CPU's ring, or NULL: too
- * large for a page, the ring's pages all in flight, no memory, or a
+ * included) for build_skb(), on a page of this CPU's ring for its size, or
+ * NULL: larger than two pages, the ring's pages all in flight, no memory, or a
  * context (hard IRQ, interrupts off) the ring cannot be used from.  Free
  * the packet as any skb; skb_free_frag() if build_skb() failed.
  */

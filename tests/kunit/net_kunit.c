@@ -70,12 +70,17 @@ static struct sk_buff *expect_buffer(struct kunit *test, unsigned int ib_len)
 	return skb;
 }
 
+/* IB parts of an MTU-1024 and an MTU-4096 RDMA WRITE middle packet */
+#define PKTBUF_LEN	(1024 + 12 + 4)
+#define PKTBUF_JUMBO	(4096 + 12 + 4)
+
 /*
  * IB parts of an ACK, a 64-byte WRITE, sizes up to where the fragment
  * path ends (about 600 bytes), an MTU-1024 packet and an MTU-4096 one
  */
 static const unsigned int sizes[] = {
 	12 + 4, 12 + 16 + 64 + 4, 300, 500, 600, 700, 1024 + 28 + 4, 4096 + 32,
+	3 * 4096,
 };
 
 static void net_alloc_sizes(struct kunit *test)
@@ -86,10 +91,10 @@ static void net_alloc_sizes(struct kunit *test)
 		struct sk_buff *skb = expect_buffer(test, sizes[i]);
 
 		/*
-		 * up to MTU 2048 on a fragment or a ring page, beyond a
-		 * page on slab
+		 * up to MTU 4096 on a fragment or a ring page, beyond two
+		 * pages (no MTU makes those) on slab
 		 */
-		if (sizes[i] <= 2048)
+		if (sizes[i] <= 4096 + 32)
 			KUNIT_EXPECT_TRUE_MSG(test, skb->head_frag, "%u bytes",
 					      sizes[i]);
 		else
@@ -147,7 +152,8 @@ static void frag_survives(struct kunit *test, unsigned int len)
 static void net_alloc_frag_survives(struct kunit *test)
 {
 	frag_survives(test, 100);
-	frag_survives(test, 1024 + 12 + 4);	/* on a ring page */
+	frag_survives(test, PKTBUF_LEN);	/* on a ring page */
+	frag_survives(test, PKTBUF_JUMBO);	/* on a two-page one */
 }
 
 /* many at once: fragments of one page freed in any order */
@@ -170,18 +176,25 @@ static void net_alloc_many(struct kunit *test)
 
 /* --- the ring of reused pages (sv_pktbuf.c) --- */
 
-/* the IB part of an MTU-1024 RDMA WRITE middle packet, and its ICRC */
-#define PKTBUF_LEN	(1024 + 12 + 4)
+struct pktbuf_ring_info {
+	unsigned int	pages;		/* in the ring for this size */
+	unsigned int	per_page;	/* packets of this size per page */
+};
 
-/* how many such packets one ring page holds */
-static unsigned int pktbuf_per_page(struct kunit *test)
+static struct pktbuf_ring_info pktbuf_ring(struct kunit *test,
+					   unsigned int len)
 {
 	struct net_env *env = test->priv;
-	unsigned int size = SKB_DATA_ALIGN(needed_headroom(env) + PKTBUF_LEN) +
+	unsigned int size = SKB_DATA_ALIGN(needed_headroom(env) + len) +
 			    SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+	unsigned int order = size > PAGE_SIZE;
+	struct pktbuf_ring_info ri = {
+		.pages = sv_pktbuf_ring_pages(order),
+		.per_page = (PAGE_SIZE << order) / size,
+	};
 
-	KUNIT_ASSERT_LE(test, size, (unsigned int)PAGE_SIZE);
-	return PAGE_SIZE / size;
+	KUNIT_EXPECT_LE(test, size, (unsigned int)PAGE_SIZE * 2);
+	return ri;
 }
 
 static struct page *head_page(const struct sk_buff *skb)
@@ -193,15 +206,16 @@ static struct page *head_page(const struct sk_buff *skb)
  * Packets freed as soon as they are built: all of them on ring pages, and
  * never more pages than the ring has, however many packets go by.
  */
-static void net_pktbuf_reuse(struct kunit *test)
+static void pktbuf_reuse(struct kunit *test, unsigned int len)
 {
-	unsigned int n = 4 * SV_PKTBUF_PAGES * pktbuf_per_page(test);
+	struct pktbuf_ring_info ri = pktbuf_ring(test, len);
+	unsigned int n = 4 * ri.pages * ri.per_page;
 	struct page *seen[SV_PKTBUF_PAGES + 1];
 	unsigned int i, j, nseen = 0;
 
 	migrate_disable();	/* one CPU, one ring */
 	for (i = 0; i < n; i++) {
-		struct sk_buff *skb = expect_buffer(test, PKTBUF_LEN);
+		struct sk_buff *skb = expect_buffer(test, len);
 		struct page *page = head_page(skb);
 
 		KUNIT_EXPECT_TRUE_MSG(test, skb->head_frag, "packet %u", i);
@@ -214,7 +228,13 @@ static void net_pktbuf_reuse(struct kunit *test)
 		kfree_skb(skb);
 	}
 	migrate_enable();
-	KUNIT_EXPECT_LE(test, nseen, (unsigned int)SV_PKTBUF_PAGES);
+	KUNIT_EXPECT_LE(test, nseen, ri.pages);
+}
+
+static void net_pktbuf_reuse(struct kunit *test)
+{
+	pktbuf_reuse(test, PKTBUF_LEN);
+	pktbuf_reuse(test, PKTBUF_JUMBO);
 }
 
 /*
@@ -223,10 +243,10 @@ static void net_pktbuf_reuse(struct kunit *test)
  * packets beyond come from slab, and once they are freed the ring serves
  * again.
  */
-static void net_pktbuf_in_flight(struct kunit *test)
+static void pktbuf_in_flight(struct kunit *test, unsigned int len)
 {
-	unsigned int per_page = pktbuf_per_page(test);
-	unsigned int n = (SV_PKTBUF_PAGES + 2) * per_page, i, on_ring = 0;
+	struct pktbuf_ring_info ri = pktbuf_ring(test, len);
+	unsigned int n = (ri.pages + 2) * ri.per_page, i, on_ring = 0;
 	struct sk_buff **skbs;
 	struct sk_buff *skb;
 
@@ -234,25 +254,31 @@ static void net_pktbuf_in_flight(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, skbs);
 	migrate_disable();
 	for (i = 0; i < n; i++) {
-		skbs[i] = expect_buffer(test, PKTBUF_LEN);
-		memset(skbs[i]->data, i, PKTBUF_LEN);
+		skbs[i] = expect_buffer(test, len);
+		memset(skbs[i]->data, i, len);
 		if (skbs[i]->head_frag)
 			on_ring++;
 		else	/* the ring is full: so is everything after */
 			KUNIT_EXPECT_GE(test, on_ring,
-					(SV_PKTBUF_PAGES - 1) * per_page);
+					(ri.pages - 1) * ri.per_page);
 	}
-	KUNIT_EXPECT_LE(test, on_ring, SV_PKTBUF_PAGES * per_page);
+	KUNIT_EXPECT_LE(test, on_ring, ri.pages * ri.per_page);
 	KUNIT_EXPECT_LT(test, on_ring, n);
 	for (i = 0; i < n; i++) {
 		KUNIT_EXPECT_EQ(test, skbs[i]->data[0], (u8)i);
-		KUNIT_EXPECT_EQ(test, skbs[i]->data[PKTBUF_LEN - 1], (u8)i);
+		KUNIT_EXPECT_EQ(test, skbs[i]->data[len - 1], (u8)i);
 		kfree_skb(skbs[i]);
 	}
-	skb = expect_buffer(test, PKTBUF_LEN);
+	skb = expect_buffer(test, len);
 	KUNIT_EXPECT_TRUE(test, skb->head_frag);
 	kfree_skb(skb);
 	migrate_enable();
+}
+
+static void net_pktbuf_in_flight(struct kunit *test)
+{
+	pktbuf_in_flight(test, PKTBUF_LEN);
+	pktbuf_in_flight(test, PKTBUF_JUMBO);
 }
 
 /*
@@ -261,17 +287,23 @@ static void net_pktbuf_in_flight(struct kunit *test)
  */
 static void net_pktbuf_exit_with_packet_out(struct kunit *test)
 {
-	struct sk_buff *skb;
-	struct page *page;
+	struct sk_buff *skb, *jumbo;
+	struct page *page, *jpage;
 
 	skb = expect_buffer(test, PKTBUF_LEN);
+	jumbo = expect_buffer(test, PKTBUF_JUMBO);
 	KUNIT_ASSERT_TRUE(test, skb->head_frag);
+	KUNIT_ASSERT_TRUE(test, jumbo->head_frag);
 	page = head_page(skb);
+	jpage = head_page(jumbo);
 	sv_pktbuf_exit();
 	KUNIT_EXPECT_EQ(test, page_ref_count(page), 1);
-	/* still the packet's: KASAN reports a write to a freed page */
+	KUNIT_EXPECT_EQ(test, page_ref_count(jpage), 1);
+	/* still the packets': KASAN reports a write to a freed page */
 	memset(skb->data, 0x3c, PKTBUF_LEN);
+	memset(jumbo->data, 0x3c, PKTBUF_JUMBO);
 	kfree_skb(skb);
+	kfree_skb(jumbo);
 
 	skb = expect_buffer(test, PKTBUF_LEN);
 	KUNIT_EXPECT_TRUE(test, skb->head_frag);
