@@ -14,7 +14,8 @@
 # over IPv6.  A QP's requester, responder and completer all run on one
 # device here, so a request, its ACK and the next request follow each
 # other on one CPU's queue.  SV_XPORT_DUT=rxe runs them on Soft-RoCE.
-# Last, with fault injection on (drop, dup, corrupt), an RC pingpong with
+# Then on a jumbo-frame netdev, RC pingpongs with data checks at path MTU
+# 2048 and 4096.  Last, with fault injection on (drop, dup, corrupt), an RC pingpong with
 # data checks still completes: local packets are then built as for the
 # wire, judged by the fault hooks and received with the ICRC check, so
 # corrupted ones fail it, lost ones are retransmitted, and none takes lo
@@ -35,6 +36,27 @@ else
 	# READ ran over IPv4 above
 	xp_case "IPv6 B<-A rc_pingpong" xp_pair 6 B A ibv_rc_pingpong -n 20 -s 4096 -c
 fi
+# xp_loop_jumbo: data-checked RC pingpongs at path MTU 2048 and 4096 on a
+# jumbo-frame netdev: their packets are built on the packet buffer rings'
+# reused pages (sv_pktbuf.c; MTU 4096 packets on the two-page ring), the
+# 1024 cases above on the single-page ring.  The carrier end x59b is always
+# in sv-59b (XP_B_NS names A's namespace here: B is A talking to itself).
+xp_loop_jumbo() {
+	local rc=0 m
+	ip ${XP_A_NS:+-n "$XP_A_NS"} link set x59a mtu 9000 &&
+		ip -n sv-59b link set x59b mtu 9000 || return 1
+	sv_wait_for "ibv_devinfo -d $XP_A_DEV | grep -q 'active_mtu:.*4096'" 10 ||
+		{ echo "active_mtu not 4096 at netdev MTU 9000"; rc=1; }
+	for m in 2048 4096; do
+		[ $rc != 0 ] ||
+			xp_pair 4 B A ibv_rc_pingpong -m $m -n 100 -s 65536 -c ||
+			rc=$?
+	done
+	ip ${XP_A_NS:+-n "$XP_A_NS"} link set x59a mtu 1500
+	ip -n sv-59b link set x59b mtu 1500
+	return $rc
+}
+xp_case "jumbo frames: IPv4 rc_pingpong at MTU 2048 and 4096" xp_loop_jumbo
 # xp_loop_faults: the fault case above (softverbs only)
 xp_loop_faults() {
 	local tmp rc=0
