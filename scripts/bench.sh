@@ -49,7 +49,12 @@
 #   SV_BENCH_TESTS=REGEX loopback: only the tests whose command line
 #                        (e.g. "ib_send_lat -s 64 -n 500 -e") matches;
 #                        two hosts: a subset of the tests (scripts/bench-wire.sh)
-#   SV_BENCH_PROFILE     two hosts: a profiled extra run (scripts/bench-wire.sh)
+#   SV_BENCH_PROFILE=T   loopback: after the rounds, one more softverbs run
+#                        of test T (its command line as the table prints
+#                        it, e.g. "ib_write_bw -s 64 -n 20000") under
+#                        perf record -a -g, and its top symbols;
+#                        two hosts: a profiled extra run of the test named
+#                        T there (scripts/bench-wire.sh)
 #
 # Loopback topology: the same for both, one device talking to itself, so
 # neither pays for a veth hop the other does not:
@@ -85,7 +90,8 @@ bench_loop() {
 		env SV_MODULE="$root/build/$1/kmod/softverbs.ko" \
 		SV_BENCH_ITERS="${SV_BENCH_ITERS:-}" SV_BENCH_SIZE="${SV_BENCH_SIZE:-}" SV_BENCH_PIN="${SV_BENCH_PIN:-}" \
 		SV_BENCH_ROUNDS="${SV_BENCH_ROUNDS:-}" SV_BENCH_TIMEOUT="${SV_BENCH_TIMEOUT:-}" \
-		SV_BENCH_TESTS="${SV_BENCH_TESTS:-}" bash scripts/bench.sh --guest
+		SV_BENCH_TESTS="${SV_BENCH_TESTS:-}" SV_BENCH_PROFILE="${SV_BENCH_PROFILE:-}" \
+		bash scripts/bench.sh --guest
 	echo "== host load average after: $(loadavg)"
 }
 
@@ -292,7 +298,8 @@ setup() {
 
 # perf NS DEV GID ADDR PROG ARGS...: server and client on DEV; prints the
 # result value (BW average MB/s for *_bw, t_typical usec for *_lat) or "-";
-# with perf_fields set (e.g. "4 5"), those fields of the result line instead
+# with perf_fields set (e.g. "4 5"), those fields of the result line instead;
+# perf_prefix, if set, goes in front of the client's command
 perf() {
 	local ns=$1 dev=$2 gid=$3 addr=$4 prog=$5 out sout pid field=4 v f try
 	shift 5
@@ -310,7 +317,8 @@ perf() {
 		"${ex[@]}" ${pin_s} timeout "${SV_BENCH_TIMEOUT:-120}" "$prog" -d "$dev" -x "$gid" -p $port -F "$@" >"$sout" 2>&1 &
 		pid=$!
 		sv_wait_for "[ -n \"\$(${ex[*]} ss -Hltn sport = :$port)\" ]" 30
-		"${ex[@]}" ${pin_c} timeout "${SV_BENCH_TIMEOUT:-120}" "$prog" -d "$dev" -x "$gid" -p $port -F "$@" "$addr" >"$out" 2>&1
+		# shellcheck disable=SC2086 # perf_prefix is a command line
+		"${ex[@]}" ${pin_c} ${perf_prefix:-} timeout "${SV_BENCH_TIMEOUT:-120}" "$prog" -d "$dev" -x "$gid" -p $port -F "$@" "$addr" >"$out" 2>&1
 		wait $pid 2>/dev/null
 		v=$(xp_perf_value "$out" $field)
 		if [ $try = 2 ] || [ -z "$v" ] || [[ ! $v =~ ^0*\.?0*$ ]]; then break; fi
@@ -563,6 +571,42 @@ for ((r = 1; r <= rounds; r++)); do
 		printf '  %-32s rxe %10s   softverbs %10s\n' "$t" "$rv" "$sv"
 	done
 done
+# SV_BENCH_PROFILE=TEST: one more softverbs run of TEST (a command line as
+# the results table prints it) while "perf record -a -g -e cpu-clock" (TCG
+# has no PMU) samples every CPU; its top symbols and its split by command
+# and module follow the run's figure
+profile_loop() {
+	local t pt= data=/tmp/sv-bench-loop.perf v
+	for t in "${tests[@]}"; do
+		[ "$t" != "$SV_BENCH_PROFILE" ] || pt=$t
+	done
+	if [ -z "$pt" ]; then
+		echo "bench: SV_BENCH_PROFILE: no loopback test named \"$SV_BENCH_PROFILE\"" >&2
+		return
+	fi
+	# the client runs under perf, which samples all CPUs (the server's
+	# too) for as long as the client runs; "command": perf() above is
+	# the perftest runner
+	# shellcheck disable=SC2086
+	v=$(perf_prefix="$(command -v perf) record -q -a -g -e cpu-clock -o $data --" \
+		perf sv-bench svb0 "$sv_gid" 10.199.1.1 $pt)
+	echo
+	echo "== profiled run: $pt on softverbs: $v"
+	echo "== profile: self time by symbol (all CPUs)"
+	command perf report -i $data --stdio --no-children --sort sym -g none --percent-limit 0.3 2>/dev/null |
+		grep -v '^#' | grep -v '^$' | head -n 60
+	echo "== profile: by command and module"
+	command perf report -i $data --stdio --no-children --sort comm,dso -g none --percent-limit 1 2>/dev/null |
+		grep -v '^#' | grep -v '^$' | head -n 20
+	rm -f $data
+}
+if [ -n "${SV_BENCH_PROFILE:-}" ] && [ -n "$have_sv" ]; then
+	if command -v perf >/dev/null; then
+		profile_loop
+	else
+		echo "bench: SV_BENCH_PROFILE: no perf in the guest (scripts/deps.sh bench)" >&2
+	fi
+fi
 [ -z "$have_rxe" ] || rdma link delete rxeb0
 [ -z "$have_sv" ] || ip netns exec sv-bench rdma link delete svb0
 
