@@ -105,6 +105,10 @@ bench_ab() {
 	src=$(mktemp -d "${TMPDIR:-/tmp}/sv-bench-ab.XXXXXX")
 	git archive "$rev" | tar -x -C "$src"
 	echo "== building softverbs of $rev for $kver (A)"
+	# from scratch: git archive stamps every file with its commit's time,
+	# so after a newer base the objects of an older one would look up to
+	# date and be kept (ccache makes the full build cheap)
+	rm -rf "${root:?}/$out"
 	bash "$src/scripts/build-kmod.sh" "/lib/modules/$kver/build" "$root/$out" >build/bench-ab-build.log 2>&1 || rc=$?
 	rm -rf "$src"
 	[ "$rc" = 0 ] || { tail -n 30 build/bench-ab-build.log; return 1; }
