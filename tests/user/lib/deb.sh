@@ -77,14 +77,16 @@ deb_unpack() {
 # deb_module_of VERSION: DKMS's module for this kernel is installed, at
 # VERSION; prints its path
 deb_module_of() {
-	local ko
+	local ko st
 	ko=$(modinfo -k "$SV_KVER" -n softverbs) || sv_fail "no softverbs module for $SV_KVER"
 	case $ko in
 	*/updates/dkms/*) ;;
 	*) sv_fail "modinfo finds $ko, not DKMS's module" ;;
 	esac
 	sv_assert_eq "$1" "$(modinfo -F version "$ko")" "the installed module's version"
-	dkms status -m softverbs -k "$SV_KVER" | grep -q "softverbs/$1, $SV_KVER, .*: installed" ||
+	# matched on a copy (see deb_use's ldd check)
+	st=$(dkms status -m softverbs -k "$SV_KVER" 2>&1) || true
+	grep -q "softverbs/$1, $SV_KVER, .*: installed" <<<"$st" ||
 		sv_fail "DKMS has no installed $1 for $SV_KVER: $(dkms status -m softverbs)"
 	echo "$ko"
 }
@@ -93,7 +95,7 @@ deb_module_of() {
 # step: "rdma link add" autoloads the module, rdma-core and svctl see the
 # device, a program built with "pkg-config softverbs" runs on it
 deb_use() {
-	local tmp=$1 v=$deb_version
+	local tmp=$1 v=$deb_version libs out
 	if [ -n "$SV_MODULE" ]; then
 		sv_assert_eq "$(modinfo -F srcversion "$SV_MODULE")" "$(modinfo -k "$SV_KVER" -F srcversion softverbs)" \
 			"srcversion of the packaged module vs the module under test"
@@ -106,8 +108,11 @@ deb_use() {
 	sv_assert_eq "$v" "$(cat /sys/module/softverbs/version)" "the loaded module's version"
 	# shellcheck disable=SC2016 # evaluated by sv_wait_for
 	sv_wait_for '[[ "$(rdma link show svd0/1)" == *ACTIVE* ]]' 10 || sv_fail "port not ACTIVE"
-	ibv_devinfo -d svd0 | grep -q 'PORT_ACTIVE' || sv_fail "ibv_devinfo does not see svd0 ACTIVE"
-	/usr/sbin/svctl link show svd0 | grep -q vD0 || sv_fail "svctl link show svd0: $(/usr/sbin/svctl link show svd0 2>&1)"
+	# outputs matched on copies (see the ldd check below)
+	out=$(ibv_devinfo -d svd0 2>&1) || true
+	grep -q 'PORT_ACTIVE' <<<"$out" || sv_fail "ibv_devinfo does not see svd0 ACTIVE"
+	out=$(/usr/sbin/svctl link show svd0 2>&1) || true
+	grep -q vD0 <<<"$out" || sv_fail "svctl link show svd0: $out"
 	[ -f /usr/share/bash-completion/completions/svctl ] || sv_fail "no bash completion"
 	bash -n /usr/share/bash-completion/completions/svctl || sv_fail "the bash completion does not parse"
 
@@ -115,9 +120,13 @@ deb_use() {
 	sv_assert_eq "$v" "$(pkg-config --modversion softverbs)" "pkg-config softverbs"
 	# shellcheck disable=SC2046 # pkg-config's words
 	gcc -O1 -o "$tmp/devinfo" "$SV_ROOT/ulib/examples/devinfo.c" $(pkg-config --cflags --libs softverbs)
-	ldd "$tmp/devinfo" | grep -Eq "libsoftverbs.so.1 => (/usr)?/lib/$(gcc -dumpmachine)/libsoftverbs.so.1" ||
-		sv_fail "devinfo does not use the packaged libsoftverbs: $(ldd "$tmp/devinfo")"
-	ldd "$tmp/devinfo" | grep -q libibverbs && sv_fail "devinfo links libibverbs too"
+	# matched on a copy: under pipefail, "ldd | grep -q" fails whenever
+	# grep exits at its match before ldd has written its last line (ldd
+	# then dies of SIGPIPE), which a loaded host makes happen
+	libs=$(ldd "$tmp/devinfo" 2>&1) || sv_fail "ldd devinfo: $libs"
+	grep -Eq "libsoftverbs.so.1 => (/usr)?/lib/$(gcc -dumpmachine)/libsoftverbs.so.1" <<<"$libs" ||
+		sv_fail "devinfo does not use the packaged libsoftverbs: $libs"
+	! grep -q libibverbs <<<"$libs" || sv_fail "devinfo links libibverbs too"
 	"$tmp/devinfo" -d svd0 >"$tmp/devinfo.out" 2>&1 ||
 		{ cat "$tmp/devinfo.out"; sv_fail "the packaged libsoftverbs does not open svd0"; }
 	# the extensions' header, <softverbs.h> through pkg-config's -I
