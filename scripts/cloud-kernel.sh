@@ -153,14 +153,17 @@ fetch() {
 	done
 	# superseded downloads are dead weight, and so are the trees of older
 	# kernels once unused for a day (another checkout may be booting one)
+	# (the lists are grepped as copies: with pipefail, "printf | grep -q"
+	# is false when printf dies of SIGPIPE after grep's early exit, and
+	# that would delete what is in use)
 	for f in "$dl"/*.deb; do
 		[ -e "$f" ] || continue
-		printf '%s\n' "${file_of[@]}" | grep -qxF "$(basename "$f")" || rm -f "$f"
+		grep -qxF "$(basename "$f")" <<<"$(printf '%s\n' "${file_of[@]}")" || rm -f "$f"
 	done
 	for f in "$base"/*/.sv-key; do
 		[ -e "$f" ] || continue
 		k=$(basename "$(dirname "$f")")
-		printf '%s\n' "${kvers[@]}" | grep -qxF "$k" && continue
+		grep -qxF "$k" <<<"$(printf '%s\n' "${kvers[@]}")" && continue
 		[ -z "$(find "$f" -mmin +1440)" ] || rm -rf "${f%/.sv-key}"
 	done
 }

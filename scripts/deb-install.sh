@@ -132,7 +132,9 @@ module_of() {
 	case $ko in */updates/dkms/*) ;; *) fail "modinfo finds $ko, not DKMS's module" ;; esac
 	[ "$(in_root modinfo -F version "$ko")" = "$version" ] ||
 		fail "the installed module is version $(in_root modinfo -F version "$ko"), not $version"
-	in_root dkms status -m softverbs -k "$kver" | grep -q "softverbs/$version, $kver, .*: installed" ||
+	# grep a copy, not a pipe: with pipefail, "CMD | grep -q" is false when
+	# CMD dies of SIGPIPE after grep's early exit (tests/user/lib.sh)
+	grep -q "softverbs/$version, $kver, .*: installed" <<<"$(in_root dkms status -m softverbs -k "$kver")" ||
 		fail "DKMS has no installed $version for $kver: $(in_root dkms status -m softverbs)"
 	echo "$ko"
 }
@@ -192,7 +194,8 @@ fi
 ) | tar -C "$t/up" --null --no-recursion -T - -cf "$out/root.tar"
 find "$t/kup" -mindepth 1 ! -type c -printf '%P\0' |
 	tar -C "$t/kup" --null --no-recursion -T - --transform "s,^,usr/lib/modules/$kver/," -rf "$out/root.tar"
-tar -tf "$out/root.tar" | grep -qx "usr/lib/modules/$kver/${ko#/lib/modules/"$kver"/}" ||
+# (a copy of tar's listing, as in module_of)
+grep -qx "usr/lib/modules/$kver/${ko#/lib/modules/"$kver"/}" <<<"$(tar -tf "$out/root.tar")" ||
 	fail "root.tar lacks the module ${ko}"
 
 # apt remove takes everything away again

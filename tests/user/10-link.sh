@@ -75,11 +75,11 @@ sv_expect_fail rdma link add sv_l1 type softverbs netdev lo	# loopback
 if ip link add sv_nlmon0 type nlmon 2>/dev/null; then
 	sv_on_exit 'ip link del sv_nlmon0 2>/dev/null'
 	sv_expect_fail rdma link add sv_l1 type softverbs netdev sv_nlmon0
-	dmesg | grep -q 'softverbs: netdev sv_nlmon0 is neither an Ethernet nor an IP-only device' ||
+	grep -q 'softverbs: netdev sv_nlmon0 is neither an Ethernet nor an IP-only device' <<<"$(dmesg)" ||
 		sv_fail "no error message for the netlink monitor netdev"
 fi
 sv_assert_eq "$before" "$(rdma dev show | wc -l)" "devices after bad link adds"
-dmesg | grep -q 'softverbs: netdev lo is a loopback device' ||
+grep -q 'softverbs: netdev lo is a loopback device' <<<"$(dmesg)" ||
 	sv_fail "no error message for the loopback netdev"
 
 # delete, and the name and the netdev are free again
@@ -95,6 +95,6 @@ rdma link delete sv_l0
 ip link add link vA name vA.7 type vlan id 7
 sv_on_exit 'ip link del vA.7 2>/dev/null'
 sv_expect_fail rdma link add sv_l2 type softverbs netdev vA.7
-dmesg | grep -q 'softverbs: netdev vA.7 is a VLAN device: create the softverbs device on vA' ||
+grep -q 'softverbs: netdev vA.7 is a VLAN device: create the softverbs device on vA' <<<"$(dmesg)" ||
 	sv_fail "no error message for the VLAN netdev"
 echo "link add/delete and bad input: all as expected"

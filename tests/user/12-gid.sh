@@ -82,6 +82,7 @@ read -r t 2>/dev/null <"$port/gid_attrs/types/1" || true
 
 # the GID table also answers through the verbs API (rdma-core)
 ip addr add 10.12.0.9/24 dev vA
-sv_wait_for 'ibv_devinfo -v -d sv_g0 | grep -q "::ffff:10.12.0.9, RoCE v2"' 10 ||
+# shellcheck disable=SC2016 # evaluated by sv_wait_for
+sv_wait_for 'grep -q "::ffff:10.12.0.9, RoCE v2" <<<"$(ibv_devinfo -v -d sv_g0)"' 10 ||
 	sv_fail "ibv_devinfo does not show the IPv4 RoCE v2 GID"
 echo "GIDs follow addresses"

@@ -99,7 +99,7 @@ expect_state 'PORT_ACTIVE (4)'
 # down/up of the device's own netdev
 ip link set vA down
 expect_state 'PORT_DOWN (1)'
-ibv_devinfo -v -d sv_p0 | grep -q "phys_state:.*DISABLED" || sv_fail "phys_state not DISABLED for an admin-down netdev"
+grep -q "phys_state:.*DISABLED" <<<"$(ibv_devinfo -v -d sv_p0)" || sv_fail "phys_state not DISABLED for an admin-down netdev"
 ip link set vA up
 expect_state 'PORT_ACTIVE (4)'
 echo "port state, MTU and events follow the netdev"

@@ -45,7 +45,7 @@ rc=0
 $py "$helper" sv_mem0 ctxlimit 16 || rc=$?
 [ $rc != 77 ] || sv_skip "python3-pyverbs is not installed"
 [ $rc = 0 ] || sv_fail "27-mem.py ctxlimit failed"
-dmesg | tail -n +"$((log_start + 1))" | grep -q 'ctx_mem_max_mb=16' ||
+grep -q 'ctx_mem_max_mb=16' <<<"$(dmesg | tail -n +"$((log_start + 1))")" ||
 	sv_fail "no log line naming ctx_mem_max_mb for the refusal"
 echo "ok: the refusal is logged with the parameter"
 echo "$default" >$param

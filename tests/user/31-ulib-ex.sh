@@ -22,7 +22,7 @@ sv_need ip rdma readelf
 ex=$SV_TOOLS/ulib/examples
 for p in rs_devinfo rs_loopback rs_doorbell exverbs; do
 	[ -x "$ex/$p" ] || sv_fail "$ex/$p is not built (make -C ulib)"
-	readelf -d "$ex/$p" | grep -q 'libibverbs' &&
+	grep -q 'libibverbs' <<<"$(readelf -d "$ex/$p")" &&
 		sv_fail "$p links libibverbs"
 done
 sv_ulib_device

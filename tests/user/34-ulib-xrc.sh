@@ -25,7 +25,7 @@
 sv_need ip rdma readelf
 xrc=$SV_TOOLS/ulib/examples/xrc
 [ -x "$xrc" ] || sv_fail "$xrc is not built (make -C ulib)"
-readelf -d "$xrc" | grep -q 'libibverbs' && sv_fail "xrc links libibverbs"
+grep -q 'libibverbs' <<<"$(readelf -d "$xrc")" && sv_fail "xrc links libibverbs"
 sv_ulib_device
 
 dir=$(mktemp -d)

@@ -24,7 +24,7 @@
 sv_need ip rdma readelf
 prog=$SV_TOOLS/ulib/examples/xrc_ofed
 [ -x "$prog" ] || sv_fail "$prog is not built (make -C ulib)"
-readelf -d "$prog" | grep -q 'libibverbs' && sv_fail "xrc_ofed links libibverbs"
+grep -q 'libibverbs' <<<"$(readelf -d "$prog")" && sv_fail "xrc_ofed links libibverbs"
 sv_ulib_device
 
 dir=$(mktemp -d)

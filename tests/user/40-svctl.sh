@@ -200,7 +200,7 @@ ip netns exec sv-svctl cat /sys/class/net/vC/ifindex >"$tmp/vc-index"
 ip netns exec sv-svctl "$svctl" -j dev show sv_c1 >"$tmp/ns.json" || sv_fail "dev show in sv-svctl"
 run ns-n.json -n sv-svctl -j dev show sv_c1
 ip netns exec sv-svctl rdma -j link show sv_c1/1 >"$tmp/ns-rdma.json"
-if rdma system show | grep -q 'netns shared'; then
+if grep -q 'netns shared' <<<"$(rdma system show)"; then
 	run ns-out.json -j dev show sv_c1
 else
 	expect 1 '*sv_c1*' dev show sv_c1	# exclusive: not visible here

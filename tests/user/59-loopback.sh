@@ -45,7 +45,7 @@ xp_loop_jumbo() {
 	local rc=0 m
 	ip ${XP_A_NS:+-n "$XP_A_NS"} link set x59a mtu 9000 &&
 		ip -n sv-59b link set x59b mtu 9000 || return 1
-	sv_wait_for "ibv_devinfo -d $XP_A_DEV | grep -q 'active_mtu:.*4096'" 10 ||
+	sv_wait_for "grep -q 'active_mtu:.*4096' <<<\"\$(ibv_devinfo -d $XP_A_DEV)\"" 10 ||
 		{ echo "active_mtu not 4096 at netdev MTU 9000"; rc=1; }
 	for m in 2048 4096; do
 		[ $rc != 0 ] ||

@@ -158,7 +158,7 @@ rping_case() {
 	_xp_runt
 	xp_exec B timeout -k 5 "$_xp_t" rping -s -v -V -C 10 -S 1000 -a "$XP_B_IP4" -p 26799 >"$tmp/rping.srv" 2>&1 &
 	pid=$!
-	sv_wait_for "xp_exec B rdma resource show cm_id 2>/dev/null | grep -q 'state LISTEN.*comm rping'" 30 || true
+	sv_wait_for "grep -q 'state LISTEN.*comm rping' <<<\"\$(xp_exec B rdma resource show cm_id 2>/dev/null)\"" 30 || true
 	xp_exec A timeout -k 5 "$_xp_t" rping -c -v -V -C 10 -S 1000 -a "$XP_B_IP4" -p 26799 >"$tmp/rping.cli" 2>&1 || rc=$?
 	[ $rc -eq 0 ] || kill "$pid" 2>/dev/null
 	wait "$pid" || rs=$?

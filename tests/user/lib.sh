@@ -13,6 +13,12 @@
 #
 # Sourcing also turns on errexit/nounset/pipefail: any failing step fails the test.
 set -euo pipefail
+# So no "CMD | grep -q PATTERN" (nor grep -q's forms -Eq, -qx..., nor grep
+# with its output to /dev/null, which GNU grep treats alike): grep exits at
+# its first match, CMD dies of SIGPIPE if it still had output to write, and
+# pipefail makes the pipeline false although the pattern matched (and a
+# negated check true although it did).  grep a copy of the output instead:
+# grep -q PATTERN <<<"$(CMD)", or out=$(CMD) and grep -q PATTERN <<<"$out".
 
 # The helpers live in two parts: lib/common.sh, the generic ones (module,
 # namespaces and veths, skip/fail, cleanup, waiting), and lib/xport.sh, the

@@ -33,8 +33,11 @@ SV_MODULE=${SV_MODULE:-}
 SV_KUNIT_MODULE=${SV_KUNIT_MODULE:-}
 timeout_s=${SV_TEST_TIMEOUT:-600}
 # A KASAN kernel (the debug kernel) runs everything several times slower.
+# (Command output is grepped as a copy, <<<"$(CMD)", here and below: with
+# pipefail, "CMD | grep -q" is false when CMD still writes after grep's
+# match and dies of SIGPIPE; see tests/user/lib.sh.)
 if [ -z "${SV_TEST_TIMEOUT:-}" ] && [ -r /proc/config.gz ] &&
-	zcat /proc/config.gz 2>/dev/null | grep -qx 'CONFIG_KASAN=y'; then
+	grep -qx 'CONFIG_KASAN=y' <<<"$(zcat /proc/config.gz 2>/dev/null)"; then
 	timeout_s=1800
 fi
 while getopts m:k:t: opt; do
@@ -125,7 +128,7 @@ result() {
 # from the test's run to OUT; fails if there were any.
 kernel_check() {
 	local out=$1 before=$2 after new bad=0
-	if dmesg | grep -Eq "$reports"; then
+	if grep -Eq "$reports" <<<"$(dmesg)"; then
 		echo "--- kernel log of this test (it has reports):" >>"$out"
 		dmesg | tail -n 150 >>"$out"
 		bad=1

@@ -39,7 +39,9 @@ virtiofs) fs_mods=(virtiofs) ;;
 esac
 
 busybox=/bin/busybox
-if ! file -L "$busybox" 2>/dev/null | grep -q 'statically linked'; then
+# (a copy, not "file | grep -q": with pipefail a SIGPIPE of file's would
+# count as no match)
+if ! grep -q 'statically linked' <<<"$(file -L "$busybox" 2>/dev/null)"; then
 	echo "mkinitramfs.sh: $busybox is not static (install busybox-static)" >&2
 	exit 1
 fi

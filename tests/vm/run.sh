@@ -145,7 +145,9 @@ vmlinux_for() {
 		fi
 		find "$cache" -maxdepth 1 -name "vmlinux-$key-*" ! -path "$elf" -delete
 	fi
-	if readelf -n "$elf" 2>/dev/null | grep -q 'Unknown note type: (0x00000012)'; then
+	# a copy, not "readelf | grep -q": with pipefail, readelf's SIGPIPE
+	# after grep's early exit would make the pipeline false
+	if grep -q 'Unknown note type: (0x00000012)' <<<"$(readelf -n "$elf" 2>/dev/null)"; then
 		echo "$elf"
 	else
 		echo "$img"

@@ -57,7 +57,7 @@ sv_load_module
 EOF
 t 80-leftovers <<'EOF'
 . "$(dirname "$0")/lib.sh"
-! ip netns | grep -q svst || sv_fail "namespaces left over: $(ip netns)"
+! grep -q svst <<<"$(ip netns)" || sv_fail "namespaces left over: $(ip netns)"
 ! ip link show svst0 2>/dev/null || sv_fail "veth left over"
 ! sv_wait_for false 1 || sv_fail "sv_wait_for false succeeded"
 EOF

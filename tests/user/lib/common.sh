@@ -25,7 +25,9 @@ if [ -z "${SV_TIME_SCALE:-}" ]; then
 		:
 	else
 		SV_TIME_SCALE=1
-		if [ -r /proc/config.gz ] && zcat /proc/config.gz 2>/dev/null | grep -qx 'CONFIG_KASAN=y'; then
+		# grep reads a copy, not a pipe (see lib.sh): zcat may still be
+		# writing the config's last lines when grep finds the line
+		if [ -r /proc/config.gz ] && grep -qx 'CONFIG_KASAN=y' <<<"$(zcat /proc/config.gz 2>/dev/null)"; then
 			SV_TIME_SCALE=8
 		fi
 		[ -z "$_sv_boot" ] || echo "$SV_TIME_SCALE" >"$_sv_scale_cache" 2>/dev/null || true
