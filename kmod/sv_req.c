@@ -359,7 +359,7 @@ static bool sv_req_start_locked(struct sv_qp *qp, u32 idx, bool *retire)
 
 	lockdep_assert_held(&qp->req.lock);
 
-	memcpy(wqe, sv_queue_slot(q, idx), sv_qp_send_wqe_size(qp));
+	sv_wqe_copy_send(wqe, sv_queue_slot(q, idx), sv_qp_send_wqe_size(qp));
 	if (qp->is_user && sv_wqe_check_send(qp, wqe))
 		status = IB_WC_LOC_QP_OP_ERR;
 	opcode = wqe->wr.opcode;

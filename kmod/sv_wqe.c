@@ -219,6 +219,34 @@ int sv_wqe_write_recv(struct sv_qp *qp, const struct ib_recv_wr *wr)
 
 /* --- slots user space wrote, for the transport ------------------------ */
 
+/*
+ * Copy the send WQE in @slot into @wqe, the requester's private copy of
+ * @size bytes (sv_qp_send_wqe_size()): the fixed part, then of the room
+ * behind it only what the copied header says is used, the inline bytes or
+ * the SGEs, and at least the 8 bytes of an ATOMIC WRITE's value.  Most
+ * WQEs use a small part of a room sized for the largest inline message,
+ * and this copy is per message.  How much is copied depends only on the
+ * private header, so a rewrite of the slot meanwhile changes data, never
+ * a bound; sv_wqe_check_send() then reads only what was copied: num_sge
+ * SGEs after checking num_sge against max_sge, dma.length inline bytes
+ * after checking it against max_inline (both fit the room), or the 8-byte
+ * value.
+ */
+void sv_wqe_copy_send(struct sv_send_wqe *wqe, const struct sv_send_wqe *slot,
+		      size_t size)
+{
+	size_t room = size - sizeof(*wqe), used;
+
+	memcpy(wqe, slot, sizeof(*wqe));
+	if (wqe->wr.send_flags & IB_SEND_INLINE)
+		used = wqe->dma.length;
+	else
+		used = (size_t)wqe->dma.num_sge * sizeof(struct sv_sge);
+	used = clamp_t(size_t, used, sizeof(u64), room);
+	memcpy(wqe->dma.inline_data, slot->dma.inline_data, used);
+}
+
+
 int sv_wqe_check_send(struct sv_qp *qp, struct sv_send_wqe *wqe)
 {
 	const struct sv_wr_info *info = sv_opcode_wr_info(wqe->wr.opcode);

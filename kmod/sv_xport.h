@@ -289,9 +289,17 @@ void sv_qp_kick(struct sv_qp *qp);
 void sv_qp_rq_flush_err(struct sv_qp *qp);
 
 /*
+ * sv_wqe.c: sv_wqe_copy_send() takes the private copy of a send WQE (see
+ * there: the fixed part and the used part of the room); the requester
+ * calls it for every QP's slots.
+ */
+void sv_wqe_copy_send(struct sv_send_wqe *wqe, const struct sv_send_wqe *slot,
+		      size_t size);
+
+/*
  * sv_wqe.c: check a send WQE taken from a user SQ.  @wqe must be
- * a private copy of the whole slot, because user space may rewrite the ring
- * at any time.  Checks the opcode against the QP type, the send flags,
+ * the private copy sv_wqe_copy_send() took, because user space may rewrite
+ * the ring at any time.  Checks the opcode against the QP type, the send flags,
  * num_sge or the inline length against the QP's capacities, and recomputes
  * dma.length/dma.resid from the SGEs (resetting cur_sge and sge_offset).
  * For UD QPs the address comes from wr.ud.ah_num (see sv_ah_path_rcu()) or,

@@ -575,6 +575,67 @@ static void qp_user_atomic_alignment(struct kunit *test)
 	destroy_qp(test, qp);
 }
 
+/*
+ * The requester's copy of a send slot takes the fixed part and only the
+ * used part of the room (inline bytes or SGEs, at least 8 bytes), bounded
+ * by the room whatever the slot's header claims; what it does not copy
+ * stays untouched, and the check refuses the claims that overran.
+ */
+static void qp_wqe_copy_bounded(struct kunit *test)
+{
+	struct sv_qp *qp = make_qp(test, IB_QPT_RC);
+	size_t size = sv_qp_send_wqe_size(qp);
+	size_t room = size - sizeof(struct sv_send_wqe);
+	const struct {
+		u32 flags, length, num_sge;
+		size_t copied;
+		int check;
+	} cases[] = {
+		{ 0, 0, 1, sizeof(struct sv_sge), 0 },
+		{ 0, 0, 0, sizeof(u64), 0 },
+		{ IB_SEND_INLINE, 20, 0, 20, 0 },
+		{ 0, 0, U32_MAX, room, -EINVAL },
+		{ IB_SEND_INLINE, U32_MAX, 0, room, -EINVAL },
+	};
+	struct sv_send_wqe *slot, *wqe;
+	u8 *from, *to;
+	size_t i, j;
+
+	KUNIT_ASSERT_EQ(test, room, 2 * sizeof(struct sv_sge));
+	slot = kunit_kzalloc(test, size, GFP_KERNEL);
+	wqe = kunit_kzalloc(test, size + 16, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, slot);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, wqe);
+	from = slot->dma.inline_data;
+	to = wqe->dma.inline_data;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		memset(slot, 0, size);
+		for (j = 0; j < room; j++)
+			from[j] = 0xa0 + j;
+		slot->wr.opcode = IB_WR_SEND;
+		slot->wr.send_flags = cases[i].flags;
+		slot->dma.length = cases[i].length;
+		slot->dma.num_sge = cases[i].num_sge;
+		slot->dma.sge[0].length = 4;
+		memset(wqe, 0x5a, size + 16);
+
+		sv_wqe_copy_send(wqe, slot, size);
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(wqe, slot, sizeof(*wqe)), 0,
+				    "case %zu: header", i);
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(to, from, cases[i].copied), 0,
+				    "case %zu: used room", i);
+		for (j = cases[i].copied; j < room + 16; j++)
+			if (to[j] != 0x5a)
+				break;
+		KUNIT_EXPECT_EQ_MSG(test, j, room + 16,
+				    "case %zu: byte %zu past the used room written",
+				    i, j);
+		KUNIT_EXPECT_EQ_MSG(test, sv_wqe_check_send(qp, wqe),
+				    cases[i].check, "case %zu: check", i);
+	}
+	destroy_qp(test, qp);
+}
+
 /* QPN 0xFFFFFF is the multicast QPN (IBTA 10.5.1.1): no QP gets it */
 static void qp_qpn_not_multicast(struct kunit *test)
 {
@@ -731,6 +792,7 @@ static struct kunit_case qp_cases[] = {
 	KUNIT_CASE(qp_flush_err_bounded),
 	KUNIT_CASE(qp_qpn_not_multicast),
 	KUNIT_CASE(qp_user_atomic_alignment),
+	KUNIT_CASE(qp_wqe_copy_bounded),
 	KUNIT_CASE(qp_sqd_drained_event),
 	KUNIT_CASE(qp_transport_errors),
 	KUNIT_CASE(qp_xrc_create),
