@@ -238,7 +238,11 @@ static void sv_recv_skb(struct sv_dev *sv, struct sk_buff *skb,
 		sv_stat_inc(sv, SV_STAT_RX_V1_PKTS);
 	sv_stat_add(sv, SV_STAT_RX_BYTES, pkt.p.len);
 consume:
-	consume_skb(skb);
+	/* into the per-CPU head cache the next packet is built on */
+	if (sv_net_napi_ctx())
+		napi_consume_skb(skb, 1);
+	else
+		consume_skb(skb);
 	return;
 
 drop_invalid:

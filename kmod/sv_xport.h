@@ -82,6 +82,12 @@ struct sv_rx_pkt {
  */
 struct sk_buff *sv_net_alloc_skb(struct sv_dev *sv, const struct sv_path *path,
 				 unsigned int ib_len, gfp_t gfp);
+/*
+ * True where skb heads may come from and go back to the stack's per-CPU
+ * NAPI cache (napi_build_skb(), napi_consume_skb()): bottom halves off,
+ * not a hard interrupt.
+ */
+bool sv_net_napi_ctx(void);
 
 /* sv_pktbuf.c: buffers for MTU-sized packets */
 
