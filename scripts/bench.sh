@@ -597,11 +597,11 @@ profile_loop() {
 	echo
 	echo "== profiled run: $pt on softverbs: $v"
 	echo "== profile: self time by symbol (all CPUs)"
-	command perf report -i $data --stdio --no-children --sort sym -g none --percent-limit 0.3 2>/dev/null |
-		grep -v '^#' | grep -v '^$' | head -n 60
+	head -n 60 <<<"$(command perf report -i $data --stdio --no-children --sort sym -g none --percent-limit 0.3 2>/dev/null |
+		grep -v '^#' | grep -v '^$')"
 	echo "== profile: by command and module"
-	command perf report -i $data --stdio --no-children --sort comm,dso -g none --percent-limit 1 2>/dev/null |
-		grep -v '^#' | grep -v '^$' | head -n 20
+	head -n 20 <<<"$(command perf report -i $data --stdio --no-children --sort comm,dso -g none --percent-limit 1 2>/dev/null |
+		grep -v '^#' | grep -v '^$')"
 	rm -f $data
 }
 if [ -n "${SV_BENCH_PROFILE:-}" ] && [ -n "$have_sv" ]; then

@@ -718,7 +718,7 @@ if [ -f tests/fuzz/run.sh ] && [ "${SV_FUZZ:-1}" != 0 ]; then
 	read -r p f s <<<"$(count_tap "$results/host-fuzz.log")"
 	[ $rc -eq 0 ] || [ "$f" -gt 0 ] || f=1	# it failed without saying what
 	fuzz_note=$(sed -n 's/^# summary: //p' "$results/host-fuzz.log" | tail -n 1)
-	[ "$p" -gt 0 ] || fuzz_note=$(sed -n 's/^ok .* # SKIP //p' "$results/host-fuzz.log" | head -n 1)
+	[ "$p" -gt 0 ] || fuzz_note=$(head -n 1 <<<"$(sed -n 's/^ok .* # SKIP //p' "$results/host-fuzz.log")")
 	row "host: fuzz" "$p" "$f" "$s" "$stage_secs" "$fuzz_note"
 fi
 # --- end fuzzing ---

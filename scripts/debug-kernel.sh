@@ -145,7 +145,7 @@ extract_source() {
 	tmp=$(mktemp -d "$SV_CACHE/.extract.XXXXXX")
 	tar -C "$tmp" -xf "$TARBALL"
 	local top
-	top=$(find "$tmp" -mindepth 1 -maxdepth 1 -type d | head -n1)
+	top=$(head -n1 <<<"$(find "$tmp" -mindepth 1 -maxdepth 1 -type d)")
 	[ -f "$top/Makefile" ] || die "unexpected tarball layout in $TARBALL"
 	for f in $(patch_files); do
 		log "applying $(basename "$f")"

@@ -171,7 +171,8 @@ EOF
 
 echo "--- idle: svctl stats = rdma statistic show"
 snap 0
-xp_svctl A stats "$XP_A_DEV" | head -5
+out=$(xp_svctl A stats "$XP_A_DEV")
+head -5 <<<"$out"
 xp_svctl A -j stats "$XP_A_DEV" -w 0.5 >"$tmp/A.rate.json" || sv_fail "svctl stats -w"
 # (checked with the packet accounting below, in one python start)
 

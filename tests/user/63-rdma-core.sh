@@ -99,7 +99,7 @@ suite sv_rc0 softverbs
 bad=$(grep -E '^(fail|error|xpass) ' "$tmp/softverbs.out" || true)
 if [ -n "$bad" ]; then
 	# the tracebacks of what went wrong
-	sed -n '/^=\{20,\}$/,$p' "$tmp/softverbs.log" | head -n 300
+	head -n 300 <<<"$(sed -n '/^=\{20,\}$/,$p' "$tmp/softverbs.log")"
 	echo "$bad"
 	sv_fail "rdma-core's tests fail on softverbs"
 fi
@@ -136,7 +136,7 @@ else
 	$py "$helper" compare "$tmp/softverbs.out" "$tmp/softverbs via libsoftverbs.out" |
 		sed -n 's/^passes on Soft-RoCE, \([a-z]*\) here: /SV_SUMMARY: through libsoftverbs only (librxe: \1): /p' || true
 	bad=$(grep -E '^(fail|error) ' "$tmp/softverbs via libsoftverbs.out" || true)
-	[ -z "$bad" ] || { echo "$bad"; grep -E -A25 '^(ERROR|FAIL):' "$tmp/softverbs via libsoftverbs.log" | head -150;
+	[ -z "$bad" ] || { echo "$bad"; head -150 <<<"$(grep -E -A25 '^(ERROR|FAIL):' "$tmp/softverbs via libsoftverbs.log")";
 		sv_fail "through libsoftverbs: $(echo "$bad" | wc -l) tests failed"; }
 fi
 

@@ -19,6 +19,8 @@ set -euo pipefail
 # pipefail makes the pipeline false although the pattern matched (and a
 # negated check true although it did).  grep a copy of the output instead:
 # grep -q PATTERN <<<"$(CMD)", or out=$(CMD) and grep -q PATTERN <<<"$out".
+# The same for every reader that can stop before its input ends (head -N,
+# sed with q, awk with exit, grep -m N, read): head -5 <<<"$(CMD)".
 
 # The helpers live in two parts: lib/common.sh, the generic ones (module,
 # namespaces and veths, skip/fail, cleanup, waiting), and lib/xport.sh, the
