@@ -19,8 +19,9 @@
  *   bytes 4..   the slot as user space wrote it; short: zeros after it
  *
  * The copy the check gets is exactly as long as the kernel's (a send
- * WQE: sv_qp_send_wqe_size(), what sv_req.c copies of a slot of
- * 2^log2_elem_size bytes, sized as sv_qp.c sizes it; a receive WQE:
+ * WQE: sv_qp_send_wqe_size(), taken by sv_wqe_copy_send() from a slot of
+ * 2^log2_elem_size bytes, sized as sv_qp.c sizes it, and what the
+ * transport then reads must be the slot's bytes; a receive WQE:
  * sv_srq_wqe_size(max_sge)), so AddressSanitizer sees any read past it.
  *
  * What must hold:
@@ -219,7 +220,7 @@ static void fuzz_send(const u8 *cfg, const u8 *slot_in, size_t in_len)
 						 IB_QPT_UD, IB_QPT_XRC_INI };
 	struct sv_queue queue = { 0 };
 	struct send_qp q;
-	struct sv_send_wqe *wqe, *orig;
+	struct sv_send_wqe *wqe, *orig, *slot;
 	struct sv_qp *qp;
 	u64 want_len = 0;
 	size_t copy;
@@ -249,10 +250,18 @@ static void fuzz_send(const u8 *cfg, const u8 *slot_in, size_t in_len)
 	copy = sv_qp_send_wqe_size(qp);
 	CHECK(copy <= q.slot, "a copy of %zu bytes of a slot of %zu", copy,
 	      q.slot);
-	wqe = calloc(1, copy);
+	/*
+	 * taken as the requester takes it (sv_wqe_copy_send()), into a
+	 * buffer exactly as long (ASan bounds it) holding a pattern where
+	 * the copy leaves the room alone
+	 */
+	slot = calloc(1, q.slot);
+	wqe = malloc(copy);
 	orig = calloc(1, copy);
-	CHECK(wqe && orig, "out of memory");
-	memcpy(wqe, slot_in, min_t(size_t, in_len, copy));
+	CHECK(slot && wqe && orig, "out of memory");
+	memcpy(slot, slot_in, min_t(size_t, in_len, q.slot));
+	memset(wqe, 0xa5, copy);
+	sv_wqe_copy_send(wqe, slot, copy);
 	memcpy(orig, wqe, copy);
 
 	want = model_send(&q, orig, &want_len, &sges);
@@ -285,10 +294,15 @@ static void fuzz_send(const u8 *cfg, const u8 *slot_in, size_t in_len)
 		      wqe->dma.num_sge, copy);
 		fuzz_touch(wqe->dma.sge,
 			   wqe->dma.num_sge * sizeof(struct sv_sge));
+		CHECK(!memcmp(wqe->dma.sge, slot->dma.sge,
+			      wqe->dma.num_sge * sizeof(struct sv_sge)),
+		      "%u SGEs not copied from the slot", wqe->dma.num_sge);
 	} else if (orig->wr.opcode == OP_ATOMIC_WRITE) {
 		CHECK(offsetof(struct sv_send_wqe, dma.atomic_wr) + 8 <= copy,
 		      "ATOMIC WRITE value outside the copy");
 		fuzz_touch(wqe->dma.atomic_wr, 8);
+		CHECK(!memcmp(wqe->dma.atomic_wr, slot->dma.atomic_wr, 8),
+		      "ATOMIC WRITE value not copied from the slot");
 	} else if (orig->wr.send_flags & M_SEND_INLINE &&
 		   orig->wr.opcode != OP_LOCAL_INV &&
 		   orig->wr.opcode != OP_BIND_MW) {
@@ -297,10 +311,15 @@ static void fuzz_send(const u8 *cfg, const u8 *slot_in, size_t in_len)
 		      "%u inline bytes do not fit a copy of %zu bytes",
 		      wqe->dma.length, copy);
 		fuzz_touch(wqe->dma.inline_data, wqe->dma.length);
+		CHECK(!memcmp(wqe->dma.inline_data, slot->dma.inline_data,
+			      wqe->dma.length),
+		      "%u inline bytes not copied from the slot",
+		      wqe->dma.length);
 	}
 out:
 	free(orig);
 	free(wqe);
+	free(slot);
 	free(qp);
 }
 
