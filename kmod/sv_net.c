@@ -121,20 +121,6 @@ static unsigned int sv_net_headroom(const struct sv_dev *sv)
 /* the largest buffer (data and skb_shared_info) built on a page fragment */
 #define SV_NET_FRAG_MAX		1024
 
-/*
- * May this context use the stack's per-CPU cache of skb heads (what NAPI
- * drivers build received packets on and free transmitted ones into)?
- * Bottom halves off, as the requester's and responder's runs have them,
- * and not a hard interrupt.  In loopback a packet is built and freed on
- * the same CPU, so its head goes round that cache instead of through the
- * slab allocator, which zeroes every object it hands out when
- * init_on_alloc is on (Debian's default).
- */
-bool sv_net_napi_ctx(void)
-{
-	return in_softirq() && !in_hardirq();
-}
-
 struct sk_buff *sv_net_alloc_skb(struct sv_dev *sv, const struct sv_path *path,
 				 unsigned int ib_len, gfp_t gfp)
 {

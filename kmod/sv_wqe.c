@@ -246,7 +246,6 @@ void sv_wqe_copy_send(struct sv_send_wqe *wqe, const struct sv_send_wqe *slot,
 	memcpy(wqe->dma.inline_data, slot->dma.inline_data, used);
 }
 
-
 int sv_wqe_check_send(struct sv_qp *qp, struct sv_send_wqe *wqe)
 {
 	const struct sv_wr_info *info = sv_opcode_wr_info(wqe->wr.opcode);

@@ -85,9 +85,16 @@ struct sk_buff *sv_net_alloc_skb(struct sv_dev *sv, const struct sv_path *path,
 /*
  * True where skb heads may come from and go back to the stack's per-CPU
  * NAPI cache (napi_build_skb(), napi_consume_skb()): bottom halves off,
- * not a hard interrupt.
+ * as the requester's and responder's runs have them, and not a hard
+ * interrupt.  In loopback a packet is built and freed on the same CPU, so
+ * its head goes round that cache instead of through the slab allocator,
+ * which zeroes every object it hands out when init_on_alloc is on
+ * (Debian's default).  Inline: asked twice per packet.
  */
-bool sv_net_napi_ctx(void);
+static inline bool sv_net_napi_ctx(void)
+{
+	return in_softirq() && !in_hardirq();
+}
 
 /* sv_pktbuf.c: buffers for MTU-sized packets */
 

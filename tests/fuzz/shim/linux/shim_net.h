@@ -20,4 +20,7 @@ struct sk_buff_head {
 	unsigned int qlen;
 	spinlock_t lock;
 };
+/* the fuzz targets run in no interrupt or softirq context */
+#define in_softirq()	0
+#define in_hardirq()	0
 #endif
