@@ -485,17 +485,15 @@ static void sv_comp_retire_sq(struct sv_qp *qp, bool flush_err)
 
 	for (; budget; budget--) {
 		struct ib_wc wc = { .qp = &qp->ibqp };
-		unsigned long flags;
 		bool post;
 		u32 idx;
 
+		/* req.lock owns the SQ's consumer side (struct sv_wq) */
 		spin_lock_bh(&qp->req.lock);
-		spin_lock_irqsave(&qp->sq.consumer_lock, flags);
 		idx = q->cons;
 		/* acquire: the WQE slots published before the index */
 		if (!((smp_load_acquire(&q->buf->producer_index) - idx) &
 		      q->index_mask)) {
-			spin_unlock_irqrestore(&qp->sq.consumer_lock, flags);
 			spin_unlock_bh(&qp->req.lock);
 			break;
 		}
@@ -508,8 +506,6 @@ static void sv_comp_retire_sq(struct sv_qp *qp, bool flush_err)
 			} else if (flush_err) {
 				wc.status = IB_WC_WR_FLUSH_ERR;
 			} else {
-				spin_unlock_irqrestore(&qp->sq.consumer_lock,
-						       flags);
 				spin_unlock_bh(&qp->req.lock);
 				break;
 			}
@@ -532,8 +528,6 @@ static void sv_comp_retire_sq(struct sv_qp *qp, bool flush_err)
 			const struct sv_send_wqe *slot = sv_queue_slot(q, idx);
 
 			if (!flush_err) {
-				spin_unlock_irqrestore(&qp->sq.consumer_lock,
-						       flags);
 				spin_unlock_bh(&qp->req.lock);
 				break;
 			}
@@ -543,7 +537,6 @@ static void sv_comp_retire_sq(struct sv_qp *qp, bool flush_err)
 			post = true;
 		}
 		sv_queue_consume(q);
-		spin_unlock_irqrestore(&qp->sq.consumer_lock, flags);
 		spin_unlock_bh(&qp->req.lock);
 
 		/* errors complete signaled or not (IBTA 10.8.3) */

@@ -99,24 +99,34 @@ static u32 sv_wq_pending(struct sv_qp *qp, struct sv_wq *wq)
 	return sv_queue_count(wq->queue);
 }
 
-/*
- * Lock @wq for consuming outside the transport (flush with error, discarding):
- * both sides, so that a kernel QP's producer index, which the kernel owns,
- * is read under its own lock.  (A user QP's producer_lock guards nothing
- * else; taking it costs nothing on these rare paths.)
- */
-static void sv_wq_lock(struct sv_wq *wq, unsigned long *flags)
-	__acquires(&wq->producer_lock) __acquires(&wq->consumer_lock)
+/* the role lock that owns @wq's consumer side (struct sv_wq) */
+static spinlock_t *sv_wq_consumer_lock(struct sv_qp *qp, struct sv_wq *wq)
 {
-	spin_lock_irqsave(&wq->producer_lock, *flags);
-	spin_lock(&wq->consumer_lock);
+	return wq == &qp->sq ? &qp->req.lock : &qp->resp.lock;
 }
 
-static void sv_wq_unlock(struct sv_wq *wq, unsigned long flags)
-	__releases(&wq->consumer_lock) __releases(&wq->producer_lock)
+/*
+ * Lock @wq for consuming outside the transport (flush with error,
+ * discarding): its consumer side's role lock, then the producer side, so
+ * that a kernel QP's producer index, which the kernel owns, is read under
+ * its own lock.  (A user QP's producer_lock guards nothing else; taking
+ * it costs nothing on these rare paths.)  Process context or the
+ * completer's task, never with interrupts off: the role locks are _bh.
+ */
+static void sv_wq_lock(struct sv_qp *qp, struct sv_wq *wq,
+		       unsigned long *flags)
+	__acquires(sv_wq_consumer_lock(qp, wq)) __acquires(&wq->producer_lock)
 {
-	spin_unlock(&wq->consumer_lock);
+	spin_lock_bh(sv_wq_consumer_lock(qp, wq));
+	spin_lock_irqsave(&wq->producer_lock, *flags);
+}
+
+static void sv_wq_unlock(struct sv_qp *qp, struct sv_wq *wq,
+			 unsigned long flags)
+	__releases(&wq->producer_lock) __releases(sv_wq_consumer_lock(qp, wq))
+{
 	spin_unlock_irqrestore(&wq->producer_lock, flags);
+	spin_unlock_bh(sv_wq_consumer_lock(qp, wq));
 }
 
 static bool sv_qp_rq_flush_err_one(struct sv_qp *qp)
@@ -130,15 +140,15 @@ static bool sv_qp_rq_flush_err_one(struct sv_qp *qp)
 	struct sv_recv_wqe *wqe;
 	unsigned long flags;
 
-	sv_wq_lock(wq, &flags);
+	sv_wq_lock(qp, wq, &flags);
 	if (!sv_wq_pending(qp, wq)) {
-		sv_wq_unlock(wq, flags);
+		sv_wq_unlock(qp, wq, flags);
 		return false;
 	}
 	wqe = sv_queue_consumer_slot(wq->queue);
 	wc.wr_id = READ_ONCE(wqe->wr_id);
 	sv_queue_consume(wq->queue);
-	sv_wq_unlock(wq, flags);
+	sv_wq_unlock(qp, wq, flags);
 
 	sv_cq_post(to_sv_cq(qp->ibqp.recv_cq), &wc, false);
 	return true;
@@ -171,12 +181,12 @@ static void sv_wq_discard(struct sv_qp *qp, struct sv_wq *wq)
 
 	if (!wq->queue)
 		return;
-	sv_wq_lock(wq, &flags);
+	sv_wq_lock(qp, wq, &flags);
 	for (count = sv_wq_pending(qp, wq); count; count--)
 		sv_queue_consume(wq->queue);
 	if (wq == &qp->sq)
 		qp->req.in_flight = 0;
-	sv_wq_unlock(wq, flags);
+	sv_wq_unlock(qp, wq, flags);
 }
 
 /* --- state changes by the transport ---------------------------------------- */
@@ -235,9 +245,9 @@ void sv_qp_sq_drain_check(struct sv_qp *qp)
 	unsigned long flags;
 	bool idle, notify = false;
 
-	spin_lock_irqsave(&qp->sq.consumer_lock, flags);
+	spin_lock_bh(&qp->req.lock);
 	idle = !qp->req.in_flight;
-	spin_unlock_irqrestore(&qp->sq.consumer_lock, flags);
+	spin_unlock_bh(&qp->req.lock);
 	if (!idle)
 		return;	/* the completer calls again when that changes */
 
@@ -458,7 +468,6 @@ static void sv_qp_destroy_queues(struct sv_qp *qp)
 static void sv_wq_init(struct sv_wq *wq)
 {
 	spin_lock_init(&wq->producer_lock);
-	spin_lock_init(&wq->consumer_lock);
 }
 
 /* Publish @qp under a QPN: from now on the receive path can find it. */

@@ -88,7 +88,8 @@ static inline u32 sv_queue_cons(struct sv_queue *q)
 		/* acquire: the consumer's reads of the slots it handed back */
 		return smp_load_acquire(&q->buf->consumer_index) &
 		       q->index_mask;
-	return q->cons;
+	/* the producer side checks fullness without the consumer's lock */
+	return READ_ONCE(q->cons);
 }
 
 /*
@@ -132,7 +133,7 @@ static inline void *sv_queue_consumer_slot(struct sv_queue *q)
 
 static inline void sv_queue_consume(struct sv_queue *q)
 {
-	q->cons = (q->cons + 1) & q->index_mask;
+	WRITE_ONCE(q->cons, (q->cons + 1) & q->index_mask);
 	/* the slot reads are done before the slot is handed back */
 	smp_store_release(&q->buf->consumer_index, q->cons);
 }

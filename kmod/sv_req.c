@@ -80,7 +80,7 @@ static u32 sv_req_posted(struct sv_qp *qp)
 {
 	struct sv_queue *q = qp->sq.queue;
 
-	lockdep_assert_held(&qp->sq.consumer_lock);
+	lockdep_assert_held(&qp->req.lock);
 	/* acquire: the WQE slots published before the index */
 	return (smp_load_acquire(&q->buf->producer_index) - q->cons) &
 	       q->index_mask;
@@ -334,15 +334,6 @@ static enum ib_wc_status sv_req_local_op(struct sv_qp *qp,
 	}
 }
 
-static void sv_req_in_flight_inc(struct sv_qp *qp)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&qp->sq.consumer_lock, flags);
-	qp->req.in_flight++;
-	spin_unlock_irqrestore(&qp->sq.consumer_lock, flags);
-}
-
 /*
  * Start the WQE at ring index @idx: copy, check, and either execute it (a
  * local operation, or a WQE that fails before it sends anything: DONE at
@@ -401,7 +392,7 @@ static bool sv_req_start_locked(struct sv_qp *qp, u32 idx, bool *retire)
 	else if (status == IB_WC_SUCCESS && sv_req_is_ud(qp) && len > mtu)
 		status = IB_WC_LOC_LEN_ERR;	/* UD: one packet (IBTA 9.8.2) */
 
-	sv_req_in_flight_inc(qp);
+	qp->req.in_flight++;
 	if (status != IB_WC_SUCCESS || (wr_flags & SV_WR_LOCAL)) {
 		sw->npkts = 0;
 		sw->last_psn = sw->first_psn;
@@ -690,7 +681,6 @@ static int sv_req_next_locked(struct sv_qp *qp, struct sv_req_pkt *pk,
 	struct sv_queue *q = qp->sq.queue;
 	u32 mask = sv_req_mask(qp);
 	u32 cons, in_flight, posted, cur, end;
-	unsigned long flags;
 	struct sv_swqe *sw;
 	int status;
 
@@ -700,11 +690,10 @@ static int sv_req_next_locked(struct sv_qp *qp, struct sv_req_pkt *pk,
 	if (qp->req.rnr_wait || qp->req.odp_wait)
 		return 0;
 
-	spin_lock_irqsave(&qp->sq.consumer_lock, flags);
+	/* the SQ's consumer side is ours (req.lock): no other lock */
 	cons = q->cons;
 	in_flight = qp->req.in_flight;
 	posted = sv_req_posted(qp);
-	spin_unlock_irqrestore(&qp->sq.consumer_lock, flags);
 
 	end = (cons + in_flight) & mask;
 	if (!in_flight) {
@@ -1006,7 +995,6 @@ static void sv_req_grow_work(struct work_struct *work)
 	struct sv_swqe *swqe, *old = NULL;
 	size_t bytes, old_bytes = 0;
 	struct mem_cgroup *memcg;
-	unsigned long flags;
 	u32 i;
 
 	/* a work item's allocations are charged to the QP's memory cgroup */
@@ -1015,8 +1003,7 @@ static void sv_req_grow_work(struct work_struct *work)
 	set_active_memcg(memcg);
 	spin_lock_bh(&qp->req.lock);
 	if (swqe && qp->req.swqe_mask + 1 < slots) {
-		/* cons and in_flight are stable under both locks */
-		spin_lock_irqsave(&qp->sq.consumer_lock, flags);
+		/* cons and in_flight are stable under req.lock */
 		for (i = 0; i < qp->req.in_flight; i++) {
 			u32 idx = (q->cons + i) & q->index_mask;
 			struct sv_swqe *from = sv_req_swqe(qp, idx);
@@ -1032,7 +1019,6 @@ static void sv_req_grow_work(struct work_struct *work)
 		qp->req.swqe = swqe;
 		qp->req.swqe_bytes = bytes;
 		qp->req.swqe_mask = slots - 1;
-		spin_unlock_irqrestore(&qp->sq.consumer_lock, flags);
 		swqe = NULL;
 	}
 	qp->req.growing = false;

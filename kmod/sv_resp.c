@@ -138,19 +138,16 @@ static int sv_resp_rq_pop(struct sv_qp *qp)
 	struct sv_wq *wq = &qp->rq;
 	struct sv_queue *q = wq->queue;
 	struct sv_recv_wqe *wqe = qp->resp.wqe;
-	unsigned long flags;
 	u32 prod;
 
-	spin_lock_irqsave(&wq->consumer_lock, flags);
+	/* resp.lock owns the RQ's consumer side (struct sv_wq) */
+	lockdep_assert_held(&qp->resp.lock);
 	/* acquire: the slot contents before the index (uapi ordering) */
 	prod = smp_load_acquire(&q->buf->producer_index) & q->index_mask;
-	if (prod == q->cons) {
-		spin_unlock_irqrestore(&wq->consumer_lock, flags);
+	if (prod == q->cons)
 		return -EAGAIN;
-	}
 	memcpy(wqe, sv_queue_consumer_slot(q), sv_srq_wqe_size(wq->max_sge));
 	sv_queue_consume(q);
-	spin_unlock_irqrestore(&wq->consumer_lock, flags);
 
 	return sv_wqe_check_recv(wqe, wq->max_sge);
 }

@@ -153,18 +153,23 @@ static inline size_t sv_srq_wqe_size(u32 max_sge)
  * for user QPs (user space produces, the kernel consumes) and kernel-only for
  * kernel consumers' QPs (post_send/post_recv produce).
  *
- * Locks (both irqsave: kernel consumers post from any context, and the
- * transport consumes from softirq):
- *   producer_lock: the producer side of a kernel QP's ring (posting).
- *   consumer_lock: the consumer side (the transport engine and flushing).
- * Order: producer_lock before consumer_lock (only resetting takes both);
- * consumer_lock is a leaf (Documentation/design.md, "Locking").  Neither
- * is ever held while calling out of the QP (CQ posts, events).
+ * Locks:
+ *   producer_lock (irqsave: kernel consumers post from any context): the
+ *     producer side of a kernel QP's ring (posting).
+ *   The consumer side (the ring's private consumer index, and for the SQ
+ *   req.in_flight) belongs to the QP role that consumes it: the SQ's to
+ *   req.lock, the RQ's to resp.lock.  The transport holds that lock anyway
+ *   whenever it takes or retires a WQE, so consuming costs no lock of its
+ *   own; flushing and discarding take it too (sv_wq_lock()).  The
+ *   producer side reads the consumer index without it (fullness checks:
+ *   a stale index only makes the ring look fuller).
+ * Order: the role lock, then producer_lock (Documentation/design.md,
+ * "Locking").  producer_lock is never held while calling out of the QP
+ * (CQ posts, events).
  */
 struct sv_wq {
 	struct sv_queue		*queue;	/* NULL: the RQ of a QP with an SRQ */
 	spinlock_t		producer_lock;
-	spinlock_t		consumer_lock;
 	/* immutable after create: the real capacities, as create_qp reports */
 	u32			max_wr;
 	u32			max_sge;
@@ -268,10 +273,11 @@ struct sv_qp {
 	 * Requester (sv_req.c).  It works from private copies of the WQEs
 	 * it starts (struct sv_swqe, sv_req.h), never from the ring slot
 	 * again.  lock (_bh: the completer and the timers run in softirq)
-	 * protects every field below except where noted, and the WQE
-	 * copies; lock order: req.lock, then sq.consumer_lock, never with
-	 * resp.lock (Documentation/design.md, "Locking").  Never held
-	 * across sv_net_xmit() or sv_cq_post().
+	 * protects every field below except where noted, the WQE copies
+	 * and the consumer side of the SQ (struct sv_wq); lock order:
+	 * req.lock, then sq.producer_lock, never with resp.lock
+	 * (Documentation/design.md, "Locking").  Never held across
+	 * sv_net_xmit() or sv_cq_post().
 	 */
 	struct {
 		/*
@@ -283,8 +289,8 @@ struct sv_qp {
 		/*
 		 * WQEs the requester has started and the completer not yet
 		 * retired: the first in_flight WQEs from the SQ's consumer
-		 * index; the rest wait.  Under sq.consumer_lock (changed with
-		 * lock held too).  The SQ is drained (SQD) when it is 0.
+		 * index; the rest wait.  Under lock, like the SQ's consumer
+		 * index.  The SQ is drained (SQD) when it is 0.
 		 */
 		u32		in_flight;
 		/* kernel QPs: next send sequence number, under sq.producer_lock */
@@ -372,11 +378,12 @@ struct sv_qp {
 	 * Responder (sv_resp.c, sv_resp_res.c).  lock (_bh: requests
 	 * arrive in softirq, the read-response work item and reset run in
 	 * process context)
-	 * protects every field below; psn is also written by modify_qp
-	 * (INIT->RTR, RESET) under state_lock while the responder is not
-	 * active, and read by query_qp.  Lock order: resp.lock, then
-	 * state_lock or a work queue's consumer_lock or an SRQ's lock, never
-	 * with req.lock (Documentation/design.md, "Locking").
+	 * protects every field below and the consumer side of the RQ
+	 * (struct sv_wq); psn is also written by modify_qp (INIT->RTR,
+	 * RESET) under state_lock while the responder is not active, and
+	 * read by query_qp.  Lock order: resp.lock, then state_lock or
+	 * rq.producer_lock or an SRQ's lock, never with req.lock
+	 * (Documentation/design.md, "Locking").
 	 * Held across sv_net_xmit(), so that responses leave in order;
 	 * never across sv_cq_post() or QP events (the one exception: an SRQ
 	 * limit event dispatched by sv_srq_pop()).  Always taken _bh: no

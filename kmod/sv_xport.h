@@ -279,8 +279,8 @@ void sv_qp_error(struct sv_qp *qp, enum ib_event_type event);
 void sv_qp_sq_error(struct sv_qp *qp);
 
 /*
- * For the completer, after it retired SQ WQEs (with sq.consumer_lock not
- * held): in SQD with nothing in flight any more, ends the drain and reports
+ * For the completer, after it retired SQ WQEs (with req.lock not held):
+ * in SQD with nothing in flight any more, ends the drain and reports
  * IB_EVENT_SQ_DRAINED if the consumer asked for it (IBTA 11.2.4.2,
  * en_sqd_async_notify).
  */
