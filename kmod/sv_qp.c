@@ -245,6 +245,15 @@ void sv_qp_sq_drain_check(struct sv_qp *qp)
 	unsigned long flags;
 	bool idle, notify = false;
 
+	/*
+	 * Only SQD drains.  The completer calls after every retire pass, so
+	 * outside SQD it returns before taking req.lock.  A racing move to
+	 * SQD is not missed: modify_qp writes the state, then checks under
+	 * req.lock; if the completer's in_flight update comes after that
+	 * check, its lock acquisition orders its state read after the write.
+	 */
+	if (READ_ONCE(qp->state) != IB_QPS_SQD)
+		return;
 	spin_lock_bh(&qp->req.lock);
 	idle = !qp->req.in_flight;
 	spin_unlock_bh(&qp->req.lock);

@@ -676,6 +676,65 @@ static void qp_sqd_drained_event(struct kunit *test)
 	destroy_qp(test, qp);
 }
 
+/*
+ * SQD with a WQE in flight is drained when the completer retires it
+ * (IBTA 11.2.4.2): no event on entering SQD, one after the retire.  The
+ * WQE is made to look sent (a ring slot produced, its copy SENT) and
+ * then acknowledged (DONE), as the completer would find it.
+ */
+static void qp_sqd_drained_by_completer(struct kunit *test)
+{
+	struct qp_env *env = test->priv;
+	struct sv_qp *qp = make_qp(test, IB_QPT_UD);
+	struct ib_qp_attr rts = { .sq_psn = 7 }, sqd = {
+		.en_sqd_async_notify = 1,
+	};
+	struct sv_queue *q = qp->sq.queue;
+	struct sv_send_wqe *slot;
+	struct sv_swqe *sw;
+	unsigned long flags;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, to_state(qp, IB_QPS_INIT, UD_INIT_MASK,
+				       &init_attr), 0);
+	KUNIT_ASSERT_EQ(test, to_state(qp, IB_QPS_RTR, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, to_state(qp, IB_QPS_RTS, IB_QP_SQ_PSN, &rts), 0);
+
+	spin_lock_irqsave(&qp->sq.producer_lock, flags);
+	slot = sv_queue_producer_slot(q);
+	memset(slot, 0, sizeof(*slot));
+	slot->wr.wr_id = 9;
+	sv_queue_produce(q);
+	spin_unlock_irqrestore(&qp->sq.producer_lock, flags);
+	spin_lock_bh(&qp->req.lock);
+	sw = sv_req_swqe(qp, q->cons);
+	memcpy(sw->wqe, slot, sizeof(*slot));
+	sw->state = SV_SWQE_SENT;
+	sw->status = IB_WC_SUCCESS;
+	sw->flags = 0;
+	sw->npkts = 1;
+	sw->next = 1;
+	qp->req.cur = q->cons;
+	qp->req.in_flight = 1;
+	spin_unlock_bh(&qp->req.lock);
+
+	KUNIT_ASSERT_EQ(test, to_state(qp, IB_QPS_SQD,
+				       IB_QP_EN_SQD_ASYNC_NOTIFY, &sqd), 0);
+	KUNIT_EXPECT_EQ_MSG(test, env->events[IB_EVENT_SQ_DRAINED], 0,
+			    "drained with a WQE in flight");
+
+	spin_lock_bh(&qp->req.lock);
+	sw->state = SV_SWQE_DONE;
+	spin_unlock_bh(&qp->req.lock);
+	sv_comp_retire(qp);
+	for (i = 0; i < 100 && !sv_task_idle(&qp->comp.task); i++)
+		msleep(20);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(qp->req.in_flight), 0U);
+	KUNIT_EXPECT_EQ_MSG(test, env->events[IB_EVENT_SQ_DRAINED], 1,
+			    "the completer's retire must report drained once");
+	destroy_qp(test, qp);
+}
+
 /* the transport's error transitions (sv_qp_error, sv_qp_sq_error) */
 static void qp_transport_errors(struct kunit *test)
 {
@@ -794,6 +853,7 @@ static struct kunit_case qp_cases[] = {
 	KUNIT_CASE(qp_user_atomic_alignment),
 	KUNIT_CASE(qp_wqe_copy_bounded),
 	KUNIT_CASE(qp_sqd_drained_event),
+	KUNIT_CASE(qp_sqd_drained_by_completer),
 	KUNIT_CASE(qp_transport_errors),
 	KUNIT_CASE(qp_xrc_create),
 	KUNIT_CASE(qp_swqe_grow),
