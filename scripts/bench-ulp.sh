@@ -17,8 +17,16 @@
 # unloaded before softverbs loads), for SV_BENCH_ROUNDS rounds (default
 # 3).  fio jobs (SV_BENCH_FIO_SECS each, default 10, no ramp): 4 KiB random
 # read and write at iodepth 32 (IOPS), 128 KiB sequential read and write
-# at iodepth 8 (MB/s), libaio, O_DIRECT.  Prints "ulp TARGET JOB PROVIDER
-# VALUE" lines, and the table of medians.
+# at iodepth 8 (MB/s), libaio, O_DIRECT; SV_BENCH_ULP_JOBS=REGEX keeps the
+# jobs ("randwrite 4k 32", ...) it matches.  Prints "ulp TARGET JOB
+# PROVIDER VALUE" lines, each with what the job cost per I/O (packets,
+# context switches, function-call IPIs: the VM's, over the job), and the
+# table of medians.
+#
+# A/B (scripts/bench.sh, SV_BENCH=ab SV_BENCH_AB_PART=ulp): with
+# SV_BENCH_AB_MODULE set, the two providers are softverbs built from
+# revision SV_BENCH_AB_REV (A, that module) and from this tree (B,
+# SV_MODULE), loaded in turn each round, and the table gives B/A.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 . tests/user/lib.sh
@@ -27,7 +35,11 @@ cd "$(dirname "$0")/.."
 
 secs=${SV_BENCH_FIO_SECS:-10}
 rounds=${SV_BENCH_ROUNDS:-3}
-jobs=("randread 4k 32" "randwrite 4k 32" "read 128k 8" "write 128k 8")
+jobs=()
+for j in "randread 4k 32" "randwrite 4k 32" "read 128k 8" "write 128k 8"; do
+	[[ ! $j =~ ${SV_BENCH_ULP_JOBS:-.} ]] || jobs+=("$j")
+done
+[ ${#jobs[@]} -gt 0 ] || { echo "bench-ulp: SV_BENCH_ULP_JOBS matches no job"; exit 1; }
 addr=10.197.0.1
 nqn=nqn.2026-11.org.softverbs:bench
 hostnqn=nqn.2014-08.org.nvmexpress:uuid:5e5e5e56-0000-4000-8000-0000000000b1
@@ -46,22 +58,31 @@ ip -n sv-ulp-c link set xu1 up
 ip link set xu0 up
 ip addr add $addr/24 dev xu0
 
+# sched_counts: the VM's context switches and function-call IPIs so far
+sched_counts() {
+	awk '/^ctxt / { c = $2 } END { print c }' /proc/stat
+	awk '$1 == "CAL:" { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i } END { print s + 0 }' \
+		/proc/interrupts
+}
+
 # fio_job DEV FILE JOB: one fio run of JOB ("rw bs iodepth") on FILE, with
 # the RDMA device DEV's packet counters read before and after it.  Prints
 # the figure (IOPS for 4k jobs, MB/s for the others, or "-") and, on a
 # second line, what crossed DEV per I/O: packets sent (and bytes, where the
 # device counts them), and whether that is at least one packet per MTU of
-# the I/O's data.  A figure whose data did not cross the device (a page
-# cache, a local shortcut) fails that check and is not reported: the
-# figure is then "-".  No ramp time, so every packet counted belongs to an
-# I/O fio counted.
+# the I/O's data, then the VM's context switches and IPIs per I/O.  A
+# figure whose data did not cross the device (a page cache, a local
+# shortcut) fails that check and is not reported: the figure is then "-".
+# No ramp time, so every packet counted belongs to an I/O fio counted.
 fio_job() {
 	local dev=$1 file=$2 rw bs qd out
 	read -r rw bs qd <<<"$3"
 	rdma -j statistic show link "$dev/1" >"$tmp/before" || { echo -; return; }
+	sched_counts >"$tmp/sched-before"
 	out=$(timeout $((secs + 60)) fio --name=b --filename="$file" --rw="$rw" --bs="$bs" \
 		--iodepth="$qd" --ioengine=libaio --direct=1 --time_based --runtime="$secs" \
 		--size=48m --output-format=json 2>/dev/null) || { echo -; return; }
+	sched_counts >"$tmp/sched-after"
 	rdma -j statistic show link "$dev/1" >"$tmp/after" || { echo -; return; }
 	python3 -c '
 import json, sys
@@ -82,8 +103,11 @@ print(fig if ok else "-")
 per = "%.1f packets" % (pkts / ios) if ios and pkts is not None else "no packet count"
 if "tx_bytes" in delta and ios:
     per += ", %.0f bytes" % (delta["tx_bytes"] / ios)
-print("%d I/Os, %s sent per I/O (data needs >= %d packets, %d bytes): %s" %
-      (ios, per, need, size, "crossed the device" if ok else "DID NOT cross the device"))
+sb, sa = ([int(v) for v in open(f"{tmp}/sched-{x}")] for x in ("before", "after"))
+sched = ("; per I/O %.2f context switches, %.2f IPIs" %
+         ((sa[0] - sb[0]) / ios, (sa[1] - sb[1]) / ios) if ios else "")
+print("%d I/Os, %s sent per I/O (data needs >= %d packets, %d bytes): %s%s" %
+      (ios, per, need, size, "crossed the device" if ok else "DID NOT cross the device", sched))
 ' "$rw" "$bs" "$tmp" "$mtu" <<<"$out" 2>/dev/null || echo -
 }
 
@@ -147,10 +171,29 @@ provider() {
 	rdma link delete "$dev"
 }
 
+# The two providers: b (the table's first column) against a (the base)
+if [ -n "${SV_BENCH_AB_MODULE:-}" ]; then
+	pa=A pb=B ratio=B/A module_b=$SV_MODULE
+	echo "== A: softverbs of ${SV_BENCH_AB_REV:-the base}, B: this tree"
+else
+	pa=rxe pb=softverbs ratio=sv/rxe
+fi
 rxe=1
-modinfo rdma_rxe >/dev/null 2>&1 || { rxe=; echo "== no rdma_rxe module: no baseline"; }
+[ -n "${SV_BENCH_AB_MODULE:-}" ] || modinfo rdma_rxe >/dev/null 2>&1 ||
+	{ rxe=; echo "== no rdma_rxe module: no baseline"; }
 for ((round = 1; round <= rounds; round++)); do
 	echo "== round $round of $rounds"
+	if [ -n "${SV_BENCH_AB_MODULE:-}" ]; then
+		SV_MODULE=$SV_BENCH_AB_MODULE
+		sv_load_module
+		provider A softverbs svu0
+		sv_unload_module
+		SV_MODULE=$module_b
+		sv_load_module
+		provider B softverbs svu0
+		sv_unload_module
+		continue
+	fi
 	if [ -n "$rxe" ]; then
 		modprobe rdma_rxe
 		provider rxe rxe rxeu0
@@ -170,14 +213,14 @@ median() {
 echo
 echo "== results: medians of $rounds rounds, fio $secs s per job, each checked against the"
 echo "   device counters (kernel $(uname -r), TCG, $(nproc) vCPUs; 4k: IOPS, 128k: MB/s; higher is better)"
-printf '%-24s %12s %12s %8s   %s\n' test softverbs rxe sv/rxe "rounds (softverbs | rxe)"
+printf '%-24s %12s %12s %8s   %s\n' test $pb $pa $ratio "rounds ($pb | $pa)"
 for t in nvme nfs; do
 	for j in "${jobs[@]}"; do
 		# shellcheck disable=SC2086 # the rounds' figures, one word each
-		s=$(median ${res[$t,$j,softverbs]:-}) r=$(median ${res[$t,$j,rxe]:-})
-		ratio=$(awk -v s="$s" -v r="$r" 'BEGIN { if (s + 0 > 0 && r + 0 > 0) printf "%.2f", s / r; else print "-" }')
-		printf '%-24s %12s %12s %8s   %s |%s\n' "$t ${j% *} qd${j##* }" "$s" "$r" "$ratio" \
-			"${res[$t,$j,softverbs]:-}" "${res[$t,$j,rxe]:-}"
+		s=$(median ${res[$t,$j,$pb]:-}) r=$(median ${res[$t,$j,$pa]:-})
+		q=$(awk -v s="$s" -v r="$r" 'BEGIN { if (s + 0 > 0 && r + 0 > 0) printf "%.2f", s / r; else print "-" }')
+		printf '%-24s %12s %12s %8s   %s |%s\n' "$t ${j% *} qd${j##* }" "$s" "$r" "$q" \
+			"${res[$t,$j,$pb]:-}" "${res[$t,$j,$pa]:-}"
 	done
 done
 exit 0

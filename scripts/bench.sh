@@ -17,7 +17,8 @@
 #              device talking to itself in init_net (scripts/bench-ulp.sh)
 #   two hosts  two VMs joined by a virtual wire, rxe <-> rxe then
 #              softverbs <-> softverbs (scripts/bench-wire.sh)
-#   ab         not part of "all": the loopback tests on softverbs as built
+#   ab         not part of "all": the loopback tests (or with
+#              SV_BENCH_AB_PART=ulp the storage jobs) on softverbs as built
 #              from git revision SV_BENCH_AB_BASE (A) and from this tree
 #              (B), in one VM, the two modules loaded in turn each round;
 #              a table of both and B/A.  How a change is measured before
@@ -30,7 +31,9 @@
 #                        loopback, the sweep, scaling, storage, two hosts)
 #   SV_BENCH_AB_BASE=REV ab: the revision to compare with (default HEAD:
 #                        what the uncommitted changes do)
+#   SV_BENCH_AB_PART=loop|ulp  ab: what to compare (default loop)
 #   SV_BENCH_FIO_SECS=S  ulp: seconds per fio job (default 10)
+#   SV_BENCH_ULP_JOBS=REGEX  ulp: only the fio jobs that match (e.g. 4k)
 #   SV_BENCH_KVER=KVER   kernel to boot (default: the newest installed 6.1)
 #   SV_BENCH_ITERS=N     iterations of the bandwidth tests (default 1000;
 #                        loopback latency tests use N/2)
@@ -114,6 +117,15 @@ bench_ab() {
 	[ "$rc" = 0 ] || { tail -n 30 build/bench-ab-build.log; return 1; }
 	echo "== A/B: one VM of $kver (TCG): softverbs of $rev (A), then of this tree (B), each round"
 	echo "== host: $(nproc) CPUs, load average $(loadavg) (other VMs on the host skew every figure)"
+	if [ "${SV_BENCH_AB_PART:-loop}" = ulp ]; then
+		tests/vm/run.sh --kver "$kver" --mem 2048 --timeout 3600 -- \
+			env SV_MODULE="$root/build/$kver/kmod/softverbs.ko" SV_BENCH_AB_MODULE="$root/$out/kmod/softverbs.ko" \
+			SV_BENCH_AB_REV="$rev" SV_BENCH_FIO_SECS="${SV_BENCH_FIO_SECS:-}" \
+			SV_BENCH_ROUNDS="${SV_BENCH_ROUNDS:-}" SV_BENCH_ULP_JOBS="${SV_BENCH_ULP_JOBS:-}" \
+			bash scripts/bench-ulp.sh
+		echo "== host load average after: $(loadavg)"
+		return
+	fi
 	tests/vm/run.sh --kver "$kver" --timeout 3600 -- \
 		env SV_MODULE="$root/build/$kver/kmod/softverbs.ko" SV_BENCH_AB_MODULE="$root/$out/kmod/softverbs.ko" \
 		SV_BENCH_AB_REV="$rev" \
@@ -181,7 +193,7 @@ bench_ulp() {
 	echo "== host: $(nproc) CPUs, load average $(loadavg) (other VMs on the host skew every figure)"
 	tests/vm/run.sh --kver "$1" --mem 2048 --timeout 3600 -- \
 		env SV_MODULE="$root/build/$1/kmod/softverbs.ko" SV_BENCH_FIO_SECS="${SV_BENCH_FIO_SECS:-}" \
-		SV_BENCH_ROUNDS="${SV_BENCH_ROUNDS:-}" \
+		SV_BENCH_ROUNDS="${SV_BENCH_ROUNDS:-}" SV_BENCH_ULP_JOBS="${SV_BENCH_ULP_JOBS:-}" \
 		bash scripts/bench-ulp.sh
 	echo "== host load average after: $(loadavg)"
 }
@@ -228,6 +240,10 @@ if [ "${1:-}" != --guest ]; then
 	case $mode in
 	loop | sweep | scale | ulp | wire | all | ab) ;;
 	*) echo "bench: SV_BENCH=loop, sweep, scale, ulp, wire, all or ab" >&2; exit 2 ;;
+	esac
+	case ${SV_BENCH_AB_PART:-loop} in
+	loop | ulp) ;;
+	*) echo "bench: SV_BENCH_AB_PART=loop or ulp" >&2; exit 2 ;;
 	esac
 	bash scripts/deps.sh bench
 	kver=${SV_BENCH_KVER:-$(ls /lib/modules | grep '^6\.1\.' | sort -V | tail -n 1)}
