@@ -171,37 +171,38 @@ provider() {
 	rdma link delete "$dev"
 }
 
-# The two providers: b (the table's first column) against a (the base)
+# softverbs_run NAME MODULE: both workloads on softverbs loaded from MODULE
+softverbs_run() {
+	SV_MODULE=$2
+	sv_load_module
+	provider "$1" softverbs svu0
+	sv_unload_module
+}
+
+# The two providers: b (the table's first column) against a (the base);
+# a is Soft-RoCE unless this is an A/B of two softverbs builds
+module_b=${SV_MODULE:-} rxe=
 if [ -n "${SV_BENCH_AB_MODULE:-}" ]; then
-	pa=A pb=B ratio=B/A module_b=$SV_MODULE
+	pa=A pb=B ratio=B/A
 	echo "== A: softverbs of ${SV_BENCH_AB_REV:-the base}, B: this tree"
 else
 	pa=rxe pb=softverbs ratio=sv/rxe
+	if modinfo rdma_rxe >/dev/null 2>&1; then
+		rxe=1
+	else
+		echo "== no rdma_rxe module: no baseline"
+	fi
 fi
-rxe=1
-[ -n "${SV_BENCH_AB_MODULE:-}" ] || modinfo rdma_rxe >/dev/null 2>&1 ||
-	{ rxe=; echo "== no rdma_rxe module: no baseline"; }
 for ((round = 1; round <= rounds; round++)); do
 	echo "== round $round of $rounds"
 	if [ -n "${SV_BENCH_AB_MODULE:-}" ]; then
-		SV_MODULE=$SV_BENCH_AB_MODULE
-		sv_load_module
-		provider A softverbs svu0
-		sv_unload_module
-		SV_MODULE=$module_b
-		sv_load_module
-		provider B softverbs svu0
-		sv_unload_module
-		continue
-	fi
-	if [ -n "$rxe" ]; then
+		softverbs_run A "$SV_BENCH_AB_MODULE"
+	elif [ -n "$rxe" ]; then
 		modprobe rdma_rxe
 		provider rxe rxe rxeu0
 		modprobe -r rdma_rxe
 	fi
-	sv_load_module
-	provider softverbs softverbs svu0
-	sv_unload_module
+	softverbs_run $pb "$module_b"
 done
 
 # median VALUES...: the median of the figures that are numbers, or "-"
