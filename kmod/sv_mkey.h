@@ -197,6 +197,18 @@ static inline bool sv_mr_range_ok(u64 base, u64 size, u64 iova, u64 len)
 	return iova >= base && len <= size && iova - base <= size - len;
 }
 
+/*
+ * The end of the piece of [@addr, @end) (@addr < @end) that lies in one
+ * SV_ODP_CHUNK_SIZE-aligned chunk: @end, or the next chunk boundary.
+ * Never wraps, even in the last chunk of the address space.
+ */
+static inline u64 sv_mr_odp_chunk_next(u64 addr, u64 end)
+{
+	u64 room = SV_ODP_CHUNK_SIZE - (addr & (SV_ODP_CHUNK_SIZE - 1));
+
+	return end - addr <= room ? end : addr + room;
+}
+
 static inline void sv_mr_put(struct sv_mr *mr)
 {
 	sv_mkey_put(&mr->mkey);

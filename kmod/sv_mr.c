@@ -817,10 +817,20 @@ out_unlock:
 	return c;
 }
 
-/* chunk_end(): where the chunk of an implicit MR holding @addr ends */
-static inline u64 sv_mr_odp_chunk_end(u64 addr)
+/*
+ * Between the pieces of a long fault or prefetch: -EINTR when the caller
+ * has a fatal signal, -ENOENT when the MR is being deregistered (its
+ * dereg waits for our reference), so neither a kill nor a dereg waits for
+ * the rest of the range.  Process context.
+ */
+static int sv_mr_odp_stop(struct sv_mr *mr)
 {
-	return round_down(addr, SV_ODP_CHUNK_SIZE) + SV_ODP_CHUNK_SIZE;
+	if (fatal_signal_pending(current))
+		return -EINTR;
+	if (READ_ONCE(mr->state) != SV_MR_VALID)
+		return -ENOENT;
+	cond_resched();
+	return 0;
 }
 
 /* [@addr, @end) inside one chunk of an implicit MR: sv_mr_odp_map() */
@@ -853,24 +863,55 @@ static int sv_mr_odp_map_implicit(struct sv_mr *mr, u64 addr, u64 end,
 				  u64 mask, bool fault, void (*use)(void *arg),
 				  void *arg)
 {
-	u64 first_end = min_t(u64, end, sv_mr_odp_chunk_end(addr));
+	u64 first_end = sv_mr_odp_chunk_next(addr, end);
 	int ret, mapped = 0;
 	u64 a, next;
 
 	for (a = use ? first_end : addr; a < end; a = next) {
-		next = min_t(u64, end, sv_mr_odp_chunk_end(a));
-		ret = sv_mr_odp_map_chunk(mr, a, next, mask, fault, NULL, NULL);
+		ret = a == addr ? 0 : sv_mr_odp_stop(mr);
+		next = sv_mr_odp_chunk_next(a, end);
+		if (!ret)
+			ret = sv_mr_odp_map_chunk(mr, a, next, mask, fault,
+						  NULL, NULL);
 		if (ret < 0 && !use)
 			return ret;
 		if (ret < 0)
 			break;
 		mapped += ret;
-		cond_resched();
 	}
 	if (!use)
 		return mapped;
 	ret = sv_mr_odp_map_chunk(mr, addr, first_end, mask, fault, use, arg);
 	return ret < 0 ? ret : mapped + ret;
+}
+
+/*
+ * [@addr, @end) of an explicit ODP MR: with @use in one piece (a
+ * transport fault, at most SV_ODP_FAULT_MAX), else chunk by chunk, so a
+ * prefetch of gigabytes can be stopped between them.
+ */
+static int sv_mr_odp_map_explicit(struct sv_mr *mr, u64 addr, u64 end,
+				  u64 mask, bool fault, void (*use)(void *arg),
+				  void *arg)
+{
+	int ret, mapped = 0;
+	u64 a, next;
+
+	if (use)
+		return sv_mr_odp_map(mr->umem_odp, addr, end - addr, mask,
+				     fault, use, arg);
+	for (a = addr; a < end; a = next) {
+		ret = a == addr ? 0 : sv_mr_odp_stop(mr);
+		if (ret)
+			return ret;
+		next = sv_mr_odp_chunk_next(a, end);
+		ret = sv_mr_odp_map(mr->umem_odp, a, next - a, mask, fault,
+				    NULL, NULL);
+		if (ret < 0)
+			return ret;
+		mapped += ret;
+	}
+	return mapped;
 }
 
 int sv_mr_odp_fault_use(struct sv_mr *mr, u64 iova, u64 len, bool write,
@@ -903,7 +944,8 @@ int sv_mr_odp_fault_use(struct sv_mr *mr, u64 iova, u64 len, bool write,
 		ret = sv_mr_odp_map_implicit(mr, addr, addr + len, mask, fault,
 					     use, arg);
 	else
-		ret = sv_mr_odp_map(odp, addr, len, mask, fault, use, arg);
+		ret = sv_mr_odp_map_explicit(mr, addr, addr + len, mask, fault,
+					     use, arg);
 	if (ret < 0) {
 		sv_stat_inc(mr->sv, SV_STAT_ODP_FAULT_ERRS);
 		return ret;
@@ -1741,9 +1783,15 @@ int sv_mr_advise(struct ib_pd *ibpd, enum ib_uverbs_advise_mr_advice advice,
 		return 0;
 	}
 	for (i = 0; i < pf->num; i++) {
-		int ret = sv_mr_odp_fault(pf->r[i].mr, pf->r[i].iova,
-					  pf->r[i].len, write, fault);
+		int ret;
 
+		/* a killed caller returns now, whatever is left */
+		if (fatal_signal_pending(current)) {
+			err = -EINTR;
+			break;
+		}
+		ret = sv_mr_odp_fault(pf->r[i].mr, pf->r[i].iova, pf->r[i].len,
+				      write, fault);
 		if (ret && !err)
 			err = ret;
 		cond_resched();

@@ -448,7 +448,9 @@ int sv_mr_fast_reg(struct ib_mr *ibmr, struct ib_pd *pd, u32 key, int access);
  * reading, faulting the pages in (@fault) or only taking those present;
  * on an implicit MR @fault also creates the chunks the range needs
  * (-EFAULT over address space the process has not mapped, -ENOSPC past
- * SV_ODP_MAX_CHUNKS); process context, sleeps; 0 for other kinds of MR.
+ * SV_ODP_MAX_CHUNKS); a long range is mapped chunk by chunk and stops
+ * between chunks with -EINTR on a fatal signal or -ENOENT once the MR is
+ * being deregistered; process context, sleeps; 0 for other kinds of MR.
  */
 int sv_mr_odp_fault(struct sv_mr *mr, u64 iova, u64 len, bool write,
 		    bool fault);

@@ -537,7 +537,42 @@ static void windows(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sv_mr_dereg(nobind, NULL), 0);
 }
 
+/*
+ * The walk of an ODP range chunk by chunk ends at the range's end from
+ * anywhere, the last chunk of the address space included: a step that
+ * wrapped to 0 there kept an implicit-MR prefetch walking for days.
+ */
+static void odp_chunk_next(struct kunit *test)
+{
+	const u64 cs = SV_ODP_CHUNK_SIZE;
+	const u64 top = U64_MAX - cs + 1;	/* the last chunk */
+	u64 a, steps;
+
+	KUNIT_EXPECT_EQ(test, sv_mr_odp_chunk_next(0, 1), 1ULL);
+	KUNIT_EXPECT_EQ(test, sv_mr_odp_chunk_next(0, cs), cs);
+	KUNIT_EXPECT_EQ(test, sv_mr_odp_chunk_next(0, cs + 1), cs);
+	KUNIT_EXPECT_EQ(test, sv_mr_odp_chunk_next(cs - 1, 3 * cs), cs);
+	KUNIT_EXPECT_EQ(test, sv_mr_odp_chunk_next(cs + 5, 2 * cs), 2 * cs);
+	/* the finding: addr 0xFFFFFFFFFFF00000, 4 KiB, in the last chunk */
+	KUNIT_EXPECT_EQ(test, sv_mr_odp_chunk_next(0xFFFFFFFFFFF00000ULL,
+						   0xFFFFFFFFFFF01000ULL),
+			0xFFFFFFFFFFF01000ULL);
+	KUNIT_EXPECT_EQ(test, sv_mr_odp_chunk_next(top, U64_MAX), U64_MAX);
+	KUNIT_EXPECT_EQ(test, sv_mr_odp_chunk_next(top - 1, U64_MAX), top);
+	/* a walk over the top three chunks takes three steps, upwards */
+	for (a = top - 2 * cs + 7, steps = 0; a < U64_MAX && steps < 10;
+	     steps++) {
+		u64 next = sv_mr_odp_chunk_next(a, U64_MAX);
+
+		KUNIT_ASSERT_GT(test, next, a);
+		a = next;
+	}
+	KUNIT_EXPECT_EQ(test, a, U64_MAX);
+	KUNIT_EXPECT_EQ(test, steps, 3ULL);
+}
+
 static struct kunit_case mr_cases[] = {
+	KUNIT_CASE(odp_chunk_next),
 	KUNIT_CASE(dma_mr),
 	KUNIT_CASE(fast_reg),
 	KUNIT_CASE(atomics),

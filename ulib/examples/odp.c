@@ -15,7 +15,10 @@
  *	L_Key (EINVAL), an empty SGE list (EINVAL).  Then an implicit ODP
  *	MR (NULL, SIZE_MAX; ibv_fork_init() first, which must leave it
  *	alone): PREFETCH_WRITE with FLUSH of a fresh mapping maps all its
- *	pages, of an unmapped range fails (EFAULT).
+ *	pages, of an unmapped range fails (EFAULT); prefetches in the
+ *	last 2 MiB of the address space end (a child, within 20 s).  Last,
+ *	a child prefetching 1 TiB (1024 SGEs of 1 GiB) dies within 5 s of
+ *	SIGKILL.
  *
  *   odp DEV hold
  *	registers an ODP MR, maps it (PREFETCH_WRITE, then an asynchronous
@@ -32,7 +35,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -90,6 +95,102 @@ static long long now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
+/*
+ * Run @fn(@arg) in a child: it must exit 0 within @ms, or, with
+ * @kill_after_ms >= 0, be SIGKILLed then and be gone within @ms.  A
+ * prefetch the kernel cannot stop would keep the child for ever.
+ */
+static void bounded(const char *what, void (*fn)(void *), void *arg,
+		    long kill_after_ms, long ms)
+{
+	long long t0 = now_ms(), deadline;
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	CHECK(pid >= 0, "fork: %s", strerror(errno));
+	if (!pid) {
+		fn(arg);
+		_exit(0);
+	}
+	if (kill_after_ms >= 0) {
+		usleep(kill_after_ms * 1000);
+		CHECK(waitpid(pid, &status, WNOHANG) == 0,
+		      "%s: done in %lld ms, before the kill: make it longer",
+		      what, now_ms() - t0);
+		kill(pid, SIGKILL);
+	}
+	for (deadline = now_ms() + ms; waitpid(pid, &status, WNOHANG) == 0;) {
+		CHECK(now_ms() < deadline, "%s: still running %ld ms after %s",
+		      what, ms, kill_after_ms >= 0 ? "SIGKILL" : "it started");
+		usleep(10000);
+	}
+	if (kill_after_ms >= 0)
+		CHECK(WIFSIGNALED(status), "%s: not killed", what);
+	else
+		CHECK(WIFEXITED(status) && !WEXITSTATUS(status), "%s failed",
+		      what);
+	printf("ok: %s, %lld ms\n", what, now_ms() - t0);
+}
+
+/*
+ * Prefetches in the last 2 MiB of the address space of an implicit MR:
+ * nothing is mapped there, and the walk over its chunks must end.
+ */
+static void top_prefetch(void *arg)
+{
+	struct ibv_mr *mr = arg;
+	struct ibv_sge sge = { 0xFFFFFFFFFFF00000ULL, 4096, mr->lkey };
+	int err;
+
+	err = ibv_advise_mr(mr->pd, IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT,
+			    IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
+	CHECK(!err, "NO_FAULT, FLUSH at the top: %s", strerror(err));
+	err = ibv_advise_mr(mr->pd, IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT, 0,
+			    &sge, 1);
+	CHECK(!err, "NO_FAULT at the top: %s", strerror(err));
+	err = ibv_advise_mr(mr->pd, IBV_ADVISE_MR_ADVICE_PREFETCH,
+			    IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
+	CHECK(err == EFAULT, "PREFETCH, FLUSH at the top: %s", strerror(err));
+}
+
+#define BIG		(1ULL << 30)
+#define BIG_SGES	1024
+
+/*
+ * A prefetch for reading of BIG_SGES times 1 GiB of an ODP MR over a
+ * fresh mapping (the zero page: no memory used), long enough to be
+ * killed in the middle.
+ */
+static void long_prefetch(void *arg)
+{
+	static struct ibv_sge sge[BIG_SGES];
+	struct ibv_device **list = arg;
+	struct ibv_context *ctx;
+	struct ibv_mr *mr;
+	struct ibv_pd *pd;
+	void *big;
+	int i;
+
+	/* our own context: uverbs refuses write() commands on an inherited fd */
+	ctx = ibv_open_device(*list);
+	CHECK(ctx, "open %s: %s", dev_name, strerror(errno));
+	pd = ibv_alloc_pd(ctx);
+	CHECK(pd, "alloc_pd: %s", strerror(errno));
+
+	big = mmap(NULL, BIG, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS |
+		   MAP_NORESERVE, -1, 0);
+	CHECK(big != MAP_FAILED, "mmap 1 GiB: %s", strerror(errno));
+	mr = ibv_reg_mr(pd, big, BIG, IBV_ACCESS_ON_DEMAND);
+	CHECK(mr, "reg_mr 1 GiB ON_DEMAND: %s", strerror(errno));
+	for (i = 0; i < BIG_SGES; i++)
+		sge[i] = (struct ibv_sge){ (uintptr_t)big, BIG, mr->lkey };
+	ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH,
+		      IBV_ADVISE_MR_FLAG_FLUSH, sge, BIG_SGES);
+	_exit(0);
+}
+
 /* an implicit MR: the whole address space, nothing pinned */
 static void implicit(struct ibv_pd *pd, long page)
 {
@@ -119,12 +220,14 @@ static void implicit(struct ibv_pd *pd, long page)
 			    IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
 	CHECK(err == EFAULT, "prefetch of an unmapped range: %s",
 	      strerror(err));
+	bounded("prefetches at the top of the address space", top_prefetch,
+		mr, -1, 20000);
 	CHECK(!ibv_dereg_mr(mr), "dereg_mr implicit: %s", strerror(errno));
 }
 
 int main(int argc, char **argv)
 {
-	struct ibv_device **list;
+	struct ibv_device **list, *dev;
 	struct ibv_context *ctx;
 	struct ibv_mr *mr, *plain;
 	struct ibv_sge sge;
@@ -149,7 +252,7 @@ int main(int argc, char **argv)
 		die(EXIT_SKIP, "no device %s", dev_name);
 	ctx = ibv_open_device(list[i]);
 	CHECK(ctx, "open %s: %s", dev_name, strerror(errno));
-	ibv_free_device_list(list);
+	dev = list[i];
 	pd = ibv_alloc_pd(ctx);
 	CHECK(pd, "alloc_pd: %s", strerror(errno));
 
@@ -217,6 +320,11 @@ int main(int argc, char **argv)
 
 	step = "implicit";
 	implicit(pd, page);
+
+	step = "killed while prefetching";
+	bounded("1 TiB of prefetch, killed after 1 s", long_prefetch, &dev,
+		1000, 5000);
+	ibv_free_device_list(list);
 
 	step = "refusals";
 	sge = (struct ibv_sge){ (uintptr_t)pbuf, page, plain->lkey };
