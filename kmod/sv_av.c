@@ -1,61 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Address vectors: the address handles (AH) that UD sends name, and the
- * primary paths of connected QPs.  Both are checked once, when they are
- * created, and turned into a struct sv_path (sv_verbs.h), so the transport
- * never parses an rdma_ah_attr and never sees an unchecked one.
+ * Address vectors: address handles and the primary paths of connected QPs,
+ * checked and routed once, when they are created, into a struct sv_path that
+ * the transport uses; AH numbers and their lookup (sv_ah_path_rcu()).
  *
- * RoCE v1 and RoCEv2.  The type of the source GID decides the framing, as
- * on RoCE NICs: a RoCEv2 GID (IB_GID_TYPE_ROCE_UDP_ENCAP) gives a path of
- * network type RDMA_NETWORK_IPV4 or _IPV6 (IP/UDP packets, Annex A17), a
- * RoCE v1 GID (IB_GID_TYPE_ROCE) one of type RDMA_NETWORK_ROCE_V1 (GRH
- * directly over Ethernet, ethertype 0x8915, Annex A16).  RoCE needs the GRH
- * in every AV, since its GIDs are the addresses (IBTA Annex A16/A17).
- *
- * RoCE v1 is L2-only: no router forwards ethertype 0x8915.  A v1 GID is
- * still an IP address of the netdev (ib_core derives the table from them),
- * so a v1 destination is routed like a v2 one, and refused with
- * -EHOSTUNREACH when the route goes through a gateway: the frame would
- * reach the router's MAC and end there.  rdma_cm never asks for that (it
- * switches such a connection to RoCEv2, cma_resolve_iboe_route()).  The
- * hop limit is not judged: ib_core fills in the IP route's (64) for v1
- * AVs too, and a v1 GRH's HopLmt is carried, never decremented.
- *
- * Resolution.  ib_core resolves the destination MAC of AVs that come from
- * user space (create_ah, and modify_qp of connected user QPs) through the
- * IP stack; kernel consumers pass resolved AVs (rdma_cm resolves them).
- * Where the context allows (SV_PATH_ROUTE: process context, or softirq) we
- * route the destination ourselves, in the namespace of the device with the
- * netdev of the source GID as output interface (what ib_core and the
- * transport use), and refuse an AV that cannot be routed: -ENETUNREACH for
- * a destination with no route, or one the routing table sends out of
- * another interface, -EHOSTUNREACH for a unicast destination whose MAC is
- * still unknown (the neighbour is asked to resolve it, so a retry can
- * succeed).  A destination that is an address of the namespace itself is
- * fine: the transport delivers it without the wire.  For user AVs
- * ib_core's resolution fails first: -ETIMEDOUT when no one answers
- * ARP/ND within a second, -ENETUNREACH when IPv6 has no route.
- *
- * Atomic create_ah.  ib_cm creates and destroys AHs with interrupts
- * disabled (under spin_lock_irq), where neither IPv6 routing nor a
- * neighbour lookup may run (both toggle bottom halves).  There the AV is
- * checked without routing and must carry its destination MAC; the
- * transport routes every packet anyway.  The allocations use GFP_ATOMIC
- * and sv->ah_xa is an irq-safe xarray for the same reason.
- *
- * AH numbers.  Every AH, user or kernel, gets a number (librxe's ah_num,
- * returned in struct sv_create_ah_resp) that maps to its path in
- * sv->ah_xa.  librxe puts it into its UD send WQEs, and post_send of kernel
- * QPs does the same, so the transport finds the path of any UD WQE one way:
- * sv_ah_path_rcu().  The path is freed with kfree_rcu() after the AH is
- * destroyed, so a lookup racing with destroy_ah sees a valid path or none.
- *
- * What ib_init_ah_attr_from_wc() (ib_core, for replies to received UD
- * packets: ib_mad, ib_cm) needs from us: RoCEv2 GIDs in the GID table
- * (ib_core maintains it), and receive completions that carry IB_WC_GRH,
- * IB_WC_WITH_NETWORK_HDR_TYPE and the network type, with the packet's IP
- * header in the 40-byte GRH area of the receive buffer (an IPv4 header in
- * its last 20 bytes).  That is the responder's part.
+ * Documentation/design.md, "Address vectors and QP attributes" and "RoCE v1".
  */
 #include <linux/etherdevice.h>
 #include <linux/in6.h>

@@ -1,31 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The completer: what comes back to a requester (IBTA 9.7.5, 9.7.6) and
- * the retiring of send WQEs into the send CQ.
+ * The completer (IBTA 9.7.5, 9.7.6): ACKs, NAKs, read and atomic responses,
+ * the retransmission and RNR timers, and the retiring of send WQEs into the
+ * send CQ, which only it does (also flushing with error, IBTA 10.8.3).
  *
- *  - ACKs complete SEND and RDMA WRITE WQEs up to their PSN; any response
- *    also acknowledges everything before its PSN (implicit ACK, 9.7.5.1.2).
- *  - RDMA READ responses are placed into the WQE's SGEs (local write
- *    access), in PSN order; a gap or an ACK past an unanswered READ or
- *    atomic means responses were lost: resend from there (implied NAK).
- *  - Atomic ACKs put the original value into the WQE's buffer.
- *  - FLUSH and ATOMIC WRITE (IBTA 1.5) end with a zero-length RDMA READ
- *    Response Only for their PSN; an ACK covering it is taken too (some
- *    Soft-RoCE versions answer an ATOMIC WRITE so).
- *  - NAKs: PSN sequence error -> resend from the NAK'd PSN; RNR NAK ->
- *    wait the encoded time and resend, rnr_retry times (7: forever);
- *    remote access / invalid request / remote operational error -> the
- *    WQE completes with that error and the QP goes to ERR.
- *  - The local ACK timeout resends from the oldest unacknowledged PSN,
- *    retry_cnt times, then completes with IB_WC_RETRY_EXC_ERR.
- *
- * Responses are trusted only as far as they match what is in flight: a
- * PSN outside [comp.psn, req.psn) is a duplicate or a ghost and dropped.
- *
- * Everything runs under qp->req.lock; completions are posted by
- * sv_comp_retire_sq() with no QP lock held, in ring order.  The completer
- * is the one owner of retiring send WQEs, and of flushing with error
- * (IBTA 10.8.3): everyone else asks it through sv_comp_retire().
+ * Documentation/design.md, "Transport" (completer).
  */
 #include "sv.h"
 #include "sv_req.h"

@@ -1,34 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Completion queues.
+ * Completion queues: the ring, posting completions (sv_cq_post()), polling,
+ * resize, arming, and calling a kernel CQ's handler on its vector's CPU.
  *
- * A CQ is one sv_queue ring.  For a user CQ the ring is mapped into the
- * process and holds struct ib_uverbs_wc, which librxe polls without a
- * system call: the kernel produces, user space consumes.  A kernel
- * consumer's CQ is a kernel-only ring of struct ib_wc that poll_cq drains.
- *
- * Locking: cq->lock (see struct sv_cq) serialises the kernel's side(s) of
- * the ring.  The producer side is sv_cq_post(), called by the transport in
- * softirq or process context; resize swaps the ring under the same lock,
- * so a completion lands either in the old ring before its entries are
- * copied or in the new one, never in between.  Completion and error
- * handlers are called after the lock is dropped: a consumer's completion
- * handler may re-arm or poll the CQ straight away.
- *
- * A kernel CQ's completion handler runs on the CPU of its comp_vector
- * (vector n: the n-th online CPU), as a NIC's completion interrupt would:
- * posted from another CPU, the call goes there by IPI, in hard interrupt
- * context like a NIC driver's.  ib_core's handlers then poll in
- * that CPU's softirq or workqueue, so a ULP that gives each queue its own
- * vector has its completions processed on that many CPUs rather than all
- * on the CPU that delivered the packet (in loopback, the poster's).  A
- * user CQ's handler only wakes its channel's waiters, wherever they
- * sleep: it is called where the completion is posted.
- *
- * The kernel never trusts the consumer index of a user CQ: sv_queue masks
- * it like every index user space writes, so whatever a process stores
- * there names a slot inside the ring.  A process that corrupts its CQ can
- * only make its own completions look polled or pending.
+ * Documentation/design.md, "Verbs objects" and "Transport" (completion
+ * handlers).
  */
 #include <linux/overflow.h>
 #include <linux/uaccess.h>

@@ -1,23 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Fault injection: the network misbehaving on purpose, so that tests can
- * show the transport recovers (RC retransmits, UD loses, duplicates are
- * recognised, a corrupted packet fails its ICRC check).
+ * Fault injection (svctl fault): drop, corrupt, duplicate and reorder
+ * packets on transmit and receive, reproducibly from a seed, so that tests
+ * can show the transport recovers.
  *
- * Two hooks: sv_net_xmit() sends through sv_fault_tx() once the packet is
- * complete (ICRC set), and sv_recv() offers every packet to sv_fault_rx()
- * before looking at it.  Per device and direction, each packet draws four
- * numbers from the direction's PRNG, one per kind of fault, in a fixed
- * order, whatever the configuration: the same seed and the same packet
- * sequence give the same faults.
- *
- *   drop     the packet is freed (and counts as sent: the wire lost it)
- *   corrupt  one byte just before the ICRC gets a bit flipped, so the
- *            receiver's ICRC check fails (over IPv6 the receiver's UDP
- *            checksum may catch it first; either way it is lost)
- *   dup      a copy goes out right after the packet
- *   reorder  the packet is held back until the next one has gone, or at
- *            most SV_FAULT_REORDER_HOLD_MS (one packet per direction)
+ * Documentation/design.md, "Transport" (fault injection).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

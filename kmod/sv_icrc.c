@@ -1,40 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * RoCEv2 ICRC (IBTA Annex A17.3.3).  The CRC-32 (IEEE 802.3 polynomial,
- * reflected: the kernel's crc32_le) covers, in order:
+ * The invariant CRC of RoCEv2 (IBTA Annex A17.3.3) and RoCE v1 (A16, 7.8.1)
+ * packets, computed and checked; Soft-RoCE's second form for FLUSH.
  *
- *   8 bytes of 0xff         in place of the IB LRH
- *   the IP header           variant fields set to all ones:
- *                             IPv4: TOS (DSCP + ECN), TTL, header checksum
- *                             IPv6: traffic class, flow label, hop limit
- *   the UDP header          checksum set to all ones
- *   the BTH                 byte 4 (FECN, BECN, resv6) set to all ones
- *   the rest of the packet  extension headers, payload, pad
- *
- * starting from the all-ones state and inverted at the end; the 8 bytes
- * of 0xff are folded into SV_ICRC_SEED.  These are the same facts
- * Soft-RoCE's rxe_icrc.c implements; tests/kunit/icrc_kunit.c checks them
- * against packets Soft-RoCE put on a wire.
- *
- * RoCE v1 (IBTA Annex A16) has the IB GRH where RoCEv2 has IP and UDP, and
- * its ICRC is the one of IBTA 7.8.1 for a packet whose LRH is absent: the
- * same 8 bytes of 0xff for the LRH, then
- *
- *   the GRH                 TClass, FlowLabel and HopLmt set to all ones
- *                           (IPVer, PayLen, NxtHdr, SGID, DGID as sent)
- *   the BTH                 resv8a (byte 4) set to all ones
- *   the rest of the packet
- *
- * RoCEv2's IPv6 masking is this one with UDP in between (Annex A17.3.3
- * derives it from A16); the sv_icrc_v1_*() functions take the packet from
- * its GRH.
- *
- * Except for RDMA FLUSH (IBTA 1.5): Soft-RoCE's opcode table gives FLUSH
- * no payload offset, so its payload is taken to start at the BTH, and its
- * ICRC covers, after the above, the raw BTH and extension headers a second
- * time.  Soft-RoCE drops a FLUSH with the ICRC the spec defines and sends
- * its own form.  sv_icrc_verify_skb() accepts both forms for a FLUSH;
- * sv_icrc_set_skb() writes the Soft-RoCE form when asked (SV_ICRC_RXE).
+ * Documentation/design.md, "Transport" (ICRC) and "RoCE v1".
  */
 #include <linux/crc32.h>
 #include <linux/errno.h>

@@ -1,27 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Multicast groups: UD QPs attached to multicast GIDs receive what is sent
- * to the group; only UD QPs may attach (IBTA).  With RoCEv2 a group
- * is an IP multicast group: IPv4 for IPv4-mapped GIDs (224.0.0.0/4),
- * IPv6 (ff00::/8) otherwise.  RoCE has no LIDs, so the MLID is ignored.
+ * Multicast groups: UD QPs attached to multicast GIDs, the IP group joined on
+ * the netdev, and the lookup of a group's QPs for the receive path.
  *
- * Per device, a hash table maps an MGID to its group and the group lists
- * its QPs.  The first attachment joins the IP group on the device's netdev
- * (ip_mc_inc_group / ipv6_dev_mc_inc: IGMP/MLD reports and the MAC filter),
- * so the group's packets reach the netdev and the RoCEv2 socket; the last
- * detachment leaves it.  Memberships are per netdev: VLANs on it are not
- * joined.
- *
- * Locking: sv_mcast_mutex serialises attach and detach on every device (they
- * sleep, joining takes RTNL) and protects the group table's writers, the
- * counts and each QP's mcast_list.  The receive path reads the table and
- * the groups' QP lists under RCU (sv_mcast_get_qps()); groups and
- * attachments are freed with kfree_rcu().  Lock order: sv_mcast_mutex,
- * then RTNL (Documentation/design.md, "Locking").
- *
- * Limits (sv_param.h): SV_MAX_MCAST_GRP groups per device,
- * SV_MAX_MCAST_QP_ATTACH QPs per group, SV_MAX_TOTAL_MCAST_QP_ATTACH
- * attachments per device; beyond them attach fails with -ENOMEM.
+ * Documentation/design.md, "Verbs objects" (multicast).
  */
 #include <linux/hashtable.h>
 #include <linux/igmp.h>

@@ -1,22 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Memory regions, and the L_Key/R_Key space they share with memory windows.
+ * Memory regions (user, DMA, fast-register, ODP, dma-buf) and the
+ * L_Key/R_Key space they share with memory windows.  Keys, lookup and
+ * lifetime rules: struct sv_mkey and struct sv_mr in sv_mkey.h.
  *
- * Three kinds of MR (enum sv_mr_kind):
- *   - user MRs (reg_user_mr): pinned pages of a process, through ib_umem;
- *     the translation never changes while the MR exists (a rereg that
- *     changes it creates a new MR, see sv_mr_rereg_user());
- *   - the DMA MR of a kernel PD (get_dma_mr): kernel virtual addresses, since
- *     softverbs has no DMA device and ib_core's virtual DMA ops hand out
- *     kernel virtual addresses as DMA addresses;
- *   - fast-register MRs (alloc_mr IB_MR_TYPE_MEM_REG): a page list staged by
- *     map_mr_sg() and made valid by a REG_MR work request (the Base Memory
- *     Management Extensions of IBTA 10.6), which the transport executes
- *     through sv_mr_fast_reg(), and invalidated by LOCAL_INV or SEND with
- *     Invalidate through sv_mr_invalidate().
- *
- * Keys, lookup and lifetime rules are described with struct sv_mkey and
- * struct sv_mr in sv_mkey.h.
+ * Documentation/design.md, "Verbs objects" (MRs), "On-demand paging" and
+ * "dma-buf MRs".
  */
 #include <linux/highmem.h>
 #include <linux/log2.h>

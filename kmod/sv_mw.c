@@ -1,20 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Memory windows (IBTA 10.6.7): remote access to a part of an MR under an
- * R_Key of its own, from the key space of sv_mr.c.
+ * Memory windows (IBTA 10.6.7), types 1 and 2: allocation, binding through a
+ * work request (sv_mw_bind()), invalidation, deallocation.
  *
- * Both types are bound by a work request the transport executes through
- * sv_mw_bind(): a type 2 window by the consumer's BIND_MW work request, a
- * type 1 window by ibv_bind_mw(), which librxe also turns into a BIND_MW
- * work request on the QP.  A type 1 window is unbound by binding it with
- * length 0; a type 2 window by LOCAL_INV or SEND with Invalidate
- * (sv_mw_invalidate(), reached through sv_mr_invalidate()).
- *
- * States (IBTA 10.6.7.1): Free after allocation and after an unbind or
- * invalidate, Valid while bound, Invalid once deallocation began.  A bound
- * window holds a reference on its MR and counts in the MR's num_mw, which
- * keeps the MR from being deregistered, re-registered or invalidated
- * (IBTA 10.6.7.2.1).
+ * Documentation/design.md, "Verbs objects" (MWs).
  */
 #include <linux/slab.h>
 

@@ -1,53 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The wire: building RoCEv2 packets into IPv4/IPv6 UDP datagrams and RoCE
- * v1 packets into Ethernet frames, and receiving both (sv_recv.c takes
- * over from the encap hook and the ethertype handler).
+ * The wire: RoCEv2 packets in IPv4/IPv6 UDP datagrams through the
+ * per-namespace sockets, RoCE v1 frames (ethertype 0x8915), packet buffers,
+ * the in-driver loopback between devices of one host, and the receive hooks
+ * that hand packets to sv_recv.c.
  *
- * RoCE v1 (IBTA Annex A16): the GRH and the BTH directly over Ethernet,
- * ethertype 0x8915 (ETH_P_IBOE), for paths whose source GID is a RoCE v1
- * one (sv_av.c).  The frame goes to the path's destination MAC, which
- * ib_core or sv_av.c resolved, through dev_queue_xmit() on the source
- * GID's netdev (the device's, or a VLAN on it); one packet handler for
- * the ethertype, on every netdev, receives them and keeps those that
- * arrive on a netdev with a softverbs device (or a VLAN on one).  Local
- * destinations take the loopback below like RoCEv2 packets: a v1 GID is
- * an address of its netdev (ib_core builds the table from the netdev's
- * addresses), so the same address lookup finds them.
- *
- * RoCEv2 UDP sockets, one pair (IPv4, IPv6) per network namespace that has
- * softverbs devices, shared by those devices.  A device uses the sockets of
- * its netdev's namespace, so softverbs works in any namespace, not only in
- * init_net.
- *
- * Lifetime: created by the first device of a namespace, released by the
- * last one.  A namespace cannot go away with sockets still open: its
- * netdevs are unregistered first, which removes their devices; the pernet
- * exit hook waits for that removal to finish.
- *
- * Loopback: a packet to an address of the sender's own namespace never
- * reaches a wire, so it does not take the IP stack's way round (output
- * route, lo, backlog, input route, UDP socket lookup) either.  It gets the
- * same IP and UDP headers (the receiver reads addresses, traffic class
- * and hop limit from them, and UD copies them into the GRH) and is
- * delivered from a per-CPU queue by a tasklet, as lo's backlog would: in
- * softirq, never inside the sender's call, so no sender lock is held when
- * the receive path runs (a QP may send to itself) and the stack stays
- * bounded however requests, ACKs and requests again follow each other.
- * Such a packet carries no ICRC computed and none is checked: the ICRC
- * guards the wire (IBTA Annex A17.3.3), and a copy that never leaves the
- * host's memory has no wire to be corrupted on.  While fault injection
- * is active on the sending or the receiving device, a local packet is
- * built as for the wire (ICRC included), goes through the sending
- * device's TX faults and the same queue, and is received like a wire
- * packet (ICRC check, RX faults), so injected faults behave as on any
- * path.
- *
- * So no softverbs packet ever comes in over lo, and the receive hook
- * drops every one that does (rx_drop_loopback): over lo, any local
- * process can send from any local address, the addresses of a QP
- * connected to another QP of the same host included, which would pass
- * the peer check (sv_recv.c) with forged requests or responses.
+ * Documentation/design.md, "Namespaces", "Transport" and "RoCE v1".
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -1,38 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * On-demand paging, the transport's side: resolving page faults of ODP
- * MRs (sv_mr.c) in process context.
+ * On-demand paging, the transport's side: page faults of ODP MRs resolved
+ * in process context by a work item per role and QP, which retries what was
+ * parked under the fault's lock.
  *
- * The transport copies in the receive softirq and under spinlocks, where
- * it cannot fault a page in (hmm_range_fault() sleeps).  An access that
- * finds a page absent (sv_mr_copy() -EAGAIN) leaves its state as before
- * the packet, parks what it could not do, and asks for the fault here
- * (Documentation/design.md, "On-demand paging"):
- *   - RC responder, SEND and RDMA WRITE: an RNR NAK (IBTA 9.7.5.2.8), as
- *     an HCA answers, and the packet is kept (resp.odp_q); behind
- *     queued responses the NAK waits for them;
- *   - RC responder, RDMA READ, atomics, ATOMIC WRITE: the response waits
- *     (resp.odp_wait); the requester's ACK timeout covers a slow fault;
- *   - requester gather (SEND, WRITE data): nothing is sent until the
- *     fault is resolved (req.odp_wait); completer scatter (READ response,
- *     atomic result): the response is kept (comp.odp_skb), the rest
- *     dropped, and after the fault the requester asks again from the
- *     oldest unacknowledged PSN (9.7.6.1: a READ or atomic may be
- *     repeated; the responder answers a duplicate atomic from its
- *     resource, never twice);
- *   - UC and UD responders: the message is dropped (counted, odp_drops)
- *     and its pages faulted, so that the next one lands: those
- *     transports are unreliable (IBTA 9.8, 9.9) and have no way to ask
- *     the sender again.
- * One work item per role and QP faults, one range at a time, and retries
- * what was parked under the lock of the fault (sv_mr_odp_fault_use()):
- * the kept packet is placed, the waiting response served, the requester
- * run.  An invalidation between the fault and the retry cannot undo the
- * fault, so every round moves the access on by the packet that missed at
- * least, however often the process invalidates the range; retried later
- * (by the requester's RNR resend, a round trip and min_rnr_timer after
- * the fault) it could miss for ever.  The work item holds a QP reference
- * while it is busy, each range an MR reference.
+ * Documentation/design.md, "On-demand paging".
  */
 #include <linux/workqueue.h>
 

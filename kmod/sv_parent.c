@@ -1,32 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The device's parent in sysfs: /sys/devices/softverbsN, with a net/
- * directory that links the netdev, as the PCI function of a RoCE NIC has
- * one.  Tools find an RDMA device's netdev there (rdma-core's tests read
- * /sys/class/infiniband/DEV/device/net/ and skip their rdma_cm cases
- * without it), and a device without a parent is a top-level class device
- * that such tools cannot place.
+ * The device's parent in sysfs, /sys/devices/softverbsN, whose net/ links
+ * the netdev as a NIC's PCI function does; destroy waits for its children.
  *
- * Not the netdev's own parent device: rdma-core's udev rule
- * (60-rdma-persistent-naming.rules, NAME_FALLBACK) renames every RDMA
- * device whose parent is a PCI function, so on a host with a PCI NIC the
- * device a user named "sv0" would become "rocep0s3" under them.  A root
- * device has no subsystem and no firmware index: the rule leaves its
- * children's names alone.
- *
- * Lifetime: created before the ib_device is registered (device_add()
- * takes a reference on its parent) and unregistered after it
- * (dealloc_driver); the struct device itself goes with the last reference.
- * The link is renamed with the netdev, under RTNL (sv_dev.c's notifier).
- *
- * Our children are the ib_device and its compat devices, the device's view
- * in each other net namespace (ib_core, shared mode).  ib_core removes a
- * compat device from that namespace's exit (rdma_dev_exit_net()) holding
- * nothing we can wait on, and can still be at it when our ib_device is
- * unregistered and dealloc_driver runs: removing our directory then takes
- * its attribute groups from under it and its removal warns
- * (sysfs_remove_group: "group not found").  Each child holds a reference to
- * us until its device_del() ends, so we wait for those first.
+ * Documentation/design.md, "Device life cycle".
  */
 #include <linux/delay.h>
 #include <linux/device.h>

@@ -1,39 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Buffers for MTU-sized packets: a per-CPU ring of pages that are reused
- * as they come back, never allocated (or zeroed) again.
+ * Buffers for MTU-sized packets: per-CPU rings of pages, cut into packets
+ * and reused once every packet on a page has been freed; a slab buffer when
+ * the ring is full.
  *
- * Why: a fresh buffer costs a zeroing of its every byte on kernels that
- * initialise all allocations (init_on_alloc, Debian's default), slab or
- * page alike; on 6.1 that is `rep stosb`, which emulators run slowly
- * (Documentation/performance.md, "Packet buffers").  The stack's per-CPU
- * fragment cache that small packets use (sv_net.c) does not help with
- * large ones: it reuses its 32 KiB page only if every fragment of it has
- * come back when it wraps, so a burst of MTU-sized packets in flight has
- * it take, and clear, a new one.
- *
- * How: each CPU has two rings of SV_PKTBUF_RING_BYTES each, one of single
- * pages for packets up to a page (MTU 1024 and 2048) and one of two-page
- * compound pages for those up to two (MTU 4096, on jumbo-frame netdevs),
- * each used in turn.  Packets are cut from the ring's current page one
- * after the other (two MTU-1024 packets fit in a 4 KiB page), each holding
- * a reference on the (head) page that the stack drops when it frees the
- * packet (skb_free_frag()); the ring holds one more.  A page
- * whose count is back to the ring's one reference is free, and is cut
- * again from the start.  Packets come back about in the order they were
- * cut (the wire and the loopback queue are FIFO), so the next page in the
- * ring is the one most likely free; when it is not, more packets are in
- * flight than the ring holds and the caller takes a slab buffer instead:
- * the memory used is bounded by the ring, never by the load.
- *
- * Only the CPU that owns a ring touches it, with bottom halves off so that
- * a tasklet or timer on the same CPU cannot cut from it halfway through.
- * Other CPUs only drop page references.  Pages are released at module
- * exit (a page still in a packet is freed by whoever frees that packet).
- *
- * A reused page holds old packets' bytes: every byte of a new packet is
- * written (headers, payload, pad, ICRC) before it goes out, as it had to
- * be with the fragment cache, which does not zero either.
+ * Documentation/design.md, "Transport" (packet buffers).
  */
 #include <linux/bottom_half.h>
 #include <linux/gfp.h>

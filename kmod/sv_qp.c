@@ -1,26 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Queue pairs: creation, the IBTA state machine (modify_qp, query_qp),
- * destruction, work requests of kernel consumers, flush with error and the QP's
- * affiliated events.  The transport engine (requester, responder,
- * completer) plugs in through the functions declared in sv_xport.h.
+ * destruction, kernel consumers' work requests, flush with error and the QP's
+ * affiliated events; the transport plugs in through sv_xport.h.
  *
- * Work queues are sv_queue rings of struct sv_send_wqe / sv_recv_wqe (see
- * struct sv_wq).  User QPs post into mapped rings themselves (librxe);
- * kernel QPs post through post_send/post_recv, which write the same format,
- * so the transport reads one format whoever posted.
- *
- * State: qp->state changes under qp->state_lock, by modify_qp (which also
- * holds modify_mutex) or by the transport (sv_qp_error, sv_qp_sq_error).
- * Posting does not take state_lock: a poster and a transition to an error
- * state meet through a full barrier on each side, so every WQE posted
- * around the transition is flushed by one of them (see sv_comp_retire()).
- *
- * Lock order (of all locks: Documentation/design.md, "Locking"):
- * modify_mutex, then state_lock.  The work queue locks (see
- * struct sv_wq) are never held together with state_lock, and no QP lock is
- * held while calling sv_cq_post() or an event handler: a consumer's
- * completion handler may post to this QP again.
+ * Documentation/design.md, "Verbs objects" (QPs) and "Locking".
  */
 #include <linux/capability.h>
 #include <linux/overflow.h>

@@ -1,18 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Shared rings: allocation and mapping into user space.
+ * Shared rings: allocation, mapping into user space through ib_core's mmap
+ * entries, and charging to the process.
  *
- * A mapped ring is found by ib_core's mmap entries of the user context
- * (the offset user space passes to mmap(2) is the entry's key).  The
- * buffer is vmalloc memory inserted page by page into the VMA, so each
- * mapped page holds its own reference: a process that still maps a queue
- * after the object was destroyed, or after the device was removed
- * (disassociation), keeps harmless access to orphaned pages and never to
- * freed memory.
- *
- * A user queue's memory is the process's: charged to its memory cgroup
- * (GFP_KERNEL_ACCOUNT) and, once mapped, counted against its context's
- * limit (sv_ucontext.c).
+ * Documentation/design.md, "Verbs objects" (rings).
  */
 #include <linux/log2.h>
 #include <linux/mm.h>

@@ -1,29 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Receive dispatch: every RoCE packet of a device, RoCEv2 from the UDP
- * encap hook and RoCE v1 from the ethertype 0x8915 handler (sv_net.c), is
- * checked here before any QP sees it, in this order:
+ * Receive dispatch: every RoCEv2 and RoCE v1 packet of a device is checked
+ * here (length, ICRC, headers, P_Key, QP, peer) before it goes to the
+ * responder or the completer.
  *
- *   1. RoCEv2: a UDP header, no longer than the longest RoCE packet
- *      (checked before the data is made linear); RoCE v1: a GRH with
- *      IPVer 6, NxtHdr 0x1B and a PayLen that fits (sv_hdr_parse_grh(),
- *      link padding behind it is cut off)       else RX_DROP_INVALID
- *   2. the ICRC (IBTA Annex A17.3.3; A16 for v1)  else RX_DROP_ICRC
- *      (not for softverbs' own local packets, sv_recv_local(): they
- *      never crossed a wire, see sv_net.c)
- *   3. sv_hdr_parse(): BTH and extension headers  else RX_DROP_INVALID
- *   4. the default P_Key (IBTA Annex A16.4.3)     else RX_DROP_INVALID
- *   5. the destination QP (unicast QPN, or QPN 0xffffff with a multicast
- *      destination GID: every attached QP), and that the opcode belongs
- *      to its transport                           else RX_DROP_NO_QP
- *   6. for RC and UC: the packet's source and destination addresses are
- *      the QP's path's destination and source GID, and it came in the
- *      path's framing (v1 or v2)                  else RX_DROP_NOT_PEER
- *
- * then requests go to the responder (sv_resp_rcv) and responses to the
- * completer (sv_comp_rcv), which check the rest.  The skb is freed here
- * when they return.  Congestion notification packets are accepted and
- * ignored: softverbs does no rate control (DCQCN).
+ * Documentation/design.md, "Transport" (receive checks).
  */
 #include <linux/etherdevice.h>
 #include <linux/ip.h>

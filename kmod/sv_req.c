@@ -1,29 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The requester: turns send WQEs into request packets (IBTA 9.4, 9.7).
+ * The requester: turns send WQEs into request packets (IBTA 9.4, 9.7),
+ * from private copies of the WQEs, and resends them.
  *
- * It runs from sv_qp_kick() (the doorbell of user QPs, post_send of kernel
- * QPs), from the completer when responses open the window again, and from
- * the timers through the completer: inline when the caller's context
- * allows it, otherwise, and after a budget of packets, as a work item on
- * sv_req_wq.  One runner at a time per QP (req.task, struct sv_task), so
- * packets leave in PSN order; and for connected QPs from one CPU at a time,
- * so that they also arrive in that order (see sv_req_sched()).
- *
- * Each WQE is copied out of the ring when it starts (struct sv_swqe,
- * sv_req.h) and checked there: user space may rewrite the slot at any
- * time, but the copy is what is sent, resent and completed.  PSNs are
- * assigned packet by packet as they first go out; a retransmission
- * (sv_req_resend_locked) moves the send position back and sends the same
- * packets with the same PSNs again.
- *
- * FLUSH and ATOMIC WRITE (IBTA 1.5 Memory Placement Extensions) are
- * one-packet requests answered by a response of their own, like RDMA READ
- * and atomics, and count against max_rd_atomic like them: the responder
- * keeps a responder resource for each (to answer a duplicate without
- * executing it again).  Where ib_core lacks them (compat.h) the work
- * request table (sv_opcode.c) refuses FLUSH, and ATOMIC WRITE from kernel
- * consumers, so such a WQE completes with IB_WC_LOC_QP_OP_ERR.
+ * Documentation/design.md, "Transport" (requester).
  */
 #include <linux/delay.h>
 #include <linux/interrupt.h>

@@ -1,25 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The responder: accepts incoming requests for RC (IBTA 9.7), UC (9.8)
- * and UD/GSI QPs (9.9, 10.2.5): packet checks, the PSN and opcode
- * sequence, receive WQEs, SEND and RDMA WRITE placement, ACK/NAK
- * generation.  RC requests that take a responder resource (RDMA READ,
- * atomics, FLUSH, ATOMIC WRITE), their responses and duplicates of them
- * are sv_resp_res.c's; sv_resp.h is what the two files share.
+ * The responder: accepts requests for RC (IBTA 9.7), UC (9.8) and UD/GSI
+ * (9.9, 10.2.5) QPs: packet and PSN checks, receive WQEs, SEND and RDMA WRITE
+ * placement, ACKs and NAKs.  Requests that take a responder resource are
+ * sv_resp_res.c's; sv_resp.h is what the two share.
  *
- * Packets are handled to completion in the receive softirq under the
- * per-QP responder lock (struct sv_qp, resp.lock).  Everything the lock
- * holder decides is collected in a struct sv_resp_out: packets to send,
- * a completion to post, events.  The packets are sent before the lock is
- * dropped (sv_resp_xmit()): packets of one QP may be handled on several
- * CPUs, and an ACK overtaking the read responses before it would make
- * the requester retry the read (IBTA 9.7.5.1.1).  Sending never calls
- * back into the receive path synchronously (bottom halves are off).
- * sv_resp_finish() then posts the completion and reports events with no
- * lock held.
- *
- * No MR reference survives a packet: every payload is placed through a
- * fresh sv_mr_lookup(), so deregistration never waits for a stalled peer.
+ * Documentation/design.md, "Transport" (responder).
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>

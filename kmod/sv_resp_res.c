@@ -1,35 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The responder's resources (IBTA 9.7.5.1.4): RC requests that are
- * answered with data or that must not run twice, RDMA READ, atomics,
- * FLUSH and ATOMIC WRITE; the ring of max_dest_rd_atomic resources that
- * remembers them for duplicates (IBTA 9.7.4); and the work item that
- * sends long read responses.  sv_resp.c accepts the request (PSN,
- * opcode sequence, state) and calls in here; sv_resp.h is what the two
- * files share.  Named after struct sv_resp_res, the object it manages,
- * so the file is found from the type and every sv_resp_res_*() helper
- * (Soft-RoCE keeps all of this in rxe_resp.c).
+ * The responder's resources (IBTA 9.7.5.1.4): RDMA READ, atomics, FLUSH and
+ * ATOMIC WRITE, the ring of max_dest_rd_atomic entries that answers their
+ * duplicates (9.7.4), and the work item that sends long read responses.
+ * sv_resp.c accepts the request and calls in here; sv_resp.h is shared.
  *
- * FLUSH and ATOMIC WRITE (IBTA 1.5 Memory Placement Extensions; FLUSH
- * where ib_core has it, compat.h SV_MPE) are answered like reads and
- * atomics (sv_resp_mpe_pkt()).
- *
- * RDMA READ, atomic, FLUSH and ATOMIC WRITE requests take a responder
- * resource (struct sv_resp_res).  Their responses go out in request order: the softirq
- * sends up to SV_RESP_INLINE_PKTS packets itself and hands longer reads to
- * a work item, which sends in batches of SV_RESP_BATCH_PKTS.  While the
- * work item owns the sending (resp.serving), later SENDs and WRITEs are
- * executed at once but their ACK is deferred behind the responses
- * (resp.ack_pending): an ACK would otherwise tell the requester that the
- * read before it got no response (IBTA 9.7.5.1.1, implied NAK).  A later
- * RDMA WRITE may therefore be placed before an earlier RDMA READ's data is
- * read: a requester that needs the read's data first uses the fence.
- *
- * Everything here runs under qp->resp.lock but the work item, which takes
- * it for each batch; like every responder packet, each response packet
- * looks its MR up afresh (sv_mr_lookup()) and holds no MR reference.
- * tests/kunit/resp_res_kunit.c replays duplicates and rewinds refused
- * responses on a QP made by hand.
+ * Documentation/design.md, "Transport" (responder).
  */
 #include "sv.h"
 #include "sv_psn.h"

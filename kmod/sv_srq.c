@@ -1,33 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Shared receive queues.
+ * Shared receive queues, basic and XRC (IBTA Annex A14): the ring, posting,
+ * the responders' pop (sv_srq_pop()), modify, the limit event, and the
+ * per-packet references of XRC SRQs.
  *
- * An SRQ is one sv_queue ring of receive WQEs (struct sv_recv_wqe followed
- * by max_sge struct sv_sge).  For a user SRQ the ring is mapped and librxe
- * posts into it without a system call: user space produces, the kernel
- * (the responder of every QP attached to the SRQ) consumes through
- * sv_srq_pop().  A kernel consumer's SRQ is a kernel-only ring filled by
- * post_srq_recv.
- *
- * Locking: srq->lock (see struct sv_srq) serialises the kernel's side(s) of
- * the ring; modify_srq swaps the ring under it, after modify_mutex has
- * serialised concurrent modify calls.  The event handler is called after
- * the lock is dropped.
- *
- * Basic and XRC SRQs (IBTA Annex A14) are offered; tag matching SRQs are
- * -EOPNOTSUPP.  Every SRQ has a number from the 24 bits an XRCETH carries
- * (librxe reports it through ibv_get_srq_num()); an XRC SRQ's is the one
- * XRC initiators name, and it also has a domain and a CQ (ibsrq.ext),
- * which ib_core holds for it.
- *
- * Lifetime: a basic SRQ is used only through the QPs attached to it, and
- * ib_core refuses to destroy it while there are any.  An XRC SRQ is used
- * by whichever target QP of its domain receives a request naming it, so
- * the responder takes a reference for each packet it processes
- * (sv_srq_get_xrc(), sv_srq_put()), and destroy, once the number is gone
- * from srq_xa, waits for those references: one packet's work, bounded.
- * Nothing holds an SRQ between packets (a multi-packet SEND looks its SRQ
- * up again on each packet), so destroy never waits for a peer.
+ * Documentation/design.md, "Verbs objects" and "XRC".
  */
 #include <linux/overflow.h>
 #include <linux/uaccess.h>

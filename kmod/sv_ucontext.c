@@ -1,18 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * User contexts.  librxe's GET_CONTEXT exchange has no driver-specific
- * part, and every mapped queue is tracked by ib_core's mmap entries of the
- * context.  What a context holds of its own is the count of kernel memory
- * its queues take, against a limit.
+ * User contexts: what a context holds of its own is the count of kernel
+ * memory its queues take, against the ctx_mem_max_mb limit.
  *
- * Why a limit: a user queue's memory is kernel memory that cannot be
- * swapped or reclaimed (a mapped ring, and the requester's private copies
- * of send WQEs), and one QP at the device's maximum capacities takes about
- * 100 MiB of it.  Everything is charged to the process's memory cgroup
- * (GFP_KERNEL_ACCOUNT), so a container or service with a memory limit gets
- * ENOMEM at that limit; this limit is the bound for a process with none,
- * so that one process cannot take the host's memory and wake the OOM
- * killer.  Kernel consumers' queues count against neither.
+ * Documentation/design.md, "Hostile peers and hostile users" (memory).
  */
 #include <linux/moduleparam.h>
 
