@@ -156,6 +156,14 @@ struct sv_mr {
 	struct mutex		odp_chunk_mutex;
 	u32			odp_num_chunks;	/* under odp_chunk_mutex */
 	struct mm_struct	*odp_mm;
+	/*
+	 * ODP: the context charged (sv_ucontext_charge()) for ib_core's page
+	 * tables of the range, and of each chunk of an implicit MR (then
+	 * under odp_chunk_mutex), and how many bytes; given back when the MR
+	 * is freed.  NULL for a kernel MR.
+	 */
+	struct sv_ucontext	*odp_uc;
+	size_t			odp_charged;
 
 	/*
 	 * SV_MR_DMABUF: immutable after creation.  The buffer (a reference)

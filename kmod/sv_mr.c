@@ -719,6 +719,40 @@ static int sv_mr_odp_map(struct ib_umem_odp *odp, u64 addr, u64 len,
 }
 
 /*
+ * ib_core keeps two words per page of an ODP range (its pfn and DMA
+ * lists) in memory it charges to nobody, however little of the range is
+ * mapped: they count against the owning context's limit (ctx_mem_max_mb)
+ * like its queues.  -ENOMEM, and nothing charged, past it.
+ */
+#define SV_ODP_TABLE_BYTES(npages)	((size_t)(npages) * 2 * sizeof(u64))
+
+static int sv_mr_odp_charge(struct sv_mr *mr, size_t bytes)
+{
+	int err;
+
+	if (!mr->odp_uc)
+		return 0;
+	err = sv_ucontext_charge(mr->odp_uc, bytes);
+	if (!err)
+		mr->odp_charged += bytes;
+	return err;
+}
+
+static void sv_mr_odp_uncharge(struct sv_mr *mr, size_t bytes)
+{
+	if (!mr->odp_uc)
+		return;
+	sv_ucontext_uncharge(mr->odp_uc, bytes);
+	mr->odp_charged -= bytes;
+}
+
+/* the context a user PD belongs to, which pays for the MR's tables */
+static struct sv_ucontext *sv_mr_odp_payer(struct ib_pd *pd)
+{
+	return pd->uobject ? to_sv_uc(pd->uobject->context) : NULL;
+}
+
+/*
  * Is [@addr, @addr + 1) inside a mapping of the MR's process?  A chunk is
  * created only there, so neither the process nor a peer holding the
  * R_Key can make an implicit MR allocate tables for address space the
@@ -770,11 +804,17 @@ static struct sv_odp_chunk *sv_mr_odp_chunk_get(struct sv_mr *mr, u64 addr)
 		c = ERR_PTR(-EFAULT);
 		goto out_unlock;
 	}
+	err = sv_mr_odp_charge(mr, SV_ODP_TABLE_BYTES(SV_ODP_CHUNK_SIZE >>
+						      PAGE_SHIFT));
+	if (err) {
+		c = ERR_PTR(err);
+		goto out_unlock;
+	}
 	/* the process's: charged to its memory cgroup (ib_core's are not) */
 	c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
 	if (!c) {
-		c = ERR_PTR(-ENOMEM);
-		goto out_unlock;
+		err = -ENOMEM;
+		goto err_uncharge;
 	}
 	odp = ib_umem_odp_alloc_child(mr->umem_odp,
 				      (u64)idx << SV_ODP_CHUNK_SHIFT,
@@ -800,6 +840,9 @@ err_release_odp:
 	ib_umem_odp_release(odp);
 err_free_chunk:
 	kfree(c);
+err_uncharge:
+	sv_mr_odp_uncharge(mr, SV_ODP_TABLE_BYTES(SV_ODP_CHUNK_SIZE >>
+						  PAGE_SHIFT));
 	c = ERR_PTR(err);
 out_unlock:
 	mutex_unlock(&mr->odp_chunk_mutex);
@@ -1204,6 +1247,8 @@ static struct sv_mr *sv_mr_alloc(struct sv_dev *sv, struct ib_pd *pd,
 
 static void sv_mr_free_resources(struct sv_mr *mr)
 {
+	if (mr->odp_charged)
+		sv_mr_odp_uncharge(mr, mr->odp_charged);
 	if (mr->odp_implicit) {
 		struct sv_odp_chunk *c;
 		unsigned long idx;
@@ -1384,6 +1429,8 @@ static struct sv_mr *sv_mr_create_odp_implicit(struct sv_dev *sv,
 	mutex_init(&mr->odp_chunk_mutex);
 	mr->odp_mm = odp->umem.owning_mm;
 	mmgrab(mr->odp_mm);
+	/* its chunks' tables are charged as they are made */
+	mr->odp_uc = sv_mr_odp_payer(pd);
 	mr->iova = 0;
 	mr->length = U64_MAX;
 	mr->ibmr.iova = 0;
@@ -1395,8 +1442,9 @@ static struct sv_mr *sv_mr_create_odp_implicit(struct sv_dev *sv,
 /*
  * An ODP MR: ib_umem_odp_get() checks the range against the process's
  * address space and inserts the interval notifier; nothing is pinned or
- * mapped, so RLIMIT_MEMLOCK does not apply.  The whole address space
- * (start 0, length U64_MAX) is an implicit MR.
+ * mapped, so RLIMIT_MEMLOCK does not apply; ib_core's page tables for
+ * the range are charged to the context (-ENOMEM past ctx_mem_max_mb).
+ * The whole address space (start 0, length U64_MAX) is an implicit MR.
  */
 static struct sv_mr *sv_mr_create_odp(struct sv_dev *sv, struct ib_pd *pd,
 				      u64 start, u64 length, u64 iova,
@@ -1404,6 +1452,7 @@ static struct sv_mr *sv_mr_create_odp(struct sv_dev *sv, struct ib_pd *pd,
 {
 	struct ib_umem_odp *odp;
 	struct sv_mr *mr;
+	int err;
 
 	if (!start && length == U64_MAX)
 		return sv_mr_create_odp_implicit(sv, pd, iova, access);
@@ -1418,11 +1467,17 @@ static struct sv_mr *sv_mr_create_odp(struct sv_dev *sv, struct ib_pd *pd,
 	mr = sv_mr_alloc(sv, pd, SV_MR_ODP, access);
 	if (IS_ERR(mr))
 		return mr;
+	/* the pages of [start, start + length), two more for the ends */
+	mr->odp_uc = sv_mr_odp_payer(pd);
+	err = sv_mr_odp_charge(mr, SV_ODP_TABLE_BYTES((length >> PAGE_SHIFT) +
+						      2));
+	if (err)
+		goto err_free_mr;
 	odp = ib_umem_odp_get(&sv->ibdev, start, length, access,
 			      &sv_mr_odp_ops);
 	if (IS_ERR(odp)) {
-		sv_mr_free(mr);
-		return ERR_CAST(odp);
+		err = PTR_ERR(odp);
+		goto err_free_mr;
 	}
 	/* freed with the MR: ib_umem_release() knows an ODP umem */
 	mr->umem = &odp->umem;
@@ -1437,6 +1492,10 @@ static struct sv_mr *sv_mr_create_odp(struct sv_dev *sv, struct ib_pd *pd,
 	mr->ibmr.length = length;
 	mr->ibmr.page_size = 1U << odp->page_shift;
 	return mr;
+
+err_free_mr:
+	sv_mr_free(mr);	/* gives the charge back */
+	return ERR_PTR(err);
 }
 
 struct ib_mr *sv_mr_reg_user(struct ib_pd *ibpd, u64 start, u64 length,

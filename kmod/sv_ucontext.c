@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * User contexts: what a context holds of its own is the count of kernel
- * memory its queues take, against the ctx_mem_max_mb limit.
+ * memory its queues and ODP page tables take, against the ctx_mem_max_mb
+ * limit.
  *
  * Documentation/design.md, "Hostile peers and hostile users" (memory).
  */
@@ -12,7 +13,7 @@
 static unsigned int ctx_mem_max_mb = 1024;
 module_param(ctx_mem_max_mb, uint, 0644);
 MODULE_PARM_DESC(ctx_mem_max_mb,
-		 "Kernel memory the queues of one user context may take (rings, send WQE copies), MiB; 0: no limit (default 1024)");
+		 "Kernel memory the queues of one user context may take (rings, send WQE copies, ODP page tables), MiB; 0: no limit (default 1024)");
 
 int sv_ucontext_alloc(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
@@ -49,7 +50,7 @@ int sv_ucontext_charge(struct sv_ucontext *uc, size_t bytes)
 	if (max && now > max) {
 		atomic64_sub(bytes, &uc->mem_bytes);
 		ibdev_info_ratelimited(uc->ibuc.device,
-				       "pid %d: %zu bytes more of queues would pass the context's limit (ctx_mem_max_mb=%u)\n",
+				       "pid %d: %zu bytes more of queues or ODP tables would pass the context's limit (ctx_mem_max_mb=%u)\n",
 				       task_pid_nr(current), bytes,
 				       READ_ONCE(ctx_mem_max_mb));
 		return -ENOMEM;

@@ -18,7 +18,9 @@
  *	pages, of an unmapped range fails (EFAULT); prefetches in the
  *	last 2 MiB of the address space end (a child, within 20 s).  Last,
  *	a child prefetching 1 TiB (1024 SGEs of 1 GiB) dies within 5 s of
- *	SIGKILL.
+ *	SIGKILL.  Then ib_core's ODP page tables against the context's
+ *	limit (ctx_mem_max_mb, set and restored): explicit MRs refused past
+ *	it and given back at dereg, an implicit MR's chunks refused past it.
  *
  *   odp DEV hold
  *	registers an ODP MR, maps it (PREFETCH_WRITE, then an asynchronous
@@ -191,6 +193,72 @@ static void long_prefetch(void *arg)
 	_exit(0);
 }
 
+#define LIMIT_PARAM	"/sys/module/softverbs/parameters/ctx_mem_max_mb"
+
+/* ctx_mem_max_mb: set it to @mb, return what it was */
+static unsigned int ctx_limit(unsigned int mb)
+{
+	unsigned int old;
+	FILE *f = fopen(LIMIT_PARAM, "r+");
+
+	CHECK(f, "%s: %s", LIMIT_PARAM, strerror(errno));
+	CHECK(fscanf(f, "%u", &old) == 1, "%s: unreadable", LIMIT_PARAM);
+	rewind(f);
+	CHECK(fprintf(f, "%u\n", mb) > 0 && !fclose(f), "%s: %s",
+	      LIMIT_PARAM, strerror(errno));
+	return old;
+}
+
+/*
+ * ib_core's page tables of ODP ranges (16 bytes a page) count against
+ * the context's limit: with 8 MiB, a 4 GiB range (16 MiB of tables) is
+ * refused, one 1 GiB range fits and a second does not until the first is
+ * gone; with 1 MiB, an implicit MR maps 128 MiB (64 chunks) but not
+ * 512 MiB.  Nothing of the ranges needs to be mapped.
+ */
+static void charged(struct ibv_pd *pd)
+{
+	const int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND;
+	struct ibv_mr *a, *b, *mr;
+	unsigned int old;
+	struct ibv_sge sge;
+	char *big;
+	int err;
+
+	big = mmap(NULL, 4 * BIG, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS |
+		   MAP_NORESERVE, -1, 0);
+	CHECK(big != MAP_FAILED, "mmap 4 GiB: %s", strerror(errno));
+	old = ctx_limit(8);
+	mr = ibv_reg_mr(pd, big, 4 * BIG, acc);
+	CHECK(!mr && errno == ENOMEM, "4 GiB ODP MR under 8 MiB: %s",
+	      mr ? "registered" : strerror(errno));
+	a = ibv_reg_mr(pd, big, BIG, acc);
+	CHECK(a, "1 GiB ODP MR under 8 MiB: %s", strerror(errno));
+	b = ibv_reg_mr(pd, big + BIG, BIG, acc);
+	CHECK(!b && errno == ENOMEM, "second 1 GiB ODP MR under 8 MiB: %s",
+	      b ? "registered" : strerror(errno));
+	CHECK(!ibv_dereg_mr(a), "dereg_mr: %s", strerror(errno));
+	b = ibv_reg_mr(pd, big + BIG, BIG, acc);
+	CHECK(b, "1 GiB ODP MR after the first went: %s", strerror(errno));
+	CHECK(!ibv_dereg_mr(b), "dereg_mr: %s", strerror(errno));
+
+	ctx_limit(1);
+	mr = ibv_reg_mr(pd, NULL, SIZE_MAX, acc);
+	CHECK(mr, "reg_mr(NULL, SIZE_MAX, ON_DEMAND): %s", strerror(errno));
+	sge = (struct ibv_sge){ (uintptr_t)big, 128 << 20, mr->lkey };
+	err = ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH,
+			    IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
+	CHECK(!err, "implicit MR, 128 MiB under 1 MiB: %s", strerror(err));
+	sge.length = 512 << 20;
+	err = ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH,
+			    IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
+	CHECK(err == ENOMEM, "implicit MR, 512 MiB under 1 MiB: %s",
+	      strerror(err));
+	CHECK(!ibv_dereg_mr(mr), "dereg_mr implicit: %s", strerror(errno));
+	ctx_limit(old);
+	munmap(big, 4 * BIG);
+}
+
 /* an implicit MR: the whole address space, nothing pinned */
 static void implicit(struct ibv_pd *pd, long page)
 {
@@ -320,6 +388,9 @@ int main(int argc, char **argv)
 
 	step = "implicit";
 	implicit(pd, page);
+
+	step = "ODP tables charged to the context";
+	charged(pd);
 
 	step = "killed while prefetching";
 	bounded("1 TiB of prefetch, killed after 1 s", long_prefetch, &dev,
