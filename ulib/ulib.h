@@ -30,6 +30,7 @@
 #include <rdma/ib_user_verbs.h>
 
 #include "queue.h"
+#include "verbs65.h"
 
 #define SV_EXPORT __attribute__((visibility("default")))
 
