@@ -172,7 +172,7 @@ table() {
 		sed 's/^\(.*\)$/`\1`/' | paste -sd' ' -
 	if grep -v -xF -f <(echo "$t") <<<"$o" | grep -q '@@*IBVERBS_'; then
 		echo
-		echo 'Of later libibverbs releases:'
+		echo 'Under libibverbs versions this one does not have:'
 		grep -v -xF -f <(echo "$t") <<<"$o" | grep '@@*IBVERBS_' |
 			by_version | sed 's/^\(.*\)$/`\1`/' | paste -sd' ' -
 	fi
