@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * ibv_alloc_buf and friends (libibverbs 1.17): memory the provider
+ * ibv_alloc_buf and friends (libibverbs 1.17/1.18): memory the provider
  * chooses for a PD, to be registered with ibv_reg_buf_mr.  A provider
  * that needs special memory (a confidential-computing guest's DMA bounce
  * pages, device memory exported as a dma-buf) allocates it here; softverbs
@@ -8,6 +8,7 @@
  * libibverbs' default gives.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -65,4 +66,22 @@ SV_EXPORT struct ibv_mr *ibv_reg_buf_mr(struct ibv_pd *pd, struct ibv_buf *buf,
 	};
 
 	return ibv_reg_mr_ex(pd, &attr);
+}
+
+/*
+ * A new descriptor of the dma-buf behind the buffer, or -1 with ENODATA
+ * when there is none, as libibverbs answers; with softverbs there never
+ * is (struct ibv_buf in ulib.h).
+ */
+SV_EXPORT int ibv_export_buf_dmabuf_fd(struct ibv_buf *buf)
+{
+	if (!buf) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (buf->dmabuf_fd < 0) {
+		errno = ENODATA;
+		return -1;
+	}
+	return fcntl(buf->dmabuf_fd, F_DUPFD_CLOEXEC, 0);
 }

@@ -35,6 +35,7 @@ static bool exported_name_ok(const char *name)
 	static const char *const extra[] = {
 		"mult_to_ibv_rate", "mbps_to_ibv_rate",
 		"_ibv_query_gid_ex", "_ibv_query_gid_table",
+		"_ibv_query_comp_cntr_caps",
 	};
 	size_t i;
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * What libibverbs 1.15 to 1.17 (rdma-core 64) added, against the fake
+ * What libibverbs 1.15 to 1.18 (rdma-core 65) added, against the fake
  * kernel: ibv_reg_mr_ex's attribute masks and the command each reaches,
  * ibv_alloc_buf buffers and their registration, ibv_query_port_speed from
  * QUERY_PORT, and the EOPNOTSUPP answers (DMA handles, device memory
- * export), none of which sends a command.
+ * export, completion counters), none of which sends a command.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -315,6 +315,13 @@ TEST(alloc_buf_and_register_it)
 		REFUSE(e.pd, IBV_REG_MR_MASK_BUF, EINVAL);
 	}
 	CHECK_INT(fk.count[IB_USER_VERBS_CMD_REG_MR], 2);
+
+	/* no dma-buf is ever behind a buffer */
+	errno = 0;
+	CHECK_INT(ibv_export_buf_dmabuf_fd(buf), -1);
+	CHECK_INT(errno, ENODATA);
+	CHECK_INT(ibv_export_buf_dmabuf_fd(NULL), -1);
+	CHECK_INT(errno, EINVAL);
 	ibv_free_buf(buf);
 	ibv_free_buf(NULL);
 out:
@@ -364,6 +371,74 @@ TEST(dmah_and_dm_export_unsupported)
 	CHECK_INT(ibv_dm_export_dmabuf_fd(&dm), -1);
 	CHECK_INT(errno, EOPNOTSUPP);
 	CHECK_INT(ibv_dm_export_dmabuf_fd(NULL), -1);
+	CHECK_INT(errno, EINVAL);
+	CHECK_INT(fk.ncmds, n);
+	teardown(&e);
+}
+
+/* ------------------------------------------------------------------ */
+/* Completion counters                                                 */
+
+TEST(comp_cntr_unsupported)
+{
+	struct ibv_comp_cntr_init_attr ca = { .type = IBV_COMP_CNTR_TYPE_WRS };
+	struct ibv_qp_attach_comp_cntr_attr qa = {
+		.op_mask = IBV_QP_ATTACH_COMP_CNTR_OP_SEND,
+	};
+	struct ibv_comp_cntr_caps caps;
+	struct ibv_comp_cntr cc;
+	struct ibv_qp qp;
+	uint64_t v = 5;
+	struct env e;
+	unsigned int n;
+
+	if (!setup(&e))
+		return;
+	n = fk.ncmds;
+	/* no support: capabilities read as zero */
+	memset(&caps, 0xff, sizeof(caps));
+	CHECK_INT(ibv_query_comp_cntr_caps(e.ctx, &caps), EOPNOTSUPP);
+	CHECK(caps.max_value == 0 && caps.max_counters == 0 &&
+	      caps.supported_qp_attach_ops == 0);
+	memset(&caps, 0xff, sizeof(caps));
+	CHECK_INT(_ibv_query_comp_cntr_caps(e.ctx, &caps, sizeof(caps) - 1),
+		  EINVAL);
+	CHECK_INT(caps.max_counters, UINT32_MAX);	/* too small: untouched */
+	CHECK_INT(_ibv_query_comp_cntr_caps(e.ctx, NULL, sizeof(caps)), EINVAL);
+	CHECK_INT(_ibv_query_comp_cntr_caps(NULL, &caps, sizeof(caps)), EINVAL);
+
+	errno = 0;
+	CHECK(ibv_create_comp_cntr(e.ctx, &ca) == NULL && errno == EOPNOTSUPP);
+	CHECK(ibv_create_comp_cntr(e.ctx, NULL) == NULL && errno == EINVAL);
+	CHECK(ibv_create_comp_cntr(NULL, &ca) == NULL && errno == EINVAL);
+
+	/* a counter from elsewhere is none of ours */
+	memset(&cc, 0, sizeof(cc));
+	cc.context = e.ctx;
+	memset(&qp, 0, sizeof(qp));
+	qp.context = e.ctx;
+	CHECK_INT(ibv_destroy_comp_cntr(&cc), EOPNOTSUPP);
+	CHECK_INT(ibv_set_comp_cntr(&cc, 1), EOPNOTSUPP);
+	CHECK_INT(ibv_set_err_comp_cntr(&cc, 1), EOPNOTSUPP);
+	CHECK_INT(ibv_inc_comp_cntr(&cc, 1), EOPNOTSUPP);
+	CHECK_INT(ibv_inc_err_comp_cntr(&cc, 1), EOPNOTSUPP);
+	CHECK_INT(ibv_read_comp_cntr(&cc, &v), EOPNOTSUPP);
+	CHECK_INT(ibv_read_err_comp_cntr(&cc, &v), EOPNOTSUPP);
+	CHECK_INT(v, 5);
+	CHECK_INT(ibv_qp_attach_comp_cntr(&qp, &cc, &qa), EOPNOTSUPP);
+	CHECK_INT(errno, EOPNOTSUPP);
+
+	CHECK_INT(ibv_destroy_comp_cntr(NULL), EINVAL);
+	CHECK_INT(ibv_set_comp_cntr(NULL, 1), EINVAL);
+	CHECK_INT(ibv_set_err_comp_cntr(NULL, 1), EINVAL);
+	CHECK_INT(ibv_inc_comp_cntr(NULL, 1), EINVAL);
+	CHECK_INT(ibv_inc_err_comp_cntr(NULL, 1), EINVAL);
+	CHECK_INT(ibv_read_comp_cntr(NULL, &v), EINVAL);
+	CHECK_INT(ibv_read_comp_cntr(&cc, NULL), EINVAL);
+	CHECK_INT(ibv_read_err_comp_cntr(&cc, NULL), EINVAL);
+	CHECK_INT(ibv_qp_attach_comp_cntr(NULL, &cc, &qa), EINVAL);
+	CHECK_INT(ibv_qp_attach_comp_cntr(&qp, NULL, &qa), EINVAL);
+	CHECK_INT(ibv_qp_attach_comp_cntr(&qp, &cc, NULL), EINVAL);
 	CHECK_INT(errno, EINVAL);
 	CHECK_INT(fk.ncmds, n);
 	teardown(&e);
