@@ -22,8 +22,8 @@
 # Env: LIBIBVERBS (default /usr/lib/x86_64-linux-gnu/libibverbs.so.1),
 # LIBSOFTVERBS (default ulib/libsoftverbs.so.1; build it first: make -C ulib).
 # Needs binutils (readelf).
-set -euo pipefail
 # shellcheck disable=SC2016  # backquotes in the table text are Markdown
+set -euo pipefail
 
 root=$(realpath "$(dirname "$0")/..")
 theirs=${LIBIBVERBS:-/usr/lib/x86_64-linux-gnu/libibverbs.so.1}
@@ -45,7 +45,7 @@ defined() {
 		sort -u
 }
 
-mode=write
+mode="write"
 case "${1:-}" in
 --check) mode=check; shift ;;
 --print) mode=print; shift ;;
