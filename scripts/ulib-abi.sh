@@ -1,36 +1,41 @@
 #!/bin/bash
-# The ABI coverage table of Documentation/ulib.md: every symbol the distro's
+# The ABI coverage tables of Documentation/ulib.md: every symbol a
 # libibverbs.so.1 defines (name and symbol version, default "@@" or
 # compatibility "@"), whether libsoftverbs.so.1 defines the same, and why
-# not where it does not.
+# not where it does not.  Two references, one table each:
 #
-#   scripts/ulib-abi.sh            rewrite the table in Documentation/ulib.md
-#   scripts/ulib-abi.sh --check    exit 1 if the committed table is stale
-#   scripts/ulib-abi.sh --print    print the table only
+#   distro  the installed libibverbs.so.1 (rdma-core 44 on Debian 12)
+#   65      rdma-core 65's libibverbs.so.1.18, from the symbol list
+#           scripts/ulib-abi-65.syms (no rdma-core 65 needed here)
 #
+#   scripts/ulib-abi.sh [REF]            rewrite the table(s) in ulib.md
+#   scripts/ulib-abi.sh --check [REF]    exit 1 if a committed table is stale
+#   scripts/ulib-abi.sh --print [REF]    print the table(s) only
+#   scripts/ulib-abi.sh --missing [REF]  list the public symbols of REF that
+#                                        libsoftverbs lacks; exit 1 if any
+#   scripts/ulib-abi.sh --save LIB       rewrite scripts/ulib-abi-65.syms from
+#                                        rdma-core 65's libibverbs.so.1 (e.g.
+#                                        unpacked from Debian's libibverbs1)
+#
+# REF is distro or 65; without it, both (distro is skipped with a note when
+# the library is not installed; exit 4 when REF=distro names it alone).
 # Env: LIBIBVERBS (default /usr/lib/x86_64-linux-gnu/libibverbs.so.1),
 # LIBSOFTVERBS (default ulib/libsoftverbs.so.1; build it first: make -C ulib).
-# Needs binutils (readelf). Exits 4 when the distro library is missing.
-set -euo pipefail
+# Needs binutils (readelf).
 # shellcheck disable=SC2016  # backquotes in the table text are Markdown
+set -euo pipefail
 
 root=$(realpath "$(dirname "$0")/..")
 theirs=${LIBIBVERBS:-/usr/lib/x86_64-linux-gnu/libibverbs.so.1}
 ours=${LIBSOFTVERBS:-$root/ulib/libsoftverbs.so.1}
+syms65=$root/scripts/ulib-abi-65.syms
 doc=$root/Documentation/ulib.md
-begin='<!-- ulib-abi.sh: begin (generated, do not edit) -->'
-end='<!-- ulib-abi.sh: end -->'
 
-mode="write"
-case "${1:-}" in
---check) mode=check ;;
---print) mode=print ;;
-"") ;;
-*) echo "usage: $0 [--check|--print]" >&2; exit 2 ;;
-esac
-
-[ -r "$theirs" ] || { echo "ulib-abi.sh: $theirs not installed" >&2; exit 4; }
-[ -r "$ours" ] || { echo "ulib-abi.sh: $ours not built (make -C ulib)" >&2; exit 1; }
+usage() {
+	echo "usage: $0 [--check|--print|--missing] [distro|65]" >&2
+	echo "       $0 --save LIBIBVERBS_65" >&2
+	exit 2
+}
 
 # name@@VERSION or name@VERSION for each defined function/object; the
 # version nodes themselves (ABS) are not symbols.
@@ -39,6 +44,27 @@ defined() {
 		awk '$7 != "UND" && $7 != "ABS" && $8 ~ /@/ { print $8 }' |
 		sort -u
 }
+
+mode="write"
+case "${1:-}" in
+--check) mode=check; shift ;;
+--print) mode=print; shift ;;
+--missing) mode=missing; shift ;;
+--save)
+	[ $# -eq 2 ] || usage
+	[ -r "$2" ] || { echo "ulib-abi.sh: $2 not readable" >&2; exit 1; }
+	{
+		echo "# $(basename "$(realpath "$2")") (rdma-core 65): scripts/ulib-abi.sh --save"
+		defined "$2"
+	} >"$syms65"
+	exit 0 ;;
+-*) usage ;;
+esac
+refs=${1:-distro 65}
+[ $# -le 1 ] || usage
+case $refs in distro|65|"distro 65") ;; *) usage ;; esac
+
+[ -r "$ours" ] || { echo "ulib-abi.sh: $ours not built (make -C ulib)" >&2; exit 1; }
 
 # Why a libibverbs symbol is not ours: a short key, explained under the
 # table. A public symbol that falls through to the last case is a gap.
@@ -65,31 +91,63 @@ legend() {
   Left out rather than carry a second, untestable object layer.
 - **old provider**: the registration hook of pre-rdma-core provider
   libraries (non-default version, kept by libibverbs for them only).
-- **provider cmd**: `IBVERBS_PRIVATE_34` command marshalling that provider
+- **provider cmd**: `IBVERBS_PRIVATE_<n>` command marshalling that provider
   libraries (libmlx5, libefa, librxe, ...) build their verbs from.
   libsoftverbs is itself the (only) provider and loads none, so programs
   linking a provider library directly do not load on it: perftest
   (libmlx5, libefa), pyverbs' `providers/mlx5` and `providers/efa` modules
   (libmlx5, libefa).
-- **provider set-up**: `IBVERBS_PRIVATE_34` provider registration and
-  context/object initialisation (`verbs_register_driver_34`,
+- **provider set-up**: `IBVERBS_PRIVATE_<n>` provider registration and
+  context/object initialisation (`verbs_register_driver_<n>`,
   `verbs_init_and_alloc_context`, `verbs_set_ops`, ...), private sysfs and
   logging helpers: the same reason. Of this node only `ibv_query_gid_type`
-  is provided, because `ibv_devinfo` and pyverbs call it directly.
+  is provided, under rdma-core 44's `IBVERBS_PRIVATE_34`, because
+  `ibv_devinfo` and pyverbs call it directly.
 EOT
 }
 
-table() {
-	local t o sym name ver n_t=0 n_y=0
-	t=$(defined "$theirs")
+# the reference's symbols, and its library file name for the heading
+ref_syms() {
+	case $1 in
+	distro) defined "$theirs" ;;
+	65) grep -v '^#' "$syms65" ;;
+	esac
+}
+
+ref_name() {
+	case $1 in
+	distro) basename "$(realpath "$theirs")" ;;
+	65) sed -n '1s/^# \([^ ]*\).*/\1/p' "$syms65" ;;
+	esac
+}
+
+# sorted by version node (numerically), then name
+by_version() {
+	sed 's/^\([^@]*\)\(@@*\)\(.*\)$/\3 \1 \1\2\3/' | sort -t' ' -k1,1V -k2,2 |
+		cut -d' ' -f3
+}
+
+missing() {
+	local t o sym
+	t=$(ref_syms "$1")
 	o=$(defined "$ours")
-	echo "Symbols of \`$(basename "$theirs")\` ($(basename "$(realpath "$theirs")")) against \`libsoftverbs.so.1\`,"
+	while read -r sym; do
+		grep -qxF -- "$sym" <<<"$o" && continue
+		[ "$(reason "$sym")" = "**not implemented yet**" ] && echo "$sym"
+	done < <(by_version <<<"$t")
+	return 0
+}
+
+table() {
+	local t o sym name ver n_t=0 n_y=0 n_gap=0 why
+	t=$(ref_syms "$1")
+	o=$(defined "$ours")
+	echo "Symbols of \`libibverbs.so.1\` ($(ref_name "$1")) against \`libsoftverbs.so.1\`,"
 	echo 'by symbol version. `@@` is a default version (what new links bind to), `@` a'
 	echo 'compatibility version (only old binaries bind to it).'
 	echo
 	echo '| symbol | version | libsoftverbs | why not |'
 	echo '|---|---|---|---|'
-	# sort by version node (numerically), then name
 	while read -r sym; do
 		name=${sym%%@*}
 		ver=${sym#"$name"}
@@ -98,39 +156,84 @@ table() {
 			n_y=$((n_y + 1))
 			echo "| \`$name\` | \`$ver\` | yes | |"
 		else
-			echo "| \`$name\` | \`$ver\` | no | $(reason "$sym") |"
+			why=$(reason "$sym")
+			[ "$why" = "**not implemented yet**" ] && n_gap=$((n_gap + 1))
+			echo "| \`$name\` | \`$ver\` | no | $why |"
 		fi
-	done < <(sed 's/^\([^@]*\)\(@@*\)\(.*\)$/\3 \1 \1\2\3/' <<<"$t" |
-		 sort -t' ' -k1,1V -k2,2 | cut -d' ' -f3)
+	done < <(by_version <<<"$t")
 	echo
-	echo "$n_y of $n_t libibverbs symbols are defined by libsoftverbs with the same version."
+	echo "$n_y of $n_t libibverbs symbols are defined by libsoftverbs with the same version;"
+	echo "$n_gap public symbols are missing."
 	echo
 	legend
 	echo
 	echo 'Ours only (`include/softverbs.h`):'
-	grep -v -xF -f <(echo "$t") <<<"$o" | sed 's/^\(.*\)$/`\1`/' | paste -sd' ' -
+	grep -v -xF -f <(echo "$t") <<<"$o" | grep -v '@@*IBVERBS_' |
+		sed 's/^\(.*\)$/`\1`/' | paste -sd' ' -
+	if grep -v -xF -f <(echo "$t") <<<"$o" | grep -q '@@*IBVERBS_'; then
+		echo
+		echo 'Under libibverbs versions this one does not have:'
+		grep -v -xF -f <(echo "$t") <<<"$o" | grep '@@*IBVERBS_' |
+			by_version | sed 's/^\(.*\)$/`\1`/' | paste -sd' ' -
+	fi
 }
 
-new=$(table)
-case $mode in
-print)
-	echo "$new" ;;
-check|write)
-	grep -qxF -- "$begin" "$doc" || { echo "ulib-abi.sh: no table markers in $doc" >&2; exit 1; }
-	cur=$(sed -n "/^$begin\$/,/^$end\$/p" "$doc" | sed '1d;$d')
+markers() {
+	case $1 in
+	distro)
+		begin='<!-- ulib-abi.sh: begin (generated, do not edit) -->'
+		end='<!-- ulib-abi.sh: end -->' ;;
+	65)
+		begin='<!-- ulib-abi.sh 65: begin (generated, do not edit) -->'
+		end='<!-- ulib-abi.sh 65: end -->' ;;
+	esac
+}
+
+one() {
+	local ref=$1 new cur tmp
+	markers "$ref"
+	case $mode in
+	missing)
+		new=$(missing "$ref")
+		if [ -n "$new" ]; then
+			echo "$new"
+			return 1
+		fi
+		echo "ulib-abi.sh: 0 public symbols of $(ref_name "$ref") missing" >&2
+		return 0 ;;
+	print)
+		table "$ref"
+		return 0 ;;
+	esac
+	new=$(table "$ref")
+	grep -qxF -- "$begin" "$doc" || { echo "ulib-abi.sh: no $ref table markers in $doc" >&2; return 1; }
+	cur=$(awk -v b="$begin" -v e="$end" '$0 == e { p = 0 } p; $0 == b { p = 1 }' "$doc")
 	if [ "$mode" = check ]; then
 		if [ "$cur" != "$new" ]; then
-			echo "ulib-abi.sh: the ABI table in Documentation/ulib.md is stale; run scripts/ulib-abi.sh" >&2
+			echo "ulib-abi.sh: the $ref ABI table in Documentation/ulib.md is stale; run scripts/ulib-abi.sh" >&2
 			diff <(echo "$cur") <(echo "$new") >&2 || true
-			exit 1
+			return 1
 		fi
-		exit 0
+		return 0
 	fi
 	tmp=$(mktemp)
-	trap 'rm -f "$tmp"' EXIT
 	awk -v b="$begin" -v e="$end" -v f=/dev/stdin '
 		$0 == b { print; while ((getline l < f) > 0) print l; skip = 1; next }
 		$0 == e { skip = 0 }
 		!skip' "$doc" <<<"$new" >"$tmp"
-	cat "$tmp" >"$doc" ;;
-esac
+	cat "$tmp" >"$doc"
+	rm -f "$tmp"
+}
+
+rc=0
+done_any=
+for ref in $refs; do
+	if [ "$ref" = distro ] && [ ! -r "$theirs" ]; then
+		echo "ulib-abi.sh: $theirs not installed; distro table skipped" >&2
+		continue
+	fi
+	done_any=1
+	one "$ref" || rc=1
+done
+[ -n "$done_any" ] || exit 4
+exit $rc

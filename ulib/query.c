@@ -277,6 +277,78 @@ SV_EXPORT int ibv_query_port(struct ibv_context *context, uint8_t port_num,
 				    sizeof(uint8_t));
 }
 
+/*
+ * Lanes per active_width and Gb/s per lane (in 100 Mb/s) per active_speed,
+ * IBTA 14.2.5.6 PortInfo; the nominal lane rates ibv_devinfo prints (FDR10
+ * is 10 Gb/s like QDR).  ib_core reports an Ethernet port's netdev speed
+ * in these terms too (ib_get_eth_speed).
+ */
+int sv_port_speed(uint8_t width, uint16_t speed, uint64_t *speed_100mbps)
+{
+	static const struct { uint16_t code, rate; } rates[] = {
+		{ 1, 25 },	/* SDR */
+		{ 2, 50 },	/* DDR */
+		{ 4, 100 },	/* QDR */
+		{ 8, 100 },	/* FDR10 */
+		{ 16, 140 },	/* FDR */
+		{ 32, 250 },	/* EDR */
+		{ 64, 500 },	/* HDR */
+		{ 128, 1000 },	/* NDR */
+		{ 256, 2000 },	/* XDR (active_speed_ex only) */
+	};
+	unsigned int lanes, i;
+
+	switch (width) {
+	case 1: lanes = 1; break;
+	case 2: lanes = 4; break;
+	case 4: lanes = 8; break;
+	case 8: lanes = 12; break;
+	case 16: lanes = 2; break;
+	default: return EINVAL;
+	}
+	for (i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
+		if (rates[i].code == speed) {
+			*speed_100mbps = (uint64_t)lanes * rates[i].rate;
+			return 0;
+		}
+	}
+	return EINVAL;
+}
+
+/*
+ * ibv_query_port_speed (libibverbs 1.16): the port's bandwidth in
+ * 100 Mb/s.  libibverbs asks the kernel's QUERY_PORT_SPEED ioctl method,
+ * which ib_core has after 6.12 and only for drivers with a
+ * query_port_speed op; softverbs has neither, and its port's speed is
+ * exactly what QUERY_PORT reports, so it is computed from that.  Returns
+ * the errno (ibv_query_port_speed(3)).
+ */
+SV_EXPORT int ibv_query_port_speed(struct ibv_context *context,
+				   uint32_t port_num, uint64_t *port_speed)
+{
+	struct ibv_port_attr attr;
+	struct sv_context *ctx;
+	int err;
+
+	if (!context || !port_speed || !port_num || port_num > UINT8_MAX) {
+		errno = EINVAL;
+		return EINVAL;
+	}
+	ctx = to_sv_context(context);
+	if (!ctx->ops->query_port) {
+		errno = EOPNOTSUPP;
+		return EOPNOTSUPP;
+	}
+	err = ctx->ops->query_port(context, (uint8_t)port_num, &attr,
+				   sizeof(attr));
+	if (!err)
+		err = sv_port_speed(attr.active_width, attr.active_speed,
+				    port_speed);
+	if (err)
+		errno = err;
+	return err;
+}
+
 /* ------------------------------------------------------------------ */
 /* GIDs                                                                */
 

@@ -30,6 +30,7 @@
 #include <rdma/ib_user_verbs.h>
 
 #include "queue.h"
+#include "verbs65.h"
 
 #define SV_EXPORT __attribute__((visibility("default")))
 
@@ -389,6 +390,11 @@ void sv_port_attr_from_resp(struct ibv_port_attr *attr,
 			    const struct ib_uverbs_query_port_resp *resp);
 /* Format the raw fw_ver u64 as librxe does: major.minor.sub_minor. */
 void sv_format_fw_ver(char *buf, size_t len, uint64_t raw);
+/*
+ * A port's bandwidth in 100 Mb/s units from its active_width and
+ * active_speed encodings (IBTA 14.2.5.6); 0 or EINVAL for one we do not know.
+ */
+int sv_port_speed(uint8_t width, uint16_t speed, uint64_t *speed_100mbps);
 
 /* ------------------------------------------------------------------ */
 /* Objects of the data path                                            */
@@ -709,6 +715,21 @@ struct ibv_ah *sv_ah_create(struct ibv_pd *pd, struct ibv_ah_attr *attr);
 int sv_ah_destroy(struct ibv_ah *ah);
 int sv_mcast_attach(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid);
 int sv_mcast_detach(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid);
+
+/* ------------------------------------------------------------------ */
+/* buf.c — ibv_alloc_buf buffers                                        */
+
+/*
+ * What ibv_alloc_buf hands out (opaque in verbs.h): page-aligned memory of
+ * the process.  dmabuf_fd is -1: softverbs has no device memory a buffer
+ * could come from, so there is never a dma-buf behind one.
+ */
+struct ibv_buf {
+	void *addr;
+	size_t size;
+	struct ibv_pd *pd;
+	int dmabuf_fd;
+};
 
 /* ------------------------------------------------------------------ */
 /* verbs.c — dispatch of the object verbs, ops tables                  */

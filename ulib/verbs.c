@@ -631,3 +631,10 @@ SV_EXPORT void ibv_unimport_dm(struct ibv_dm *dm)
 {
 	(void)dm;
 }
+
+/* No device memory: ibv_alloc_dm is EOPNOTSUPP (NULL slot), so no ibv_dm is ours. */
+SV_EXPORT int ibv_dm_export_dmabuf_fd(struct ibv_dm *dm)
+{
+	errno = dm ? EOPNOTSUPP : EINVAL;
+	return -1;
+}

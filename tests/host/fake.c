@@ -278,6 +278,16 @@ static int object_cmd(uint32_t cmd, const uint8_t *req, size_t in_len,
 
 		return respond(ptr, out_len, &r, sizeof(r));
 	}
+	case IB_USER_VERBS_CMD_REG_MR: {
+		REQ(ib_uverbs_reg_mr, c);
+		uint32_t h = fk.next_handle++;
+		struct ib_uverbs_reg_mr_resp r = {
+			.mr_handle = h, .lkey = 0x1100 + h, .rkey = 0x2200 + h,
+		};
+
+		fk.last_reg_mr = c;
+		return respond(ptr, out_len, &r, sizeof(r));
+	}
 	case IB_USER_VERBS_CMD_DEALLOC_PD:
 	case IB_USER_VERBS_CMD_DESTROY_AH:
 	case IB_USER_VERBS_CMD_DEREG_MR:

@@ -88,6 +88,7 @@ struct fake_kernel {
 	struct ib_uverbs_create_qp last_create_qp;
 	struct ib_uverbs_open_qp last_open_qp;
 	struct ib_uverbs_post_send last_post_send;
+	struct ib_uverbs_reg_mr last_reg_mr;	/* the last REG_MR */
 	uint32_t last_modify_state;	/* also what QUERY_QP answers */
 	uint32_t last_modify_handle, last_query_qp_handle;
 	int open_qp_err;		/* errno for OPEN_QP, 0 = ok */

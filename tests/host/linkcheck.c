@@ -2,11 +2,14 @@
 /*
  * Compiled against the distro <infiniband/verbs.h> and linked with
  * -lsoftverbs only: every function libibverbs exports for verbs programs
- * must resolve, so existing programs link unchanged.
+ * must resolve, so existing programs link unchanged.  rdma-core 65's
+ * additions come from verbs65.h where the distro header lacks them.
  */
 #include <stdio.h>
 
 #include <infiniband/verbs.h>
+
+#include "verbs65.h"
 
 #define F(f) ((void (*)(void))(f))
 
@@ -39,7 +42,15 @@ int main(void)
 		F(ibv_wc_status_str), F(ibv_resolve_eth_l2_from_gid),
 		F(ibv_rate_to_mult), F(mult_to_ibv_rate),
 		F(ibv_rate_to_mbps), F(mbps_to_ibv_rate), F(ibv_set_ece),
-		F(ibv_query_ece),
+		F(ibv_query_ece), F(ibv_reg_mr_ex), F(ibv_alloc_dmah),
+		F(ibv_dealloc_dmah), F(ibv_query_port_speed),
+		F(ibv_dm_export_dmabuf_fd), F(ibv_alloc_buf), F(ibv_free_buf),
+		F(ibv_reg_buf_mr), F(ibv_export_buf_dmabuf_fd),
+		F(_ibv_query_comp_cntr_caps), F(ibv_create_comp_cntr),
+		F(ibv_destroy_comp_cntr), F(ibv_set_comp_cntr),
+		F(ibv_set_err_comp_cntr), F(ibv_inc_comp_cntr),
+		F(ibv_inc_err_comp_cntr), F(ibv_read_comp_cntr),
+		F(ibv_read_err_comp_cntr), F(ibv_qp_attach_comp_cntr),
 	};
 	unsigned int i;
 
@@ -53,6 +64,7 @@ int main(void)
 		ibv_query_port(NULL, 1, &pa);
 		ibv_reg_mr(NULL, NULL, 0, 0);
 		ibv_reg_mr_iova(NULL, NULL, 0, 0, 0);
+		ibv_query_comp_cntr_caps(NULL, NULL);
 	}
 	printf("linkcheck: ok\n");
 	return 0;
