@@ -6,8 +6,9 @@
 #          [--wire PATH:a|b] -- COMMAND [ARG...]
 #
 #   --kver KVER     a stock kernel: /boot/vmlinuz-KVER + /lib/modules/KVER (default: uname -r),
-#                   or a Debian cloud kernel unpacked by scripts/cloud-kernel.sh
-#                   ($SV_CACHE/cloud/KVER, used when /boot has no vmlinuz-KVER)
+#                   or a kernel unpacked by scripts/cloud-kernel.sh ($SV_CACHE/cloud/KVER)
+#                   or scripts/trixie-kernel.sh ($SV_CACHE/trixie/KVER), used when
+#                   /boot has no vmlinuz-KVER
 #   --kernel IMAGE  a custom kernel (bzImage or ELF vmlinux) with virtio-pci, 9p (and
 #                   virtio-fs, if its .config beside it says so) and overlayfs built in; --modules DIR is its modules tree (the directory
 #                   that holds modules.dep, or a modules_install staging dir),
@@ -199,24 +200,39 @@ if [ -n "$kernel" ]; then
 else
 	kver=${kver:-$(uname -r)}
 	kroot=/
-	if [ ! -f "/boot/vmlinuz-$kver" ] && [ -f "$cache/cloud/$kver/boot/vmlinuz-$kver" ]; then
-		# unpacked by scripts/cloud-kernel.sh; its modules are bind-mounted
-		# at /lib/modules/KVER in the guest (sv.modules)
-		kroot=$cache/cloud/$kver
-		modules=$kroot/lib/modules/$kver
+	kimage=/boot/vmlinuz-$kver
+	config=/boot/config-$kver
+	if [ ! -f "$kimage" ]; then
+		# unpacked by scripts/cloud-kernel.sh (image in boot/) or
+		# scripts/trixie-kernel.sh (Debian 13's split packages keep it
+		# in lib/modules/KVER); its modules are bind-mounted at
+		# /lib/modules/KVER in the guest (sv.modules)
+		for t in "$cache/cloud/$kver" "$cache/trixie/$kver"; do
+			if [ -f "$t/boot/vmlinuz-$kver" ]; then
+				kimage=$t/boot/vmlinuz-$kver
+				config=$t/boot/config-$kver
+			elif [ -f "$t/lib/modules/$kver/vmlinuz" ]; then
+				kimage=$t/lib/modules/$kver/vmlinuz
+				config=$t/lib/modules/$kver/config
+			else
+				continue
+			fi
+			kroot=$t
+			modules=$kroot/lib/modules/$kver
+			break
+		done
 	fi
-	[ -f "$kroot/boot/vmlinuz-$kver" ] || {
-		echo "run.sh: no /boot/vmlinuz-$kver (nor a cloud kernel in $cache/cloud: scripts/cloud-kernel.sh fetch)" >&2
+	[ -f "$kimage" ] || {
+		echo "run.sh: no /boot/vmlinuz-$kver (nor an unpacked kernel in $cache/cloud or $cache/trixie: scripts/cloud-kernel.sh fetch, scripts/trixie-kernel.sh fetch)" >&2
 		exit 2
 	}
-	config=$kroot/boot/config-$kver
 	fs=${fs:-$(fs_default "$config")}
 	if [ -f "$config" ] && ! grep -Eq '^CONFIG_NET_9P_VIRTIO=[ym]$' "$config" &&
 		! grep -Eq '^CONFIG_VIRTIO_FS=[ym]$' "$config"; then
 		echo "run.sh: $kver has neither 9p over virtio nor virtio-fs: no way to share the host root" >&2
 		exit 2
 	fi
-	image=$(vmlinux_for "$kroot/boot/vmlinuz-$kver" "$kver")
+	image=$(vmlinux_for "$kimage" "$kver")
 	initrd=$("$here/mkinitramfs.sh" --kver "$kver" --root "$kroot" --fs "$fs")
 fi
 if [ "$fs" = virtiofs ]; then
