@@ -111,9 +111,10 @@ struct sv_dev {
 	struct xarray		ah_xa;
 	/* next mr_xa index to try (sv_mkey_publish), under mr_xa's lock */
 	u32			mkey_next;
-	/* xa_alloc_cyclic() cursors, under the lock of qp_xa and ah_xa */
+	/* xa_alloc_cyclic() cursors, under the lock of qp_xa, ah_xa, srq_xa */
 	u32			qpn_next;
 	u32			ah_num_next;
+	u32			srq_num_next;
 
 	/*
 	 * Multicast groups (sv_mcast.c): MGID -> struct sv_mcg, read under
