@@ -251,7 +251,11 @@ static struct sv_net_loop_cb *sv_net_loop_cb(struct sk_buff *skb)
 /*
  * The softverbs device of @ndev: its own, or for a VLAN netdev that of
  * the real netdev (ib_core puts the VLAN's GIDs into that device's
- * table).  Under RCU.
+ * table); NULL if that device is of another namespace than @ndev.  A
+ * VLAN can be moved to another namespace while its real netdev stays: what
+ * arrives there is for that namespace, not for a device whose QPs and
+ * sockets live in the real netdev's (an AH from such a VLAN's GID is
+ * refused too, sv_av.c).  Under RCU.
  */
 static struct sv_dev *sv_net_ndev_dev_rcu(struct net_device *ndev)
 {
@@ -259,6 +263,8 @@ static struct sv_dev *sv_net_ndev_dev_rcu(struct net_device *ndev)
 
 	if (!sv && is_vlan_dev(ndev))
 		sv = sv_dev_find_rcu(vlan_dev_real_dev(ndev));
+	if (sv && !net_eq(dev_net(ndev), sv->net))
+		return NULL;
 	return sv;
 }
 
@@ -870,8 +876,9 @@ static int sv_net_v1_rcv(struct sk_buff *skb, struct net_device *ndev,
 	/*
 	 * Not on an L3 netdev (RoCEv2 only), where the protocol of a packet
 	 * can be what a process wrote (a tun's packet information header).
+	 * sv_net_ndev_dev_rcu() checked the namespace.
 	 */
-	if (sv && !sv->l3 && net_eq(dev_net(ndev), sv->net)) {
+	if (sv && !sv->l3) {
 		sv_recv_v1(sv, skb);
 		rcu_read_unlock();
 		return NET_RX_SUCCESS;
