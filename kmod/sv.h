@@ -230,6 +230,7 @@ enum rdma_link_layer sv_port_link_layer(struct ib_device *ibdev,
 					u32 port_num);
 struct net_device *sv_port_get_netdev(struct ib_device *ibdev, u32 port_num);
 void sv_port_update(struct sv_dev *sv);
+bool sv_port_gid_is_addr_of(const union ib_gid *gid, struct net_device *ndev);
 int sv_port_add_gid(const struct ib_gid_attr *attr, void **context);
 int sv_port_del_gid(const struct ib_gid_attr *attr, void **context);
 void sv_port_get_fw_str(struct ib_device *ibdev, char *str);

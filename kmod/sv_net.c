@@ -784,6 +784,21 @@ int sv_net_xmit(struct sv_dev *sv, const struct sv_path *path, u16 sport,
 	unsigned int ib_len = skb->len;
 	int err;
 
+	/*
+	 * On an L3 netdev ib_core follows no address event: softverbs adds
+	 * the GIDs of new addresses, but a removed address keeps its GID
+	 * until the device goes.  An AH or QP made from it must not go on
+	 * sending from an address the netdev no longer has.  IPv4's route
+	 * lookup refuses a source that is no local address, IPv6's does not,
+	 * and neither is asked for a local destination (the loopback
+	 * queue): so check here, before either.  On Ethernet ib_core deletes
+	 * the GID with its address.
+	 */
+	if (sv->l3 && unlikely(!sv_port_gid_is_addr_of(&path->sgid, sv->ndev))) {
+		kfree_skb(skb);
+		sv_stat_inc(sv, SV_STAT_TX_DROPS);
+		return -EADDRNOTAVAIL;
+	}
 	if (path->network_type == RDMA_NETWORK_ROCE_V1)
 		err = sv_net_xmit_v1(sv, path, skb);
 	else if (sv_path_is_ipv4(path))
