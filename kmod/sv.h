@@ -111,9 +111,10 @@ struct sv_dev {
 	struct xarray		ah_xa;
 	/* next mr_xa index to try (sv_mkey_publish), under mr_xa's lock */
 	u32			mkey_next;
-	/* xa_alloc_cyclic() cursors, under the lock of qp_xa and ah_xa */
+	/* xa_alloc_cyclic() cursors, under the lock of qp_xa, ah_xa, srq_xa */
 	u32			qpn_next;
 	u32			ah_num_next;
+	u32			srq_num_next;
 
 	/*
 	 * Multicast groups (sv_mcast.c): MGID -> struct sv_mcg, read under
@@ -229,6 +230,7 @@ enum rdma_link_layer sv_port_link_layer(struct ib_device *ibdev,
 					u32 port_num);
 struct net_device *sv_port_get_netdev(struct ib_device *ibdev, u32 port_num);
 void sv_port_update(struct sv_dev *sv);
+bool sv_port_gid_is_addr_of(const union ib_gid *gid, struct net_device *ndev);
 int sv_port_add_gid(const struct ib_gid_attr *attr, void **context);
 int sv_port_del_gid(const struct ib_gid_attr *attr, void **context);
 void sv_port_get_fw_str(struct ib_device *ibdev, char *str);

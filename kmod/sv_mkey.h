@@ -129,15 +129,13 @@ struct sv_mr {
 	 * range it is about to unmap in odp_inval_start/end under that same
 	 * lock, so once it dropped the lock no copy touches those pages, and
 	 * clears the mark after ib_core unmapped them.  Invalidations are
-	 * serialised by umem_mutex, so one mark is enough.  odp_bad_start/end
-	 * (same lock): a range whose fault failed (not mapped, no rights):
-	 * the next access there is an error, not another fault (sv_odp.c).
+	 * serialised by umem_mutex, so one mark is enough.  A fault that
+	 * failed is remembered by the QP that asked for it, not here
+	 * (struct sv_odp_fault).
 	 */
 	struct ib_umem_odp	*umem_odp;
 	u64			odp_inval_start;
 	u64			odp_inval_end;
-	u64			odp_bad_start;
-	u64			odp_bad_end;
 
 	/*
 	 * Implicit ODP (odp_implicit: the whole address space, iova 0,

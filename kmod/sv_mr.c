@@ -507,16 +507,11 @@ static void *sv_mr_odp_va(struct sv_mr *mr, u64 addr, u32 *len, bool write)
 }
 
 /*
- * -EAGAIN for an absent page, unless an earlier fault of that address
- * failed: then the access fails for good (-EFAULT) and the mark is used up.
+ * -EAGAIN for an absent page: the transport has it faulted, or fails the
+ * access if that access's own fault failed before (sv_odp.c).
  */
-static int sv_mr_odp_miss(struct sv_mr *mr, u64 addr)
+static int sv_mr_odp_miss(struct sv_mr *mr)
 {
-	if (addr >= mr->odp_bad_start && addr < mr->odp_bad_end) {
-		mr->odp_bad_start = 0;
-		mr->odp_bad_end = 0;
-		return -EFAULT;
-	}
 	sv_stat_inc(mr->sv, SV_STAT_ODP_MISSES);
 	return -EAGAIN;
 }
@@ -539,7 +534,7 @@ static int sv_mr_copy_odp(struct sv_mr *mr, u64 iova, void *buf, u32 len,
 		void *va = sv_mr_odp_va(mr, addr, &n, write);
 
 		if (!va) {
-			err = sv_mr_odp_miss(mr, addr);
+			err = sv_mr_odp_miss(mr);
 			break;
 		}
 		sv_mr_copy_va(va, buf, n, dir);
@@ -571,7 +566,7 @@ static int sv_mr_atomic_odp(struct sv_mr *mr, u64 iova, enum sv_atomic_op op,
 	read_seqlock_excl_bh(&mr->lock);
 	va = sv_mr_odp_va(mr, addr, &n, true);
 	if (!va)
-		err = sv_mr_odp_miss(mr, addr);
+		err = sv_mr_odp_miss(mr);
 	else if (WARN_ON_ONCE(n < 8))
 		err = -EINVAL;
 	else
@@ -601,11 +596,6 @@ static void sv_mr_odp_unmap(struct sv_mr *mr, struct ib_umem_odp *odp,
 	read_seqlock_excl_bh(&mr->lock);
 	*inval_start = start;
 	*inval_end = end;
-	/* the mapping changed: a failed fault may succeed now */
-	if (sv_mr_odp_overlap(start, end, mr->odp_bad_start, mr->odp_bad_end)) {
-		mr->odp_bad_start = 0;
-		mr->odp_bad_end = 0;
-	}
 	read_sequnlock_excl_bh(&mr->lock);
 
 	ib_umem_odp_unmap_dma_pages(odp, start, end);
@@ -659,23 +649,6 @@ static bool sv_mr_odp_chunk_invalidate(struct mmu_interval_notifier *mni,
 				range);
 	mutex_unlock(&odp->umem_mutex);
 	return true;
-}
-
-/*
- * A fault the transport asked for failed with @err: unless it was only
- * contention (-EBUSY, -EAGAIN), the range is not mapped in the process or
- * not with the rights; the access that asked fails when it comes again,
- * rather than fault for ever.  A prefetch does not mark anything.
- */
-void sv_mr_odp_fault_failed(struct sv_mr *mr, u64 iova, u64 len, int err)
-{
-	if (mr->kind != SV_MR_ODP || err == -EBUSY || err == -EAGAIN ||
-	    !sv_mr_range_ok(mr->iova, mr->length, iova, len))
-		return;
-	read_seqlock_excl_bh(&mr->lock);
-	mr->odp_bad_start = sv_mr_odp_addr(mr, iova);
-	mr->odp_bad_end = mr->odp_bad_start + len;
-	read_sequnlock_excl_bh(&mr->lock);
 }
 
 static const struct mmu_interval_notifier_ops sv_mr_odp_ops = {

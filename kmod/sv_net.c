@@ -209,7 +209,11 @@ static struct sv_net_loop_cb *sv_net_loop_cb(struct sk_buff *skb)
 /*
  * The softverbs device of @ndev: its own, or for a VLAN netdev that of
  * the real netdev (ib_core puts the VLAN's GIDs into that device's
- * table).  Under RCU.
+ * table); NULL if that device is of another namespace than @ndev.  A
+ * VLAN can be moved to another namespace while its real netdev stays: what
+ * arrives there is for that namespace, not for a device whose QPs and
+ * sockets live in the real netdev's (an AH from such a VLAN's GID is
+ * refused too, sv_av.c).  Under RCU.
  */
 static struct sv_dev *sv_net_ndev_dev_rcu(struct net_device *ndev)
 {
@@ -217,6 +221,8 @@ static struct sv_dev *sv_net_ndev_dev_rcu(struct net_device *ndev)
 
 	if (!sv && is_vlan_dev(ndev))
 		sv = sv_dev_find_rcu(vlan_dev_real_dev(ndev));
+	if (sv && !net_eq(dev_net(ndev), sv->net))
+		return NULL;
 	return sv;
 }
 
@@ -736,6 +742,21 @@ int sv_net_xmit(struct sv_dev *sv, const struct sv_path *path, u16 sport,
 	unsigned int ib_len = skb->len;
 	int err;
 
+	/*
+	 * On an L3 netdev ib_core follows no address event: softverbs adds
+	 * the GIDs of new addresses, but a removed address keeps its GID
+	 * until the device goes.  An AH or QP made from it must not go on
+	 * sending from an address the netdev no longer has.  IPv4's route
+	 * lookup refuses a source that is no local address, IPv6's does not,
+	 * and neither is asked for a local destination (the loopback
+	 * queue): so check here, before either.  On Ethernet ib_core deletes
+	 * the GID with its address.
+	 */
+	if (sv->l3 && unlikely(!sv_port_gid_is_addr_of(&path->sgid, sv->ndev))) {
+		kfree_skb(skb);
+		sv_stat_inc(sv, SV_STAT_TX_DROPS);
+		return -EADDRNOTAVAIL;
+	}
 	if (path->network_type == RDMA_NETWORK_ROCE_V1)
 		err = sv_net_xmit_v1(sv, path, skb);
 	else if (sv_path_is_ipv4(path))
@@ -828,8 +849,9 @@ static int sv_net_v1_rcv(struct sk_buff *skb, struct net_device *ndev,
 	/*
 	 * Not on an L3 netdev (RoCEv2 only), where the protocol of a packet
 	 * can be what a process wrote (a tun's packet information header).
+	 * sv_net_ndev_dev_rcu() checked the namespace.
 	 */
-	if (sv && !sv->l3 && net_eq(dev_net(ndev), sv->net)) {
+	if (sv && !sv->l3) {
 		sv_recv_v1(sv, skb);
 		rcu_read_unlock();
 		return NET_RX_SUCCESS;

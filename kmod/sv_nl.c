@@ -110,12 +110,19 @@ static struct sv_dev *sv_nl_dev_get(struct genl_info *info)
 		return sv;
 	}
 
-	for (sv = sv_dev_get_next(net, 0); sv;
-	     sv = sv_dev_get_next(net, sv->ibdev.index + 1)) {
-		/* the put comes after reading the index for the next step */
+	sv = sv_dev_get_next(net, 0);
+	while (sv) {
+		u32 next;
+
 		if (!nla_strcmp(name, dev_name(&sv->ibdev.dev)))
 			return sv;
+		/*
+		 * The index before the put: once our reference is gone, an
+		 * unregistration waiting for it may free the device.
+		 */
+		next = sv->ibdev.index + 1;
 		ib_device_put(&sv->ibdev);
+		sv = sv_dev_get_next(net, next);
 	}
 	NL_SET_ERR_MSG_ATTR(info->extack, name,
 			    "no softverbs device with this name in this network namespace");

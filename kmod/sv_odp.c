@@ -101,21 +101,66 @@ void sv_odp_init(struct sv_qp *qp)
 		f->role = i;
 		f->mr = NULL;
 		f->busy = false;
+		f->failed = false;
 	}
 }
 
-void sv_odp_fault_async(struct sv_qp *qp, enum sv_odp_role role,
-			struct sv_mr *mr, u64 iova, u64 len, bool write)
+/*
+ * A fault that failed is reported to the access that asked for it, and to
+ * nobody else, as an HCA does (mlx5 resumes the one QP whose fault failed
+ * with an error, the WQE completes in error): the mark is this role's, and
+ * the first miss of this role in the range uses it up.  That miss is the
+ * retry of the access (sv_req_odp_fault(), sv_resp_odp_fault()), or for
+ * UC and UD, which retry nothing, the next message there.
+ */
+void sv_odp_fault_failed(struct sv_qp *qp, enum sv_odp_role role,
+			 const struct sv_mr *mr, u64 iova, u64 len, int err)
+{
+	struct sv_odp_fault *f = &qp->odp[role];
+	unsigned long flags;
+
+	/* contention: the retry faults again */
+	if (err == -EBUSY || err == -EAGAIN)
+		return;
+	spin_lock_irqsave(&f->lock, flags);
+	f->failed = true;
+	f->failed_mr = mr;
+	f->failed_key = mr->ibmr.lkey;
+	f->failed_start = iova;
+	/* an implicit MR's range may end at 2^64 */
+	f->failed_end = iova + len < iova ? U64_MAX : iova + len;
+	spin_unlock_irqrestore(&f->lock, flags);
+}
+
+/* under f->lock: is a miss at [@iova, @iova + @len) the failed access? */
+static bool sv_odp_failed_here(const struct sv_odp_fault *f,
+			       const struct sv_mr *mr, u64 iova, u64 len)
+{
+	u64 end = iova + len < iova ? U64_MAX : iova + len;
+
+	lockdep_assert_held(&f->lock);
+	return f->failed && f->failed_mr == mr &&
+	       f->failed_key == mr->ibmr.lkey &&
+	       iova < f->failed_end && f->failed_start < end;
+}
+
+int sv_odp_fault_async(struct sv_qp *qp, enum sv_odp_role role,
+		       struct sv_mr *mr, u64 iova, u64 len, bool write)
 {
 	struct sv_odp_fault *f = &qp->odp[role];
 	unsigned long flags;
 	bool queue;
 
 	spin_lock_irqsave(&f->lock, flags);
+	if (sv_odp_failed_here(f, mr, iova, len)) {
+		f->failed = false;
+		spin_unlock_irqrestore(&f->lock, flags);
+		return -EFAULT;
+	}
 	if (f->mr) {
 		/* one waits already: its retry finds this miss again */
 		spin_unlock_irqrestore(&f->lock, flags);
-		return;
+		return -EAGAIN;
 	}
 	/* the caller holds a lookup reference: this one is ours */
 	refcount_inc(&mr->mkey.ref);
@@ -133,4 +178,5 @@ void sv_odp_fault_async(struct sv_qp *qp, enum sv_odp_role role,
 		/* not busy: neither queued nor running */
 		queue_work(sv_odp_wq, &f->work);
 	}
+	return -EAGAIN;
 }

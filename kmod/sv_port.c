@@ -184,9 +184,12 @@ int sv_port_immutable(struct ib_device *ibdev, u32 port_num,
 	return 0;
 }
 
-/* Is the address of @gid (IPv4-mapped or IPv6) an address of @ndev? */
-static bool sv_port_gid_is_addr_of(const union ib_gid *gid,
-				   struct net_device *ndev)
+/*
+ * Is the address of @gid (IPv4-mapped or IPv6) an address of @ndev?  Any
+ * context; a hash lookup for IPv6, a walk of the netdev's few addresses
+ * for IPv4.
+ */
+bool sv_port_gid_is_addr_of(const union ib_gid *gid, struct net_device *ndev)
 {
 	const struct in6_addr *a6 = (const struct in6_addr *)gid->raw;
 	const struct in_ifaddr *ifa;

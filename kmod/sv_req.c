@@ -110,10 +110,11 @@ int sv_req_sge_copy(struct sv_qp *qp, const struct sv_send_wqe *wqe, u32 off,
 		if (IS_ERR(mr))
 			return PTR_ERR(mr);
 		err = sv_mr_copy(mr, iova, p, n, dir);
+		if (err == -EAGAIN)
+			err = sv_odp_fault_async(qp, SV_ODP_REQ, mr, iova,
+						 sge->length - off,
+						 dir == SV_COPY_TO_MR);
 		if (err == -EAGAIN) {
-			sv_odp_fault_async(qp, SV_ODP_REQ, mr, iova,
-					   sge->length - off,
-					   dir == SV_COPY_TO_MR);
 			qp->req.odp_wait = true;
 			/* a response was lost: ask again after the fault */
 			if (dir == SV_COPY_TO_MR)
@@ -182,7 +183,7 @@ void sv_req_odp_fault(struct sv_qp *qp, struct sv_mr *mr, u64 iova, u64 len,
 				  sv_req_odp_retry, qp);
 	if (err) {
 		/* the retried access reports it */
-		sv_mr_odp_fault_failed(mr, iova, len, err);
+		sv_odp_fault_failed(qp, SV_ODP_REQ, mr, iova, len, err);
 		sv_req_odp_retry(qp);
 	}
 }

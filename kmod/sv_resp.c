@@ -231,8 +231,9 @@ static enum sv_resp_err sv_resp_scatter(struct sv_qp *qp, const void *data,
 			return SV_RESP_LOC_PROT;
 		err = sv_mr_copy(mr, iova, (void *)data, n, SV_COPY_TO_MR);
 		if (err == -EAGAIN)
-			sv_odp_fault_async(qp, SV_ODP_RESP, mr, iova,
-					   sge->length - dma->sge_offset, true);
+			err = sv_odp_fault_async(qp, SV_ODP_RESP, mr, iova,
+						 sge->length - dma->sge_offset,
+						 true);
 		sv_mr_put(mr);
 		if (err == -EAGAIN) {
 			dma->cur_sge = cur_sge;
@@ -491,8 +492,8 @@ static enum sv_resp_err sv_resp_write_data(struct sv_qp *qp, const void *data,
 		return SV_RESP_REM_ACCESS;
 	err = sv_mr_copy(mr, iova, (void *)data, len, SV_COPY_TO_MR);
 	if (err == -EAGAIN)
-		sv_odp_fault_async(qp, SV_ODP_RESP, mr, iova,
-				   qp->resp.wr_resid, true);
+		err = sv_odp_fault_async(qp, SV_ODP_RESP, mr, iova,
+					 qp->resp.wr_resid, true);
 	sv_mr_put(mr);
 	if (err == -EAGAIN)
 		return SV_RESP_ODP;
@@ -825,7 +826,7 @@ void sv_resp_odp_fault(struct sv_qp *qp, struct sv_mr *mr, u64 iova, u64 len,
 				  sv_resp_odp_retry, &r);
 	if (err) {
 		/* the retried access reports it */
-		sv_mr_odp_fault_failed(mr, iova, len, err);
+		sv_odp_fault_failed(qp, SV_ODP_RESP, mr, iova, len, err);
 		sv_resp_odp_retry(&r);
 	}
 	/* completions, events and the work item with no lock held */

@@ -149,8 +149,9 @@ static int sv_resp_read_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 						 hdr + info->hdr_len, n,
 						 SV_COPY_FROM_MR);
 				if (err == -EAGAIN)
-					sv_odp_fault_async(qp, SV_ODP_RESP, mr,
-							   iova, left, false);
+					err = sv_odp_fault_async(qp,
+						SV_ODP_RESP, mr, iova, left,
+						false);
 				sv_mr_put(mr);
 			}
 			if (err == -EAGAIN) {
@@ -201,8 +202,8 @@ static int sv_resp_atomic_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 				   res->cmp_swap ? res->compare : res->swap_add,
 				   res->swap_add, &res->orig);
 		if (err == -EAGAIN)
-			sv_odp_fault_async(qp, SV_ODP_RESP, mr, iova,
-					   sizeof(u64), true);
+			err = sv_odp_fault_async(qp, SV_ODP_RESP, mr, iova,
+						 sizeof(u64), true);
 		sv_mr_put(mr);
 		if (err == -EAGAIN)
 			return err;
@@ -268,8 +269,8 @@ static int sv_resp_mpe_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 		err = sv_mr_atomic(mr, iova, SV_ATOMIC_WRITE, res->value, 0,
 				   &res->orig);
 		if (err == -EAGAIN)
-			sv_odp_fault_async(qp, SV_ODP_RESP, mr, iova,
-					   sizeof(u64), true);
+			err = sv_odp_fault_async(qp, SV_ODP_RESP, mr, iova,
+						 sizeof(u64), true);
 		sv_mr_put(mr);
 		if (err == -EAGAIN)
 			return err;

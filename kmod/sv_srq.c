@@ -130,10 +130,16 @@ int sv_srq_create(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 			goto err_destroy_queue;
 	}
 
-	/* last: from here on the SRQ can be found by number */
-	err = xa_alloc_bh(&sv->srq_xa, &srq_num, srq, SV_SRQ_NUM_LIMIT,
-			  GFP_KERNEL);
-	if (err)
+	/*
+	 * Last: from here on the SRQ can be found by number.  Cyclic, not
+	 * the lowest free: a target QP may still hold a WQE of a destroyed
+	 * XRC SRQ and check a later packet's XRCETH against its number
+	 * (sv_resp.c), and initiators go on naming it; a number handed out
+	 * again at once would let those name the new SRQ (1: wrapped, fine).
+	 */
+	err = xa_alloc_cyclic_bh(&sv->srq_xa, &srq_num, srq, SV_SRQ_NUM_LIMIT,
+				 &sv->srq_num_next, GFP_KERNEL);
+	if (err < 0)
 		goto err_destroy_queue;
 	srq->srq_num = srq_num;
 	/* what ib_uverbs reports to user space for an XRC SRQ */

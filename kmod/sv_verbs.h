@@ -206,8 +206,13 @@ struct sv_qp_handle {
  * The page faults one role of a QP asks for (sv_odp.c): @mr (a reference)
  * at [@iova, @iova + @len), for writing or reading, waiting for the work
  * item (mr NULL: none waits); @busy: the work item is queued or running,
- * and holds a QP reference.  lock (irqsave: any context; a leaf) protects
- * mr..busy.
+ * and holds a QP reference.  @failed: the last fault of this role failed
+ * (not mapped, no rights) for the MR @failed_mr with key @failed_key (for
+ * comparison only: no reference, the key tells a new MR at the same
+ * address apart) at iovas [@failed_start, @failed_end); the next miss of
+ * this role there is that access coming again, and fails instead of
+ * faulting again.  No other QP, nor the other role, sees it.  lock
+ * (irqsave: any context; a leaf) protects mr..failed_end.
  */
 enum sv_odp_role {
 	SV_ODP_REQ,	/* requester and completer: local SGEs */
@@ -225,6 +230,11 @@ struct sv_odp_fault {
 	u64			len;
 	bool			write;
 	bool			busy;
+	bool			failed;
+	u32			failed_key;
+	const struct sv_mr	*failed_mr;
+	u64			failed_start;
+	u64			failed_end;
 };
 
 struct sv_qp {

@@ -442,8 +442,9 @@ int sv_mr_fast_reg(struct ib_mr *ibmr, struct ib_pd *pd, u32 key, int access);
 /*
  * On-demand paging.  sv_mr_copy() and sv_mr_atomic() on an ODP MR return
  * -EAGAIN when a page is not mapped with the rights the access needs (they
- * never fault: any context), and -EFAULT when it was asked to be faulted
- * and that failed (not mapped in the process, no rights).
+ * never fault: any context); the transport then asks for the fault
+ * (sv_odp_fault_async()), which tells it when that access's own fault
+ * failed before.
  * sv_mr_odp_fault(): map [@iova, @iova + @len) of @mr for writing or
  * reading, faulting the pages in (@fault) or only taking those present;
  * on an implicit MR @fault also creates the chunks the range needs
@@ -467,12 +468,6 @@ int sv_mr_odp_fault(struct sv_mr *mr, u64 iova, u64 len, bool write,
  */
 int sv_mr_odp_fault_use(struct sv_mr *mr, u64 iova, u64 len, bool write,
 			bool fault, void (*use)(void *arg), void *arg);
-/*
- * sv_mr_odp_fault_failed(): a fault the transport asked for failed with
- * @err; the next access in the range fails instead of faulting again
- * (unless @err was contention, or the range is invalidated meanwhile).
- */
-void sv_mr_odp_fault_failed(struct sv_mr *mr, u64 iova, u64 len, int err);
 
 /*
  * sv_odp.c: have the pages of a miss faulted in process context, for the
@@ -482,14 +477,24 @@ void sv_mr_odp_fault_failed(struct sv_mr *mr, u64 iova, u64 len, int err);
  * resp.odp_q).  Any context; takes its own reference on @mr.  One
  * request per role waits; another asked for meanwhile is dropped, found
  * again by the retry of the first (which runs in the same work item, so
- * the role's next miss is faulted without a round trip).
+ * the role's next miss is faulted without a round trip).  Returns -EAGAIN
+ * (the caller parks the access), or -EFAULT when this role's last fault
+ * failed there (sv_odp_fault_failed()): the access that missed is that one
+ * coming again, and fails.
+ *
+ * sv_odp_fault_failed(): the fault of [@iova, @iova + @len) of @mr that
+ * @role of @qp asked for failed with @err; unless that was contention,
+ * the role's next miss there fails.  Only this QP's role: another QP's
+ * access to the same pages faults them itself.
  */
 extern struct workqueue_struct *sv_odp_wq;
 int sv_odp_wq_create(void);
 void sv_odp_wq_destroy(void);
 void sv_odp_init(struct sv_qp *qp);
-void sv_odp_fault_async(struct sv_qp *qp, enum sv_odp_role role,
-			struct sv_mr *mr, u64 iova, u64 len, bool write);
+int sv_odp_fault_async(struct sv_qp *qp, enum sv_odp_role role,
+		       struct sv_mr *mr, u64 iova, u64 len, bool write);
+void sv_odp_fault_failed(struct sv_qp *qp, enum sv_odp_role role,
+			 const struct sv_mr *mr, u64 iova, u64 len, int err);
 /*
  * The fault of [@iova, @iova + @len) of @mr that the role asked for, and
  * its retry: under the fault's lock (sv_mr_odp_fault_use()) when the fault

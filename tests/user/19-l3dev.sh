@@ -84,6 +84,19 @@ check_dev() {
 	echo "$dev on $nd: $n GIDs, all RoCE v2; active_mtu $am (netdev MTU $mtu); GIDs:$l"
 }
 
+# stat_sum NS DEV PREFIX VAR: VAR = the sum of DEV's counters whose names
+# start with PREFIX (rdma statistic)
+stat_sum() {
+	local out w prev= n=0
+	out=$(ip netns exec "$1" rdma statistic show link "$2/1") ||
+		sv_fail "rdma statistic show link $2/1"
+	for w in $out; do
+		[[ $prev == "$3"* && $w =~ ^[0-9]+$ ]] && n=$((n + w))
+		prev=$w
+	done
+	printf -v "$4" %s "$n"
+}
+
 # l3_pair KIND TAG IP4 IP6: devices sv${TAG}a/b on the L3 netdevs ${TAG}a/b
 # (already up with their addresses), XP_* set for xp_pair
 l3_pair() {
@@ -252,6 +265,26 @@ EOF
 	ip -n $A addr add fd79::1/64 dev s19a nodad
 	xp_case "sit later IPv6 address becomes a GID" \
 		sv_wait_for "sv_gid_present svs19a fd79:0000:0000:0000:0000:0000:0000:0001" 10
+	# a removed address keeps its GID (ib_core exports no GID delete),
+	# but nothing goes out from it any more (issue 40, finding 8): IPv6's
+	# route lookup, unlike IPv4's, takes any source address
+	g79=fd79:0000:0000:0000:0000:0000:0000:0001
+	gi79=$(sv_gid_index svs19a $g79) || sv_fail "no RoCE v2 GID fd79::1 on svs19a"
+	ip -n $A addr del fd79::1/64 dev s19a
+	if sv_gid_present svs19a $g79; then
+		stat_sum $A svs19a rx_ b0
+		stat_sum $B svs19b rx_ b0
+		stat_sum $A svs19a tx_drops a0
+		ip netns exec $A /usr/bin/python3 "$SV_ROOT/tests/user/lib/ud_send.py" svs19a "$gi79" \
+			fd78:0000:0000:0000:0000:0000:0000:0002 || sv_fail "ud_send.py svs19a"
+		sv_sleep 0.5
+		stat_sum $B svs19b rx_ b1
+		stat_sum $A svs19a tx_drops a1
+		xp_case "sit removed IPv6 address: its stale GID sends nothing (svs19b rx $b0 -> $b1, svs19a tx_drops $a0 -> $a1)" \
+			test "$b1" = "$b0" -a "$a1" -gt "$a0"
+	else
+		echo "removed address fd79::1: its GID went too"
+	fi
 	ip -n $B link del s19b
 	xp_case "sit netdev deleted: device removed" \
 		sv_wait_for '[ ! -e /sys/class/infiniband/svs19b ]' 20

@@ -39,6 +39,9 @@ remap, madvise and fork it:
                 its data or zeros (the completer's side of the race)
   unmapped      a WRITE to a part of the MR that is no longer mapped ends
                 in IBV_WC_REM_ACCESS_ERR, not in endless retries
+  poison        a UC WRITE across a page that is no longer mapped, whose
+                fault fails, fails no other QP's access: an RC WRITE to a
+                mapped page of the same range, never faulted, lands
   killed        a process faulting ODP pages is SIGKILLed: nothing is left
   implicit      implicit MRs (NULL, SIZE_MAX) on both sides, two QPs: a
                 WRITE through one into never-touched pages across a 2 MiB
@@ -479,6 +482,34 @@ def c_unmapped(p):
         buf.close()
 
 
+def c_poison(p):
+    dst = OdpBuf(p.resp)
+    u = m.Pair(p.req, p.resp, e.IBV_QPT_UC)
+    hole = dst.addr + 8 * PAGE
+    try:
+        munmap(hole, PAGE)
+        errs = counter(p.resp.dev, 'odp_fault_errors')
+        p.req.fill(0, m.pattern(16 * PAGE, 17))
+        # dropped, its fault (all 16 pages) fails on the hole
+        u.post_send(e.IBV_WR_RDMA_WRITE, [(0, 16 * PAGE)],
+                    rdma=(dst.mr.rkey, dst.addr))
+        m.check_wc(m.poll(p.req.scq)[0], 'UC WRITE across an unmapped page')
+        deadline = time.monotonic() + 10 * SCALE
+        while counter(p.resp.dev, 'odp_fault_errors') == errs:
+            if time.monotonic() > deadline:
+                raise AssertionError("the UC WRITE's fault did not fail")
+            time.sleep(0.01)
+        # another QP's access to a mapped page of that range
+        data = m.pattern(64, 18)
+        write(p, dst, 0, data)
+        m.same(peek(dst.addr, len(data)), data, 'RC WRITE after the UC fault')
+        print("    an RC WRITE lands where a UC WRITE's fault failed")
+    finally:
+        u.close()
+        mmap(PAGE, hole)
+        dst.close()
+
+
 def c_killed(p):
     # a child of ours (no second pyverbs import: seconds under KASAN) with
     # its own contexts: what the parent holds is not the child's to use
@@ -771,7 +802,7 @@ def c_atomic_write(p):
 CASES = [('untouched', c_untouched), ('send_recv', c_send_recv),
          ('atomics', c_atomics), ('remap', c_remap), ('madvise', c_madvise),
          ('fork', c_fork), ('race', c_race), ('race_local', c_race_local),
-         ('unmapped', c_unmapped),
+         ('unmapped', c_unmapped), ('poison', c_poison),
          ('killed', c_killed), ('implicit', c_implicit),
          ('implicit_remap', c_implicit_remap), ('rereg', c_rereg),
          ('ud_recv', c_ud_recv), ('uc_recv', c_uc_recv), ('srq', c_srq),

@@ -8,7 +8,8 @@
 # ulib/examples/xrc opens XRC domains through a file (ibv_open_xrcd: found
 # by the file's inode, O_CREAT/O_EXCL as ib_uverbs answers them), a private
 # one (fd -1), XRC SRQs in them (ibv_create_srq_ex IBV_SRQT_XRC, distinct
-# 24-bit numbers from ibv_get_srq_num, a receive posted), the refusals
+# 24-bit numbers from ibv_get_srq_num, a receive posted, a destroyed one's
+# number not handed out again at once), the refusals
 # (XRC SRQ without domain or CQ; closing a domain, destroying a CQ or a PD
 # still in use: EBUSY), and a child process that finds the parent's domain
 # through the file and makes its own SRQ there.  Then data over XRC on the

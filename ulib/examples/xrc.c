@@ -393,6 +393,25 @@ int main(int argc, char **argv)
 	need_ok(ibv_post_srq_recv(s1, &rwr, &bad), "post_srq_recv");
 	printf("XRC SRQs %u, %u, %u: ok\n", n1, n2, srq_num(sp));
 
+	/*
+	 * A destroyed SRQ's number is not handed out again at once: target
+	 * QPs and initiators may still name it (issue 40, finding 5).
+	 */
+	{
+		struct ibv_srq *gone, *next;
+		uint32_t ngone, nnext;
+
+		gone = need(xrc_srq(ctx, pd, priv, cq), "XRC SRQ to destroy");
+		ngone = srq_num(gone);
+		need_ok(ibv_destroy_srq(gone), "destroy_srq");
+		next = need(xrc_srq(ctx, pd, priv, cq), "XRC SRQ after it");
+		nnext = srq_num(next);
+		CHECK(nnext != ngone, "SRQ number %u reused at once", ngone);
+		need_ok(ibv_destroy_srq(next), "destroy_srq");
+		printf("XRC SRQ number %u not reused (next %u): ok\n", ngone,
+		       nnext);
+	}
+
 	/* bad input: an XRC SRQ needs its domain and its CQ */
 	{
 		struct ibv_srq_init_attr_ex a = {
