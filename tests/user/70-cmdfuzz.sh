@@ -5,9 +5,9 @@
 #   netns sv-70a                                          netns sv-70b
 #   sv70a (softverbs) on x70a 10.170.0.1  ===============  x70b (carrier)
 #   sv70v (softverbs, the victim) on x70v ==== x70w
-#   70-cmdfuzz (C, compiled here against the system's RDMA uapi headers)
+#   cmdfuzz (tests/fuzz/cmdfuzz.c, built here against the system's RDMA uapi)
 #
-# For SV_CMDFUZZ_SECONDS (60) 70-cmdfuzz.c runs, one after the other and
+# For SV_CMDFUZZ_SECONDS (60) cmdfuzz runs, one after the other and
 # two at a time, uverbs workers that open sv70a's (or the victim's) uverbs
 # device twice and send valid commands, so handles really exist, mixed with
 # malformed ones through the write() ABI (boundary and random in/out sizes,
@@ -44,7 +44,7 @@ log_start=$(dmesg | wc -l)
 # -O0: the time goes to the kernel, not to the fuzzer's own code.
 bin=$(mktemp -d)
 sv_on_exit "rm -rf '$bin'"
-gcc -O0 -Wall -I"$SV_ROOT/uapi" -o "$bin/cmdfuzz" "$SV_ROOT/tests/user/70-cmdfuzz.c" \
+gcc -O0 -Wall -I"$SV_ROOT/uapi" -o "$bin/cmdfuzz" "$SV_ROOT/tests/fuzz/cmdfuzz.c" \
 	-lpthread >"$bin/gcc.log" 2>&1 &
 gcc_pid=$!
 
@@ -70,7 +70,7 @@ base=$(objects "$XP_A_DEV")
 [ -n "$base" ] || sv_fail "no resource counts for $XP_A_DEV"
 echo "objects at start: $base"
 
-wait "$gcc_pid" || sv_fail "cannot compile 70-cmdfuzz.c: $(<"$bin/gcc.log")"
+wait "$gcc_pid" || sv_fail "cannot compile tests/fuzz/cmdfuzz.c: $(<"$bin/gcc.log")"
 
 seconds=${SV_CMDFUZZ_SECONDS:-60}
 seed=${SV_CMDFUZZ_SEED:-$EPOCHSECONDS}

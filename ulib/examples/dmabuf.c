@@ -19,57 +19,24 @@
  * Exit 0 all passed, 1 a check failed, 4 skipped.
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <linux/dma-buf.h>
 #include <linux/dma-heap.h>
 #include <linux/udmabuf.h>
-#include <infiniband/verbs.h>
 
-#define EXIT_SKIP	4
+#include "common.h"
+
 #define BUF_SIZE	(64 << 10)
 #define MR_OFF		4096
 #define MR_LEN		(32 << 10)
 #define MR_IOVA		0x7ead0000ULL
-#define TIMEOUT_MS	10000
 
-static const char *step = "start";
 /* a DMA heap's dma-buf: CPU access through its mmap is bracketed */
 static int sync_fd = -1;
-
-static void die(int code, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3), noreturn));
-static void die(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, code == EXIT_SKIP ? "SKIP: " : "FAIL: [%s] ", step);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(code);
-}
-
-#define CHECK(cond, ...) do { if (!(cond)) die(1, __VA_ARGS__); } while (0)
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
 
 /*
  * Begin (or end) CPU access to the exporter's memory: DMA_BUF_IOCTL_SYNC
@@ -103,40 +70,13 @@ static void wait_wc(struct ibv_cq *cq, const char *what)
 static void connect_qp(struct ibv_qp *qp, uint32_t dqpn, int gid_index,
 		       union ibv_gid *gid, enum ibv_mtu mtu)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+	struct ex_path p = ex_path(gid, gid_index, dqpn,
+				   IBV_ACCESS_REMOTE_WRITE |
 				   IBV_ACCESS_REMOTE_READ |
-				   IBV_ACCESS_REMOTE_ATOMIC,
-	};
+				   IBV_ACCESS_REMOTE_ATOMIC, mtu);
+	const char *to;
 
-	CHECK(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), "to INIT");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = mtu;
-	a.dest_qp_num = dqpn;
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = *gid;
-	a.ah_attr.grh.sgid_index = (uint8_t)gid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
-	CHECK(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
-			     IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			     IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			     IBV_QP_MIN_RNR_TIMER), "to RTR");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 4;
-	CHECK(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC),
-	      "to RTS");
+	CHECK(!ex_connect(qp, &p, &to), "%s", to);
 }
 
 static void post(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t addr,
@@ -166,7 +106,6 @@ int main(int argc, char **argv)
 		.cap = { .max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 1,
 			 .max_recv_sge = 1 } };
 	struct ibv_qp *qa, *qb;
-	struct ibv_device **list;
 	struct ibv_context *ctx;
 	struct ibv_port_attr pa;
 	struct ibv_mr *dmr, *mr;
@@ -181,6 +120,7 @@ int main(int argc, char **argv)
 	bool heap = false;
 	uint64_t word;
 
+	step = "start";
 	if (argc == 4 && !strcmp(argv[1], "-H")) {
 		heap = true;
 		argc--;
@@ -228,16 +168,7 @@ int main(int argc, char **argv)
 	memset(mem, 0, BUF_SIZE);
 	cpu_access(false);
 
-	list = ibv_get_device_list(NULL);
-	CHECK(list, "ibv_get_device_list: %s", strerror(errno));
-	for (i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), argv[1]))
-			break;
-	if (!list[i])
-		die(EXIT_SKIP, "no device %s", argv[1]);
-	ctx = ibv_open_device(list[i]);
-	CHECK(ctx, "open: %s", strerror(errno));
-	ibv_free_device_list(list);
+	ctx = ex_open(argv[1], NULL);
 	CHECK(!ibv_query_gid(ctx, 1, gid_index, &gid) &&
 	      !ibv_query_port(ctx, 1, &pa), "query");
 	pd = ibv_alloc_pd(ctx);

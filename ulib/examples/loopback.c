@@ -33,25 +33,17 @@
  */
 #include <arpa/inet.h>
 #include <endian.h>
-#include <errno.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <infiniband/verbs.h>
+#define TIMEOUT_MS	5000	/* before common.h, which defaults it to 10 s */
+#include "common.h"
 
-#define EXIT_SKIP	4
 #define BUF_SIZE	4096
 #define QDEPTH		16	/* small rings: the ping-pong wraps them */
 #define QKEY		0x11111111u
-#define TIMEOUT_MS	5000
 
 static bool verbose;
 /* -l: skip checks of behaviour libibverbs+librxe 44 lacks (differential runs) */
@@ -59,7 +51,6 @@ static bool lenient;
 /* -s: a device that completes nothing at all is a skip (not yet moving data) */
 static bool skip_if_no_data;
 static bool data_moved;
-static const char *step = "start";
 
 static void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void msg(const char *fmt, ...)
@@ -73,22 +64,6 @@ static void msg(const char *fmt, ...)
 	va_end(ap);
 	fflush(stdout);
 }
-
-static void die(int code, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3), noreturn));
-static void die(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, code == EXIT_SKIP ? "SKIP: " : "FAIL: [%s] ", step);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(code);
-}
-
-#define CHECK(cond, ...) do { if (!(cond)) die(1, __VA_ARGS__); } while (0)
 
 /*
  * An object constructor returned NULL: a device that does not implement
@@ -112,14 +87,6 @@ static void need_ok(int err, const char *what)
 		die(EXIT_SKIP, "%s: not supported by the device (%s)", what,
 		    strerror(err));
 	die(1, "%s: %s", what, strerror(err));
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
 /*
@@ -248,46 +215,23 @@ static struct ibv_qp *make_qp(struct ctx *c, enum ibv_qp_type type,
 
 static void rc_connect(struct ctx *c, struct ibv_qp *qp, uint32_t dest_qpn)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.pkey_index = 0,
-		.port_num = c->port,
-		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE |
+	/* loopback: our own address */
+	struct ex_path p = ex_path(&c->gid, c->gid_index, dest_qpn,
+				   IBV_ACCESS_LOCAL_WRITE |
 				   IBV_ACCESS_REMOTE_WRITE |
 				   IBV_ACCESS_REMOTE_READ |
-				   IBV_ACCESS_REMOTE_ATOMIC,
-	};
+				   IBV_ACCESS_REMOTE_ATOMIC, c->mtu);
 	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr a;
+	const char *to;
+	char what[16];
+	int err;
 
-	need_ok(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			      IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), "RC QP to INIT");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = c->mtu;
-	a.dest_qp_num = dest_qpn;
-	a.rq_psn = 0x123;
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = c->gid;	/* loopback: our own address */
-	a.ah_attr.grh.sgid_index = (uint8_t)c->gid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = c->port;
-	need_ok(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
-			      IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			      IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			      IBV_QP_MIN_RNR_TIMER), "RC QP to RTR");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0x123;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 4;
-	need_ok(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			      IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			      IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC),
-		"RC QP to RTS");
+	p.port = c->port;
+	p.psn = 0x123;
+	err = ex_connect(qp, &p, &to);
+	snprintf(what, sizeof(what), "RC QP %s", to);
+	need_ok(err, what);
 
 	memset(&a, 0, sizeof(a));
 	CHECK(!ibv_query_qp(qp, &a, IBV_QP_STATE | IBV_QP_DEST_QPN |
@@ -912,6 +856,7 @@ int main(int argc, char **argv)
 	struct ctx c = { .port = 1 };
 	int opt, iters = 200, want_gid = -1, i, n, mt_rounds = 0;
 
+	step = "start";
 	while ((opt = getopt(argc, argv, "d:g:ln:st:v")) != -1) {
 		switch (opt) {
 		case 'd': name = optarg; break;

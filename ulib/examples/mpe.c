@@ -26,55 +26,20 @@
  *
  * Exit 0 all passed, 1 a check failed, 4 skipped (no such device).
  */
-#include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <infiniband/verbs.h>
-
+#include "common.h"
 #include "../include/softverbs.h"
 
-#define EXIT_SKIP	4
 #define BUF_SIZE	8192
-#define TIMEOUT_MS	10000
 #define AW_VALUE	"\x01\x23\x45\x67\x89\xab\xcd\xef"
 #define MR_ACCESS	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
 			 IBV_ACCESS_REMOTE_READ)
 #define QP_ACCESS	(IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
 			 SOFTVERBS_ACCESS_FLUSH_GLOBAL)
 
-static const char *step = "start";
 static unsigned int odp_access;	/* IBV_ACCESS_ON_DEMAND with -o */
-
-static void die(int code, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3), noreturn));
-static void die(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, code == EXIT_SKIP ? "SKIP: " : "FAIL: [%s] ", step);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(code);
-}
-
-#define CHECK(cond, ...) do { if (!(cond)) die(1, __VA_ARGS__); } while (0)
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
 
 struct side {
 	const char *name;
@@ -91,20 +56,10 @@ struct side {
 
 static void side_open(struct side *s, const char *name, int gid_index)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
 	struct ibv_port_attr pa;
-	int i;
 
-	CHECK(list, "ibv_get_device_list: %s", strerror(errno));
-	for (i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			break;
-	if (!list[i])
-		die(EXIT_SKIP, "no device %s", name);
 	s->name = name;
-	s->ctx = ibv_open_device(list[i]);
-	CHECK(s->ctx, "open %s: %s", name, strerror(errno));
-	ibv_free_device_list(list);
+	s->ctx = ex_open(name, NULL);
 	s->gid_index = gid_index;
 	CHECK(!ibv_query_gid(s->ctx, 1, gid_index, &s->gid), "query_gid");
 	CHECK(!ibv_query_port(s->ctx, 1, &pa), "query_port");
@@ -161,29 +116,18 @@ static struct ibv_qp *qp_new(struct side *s)
 static void qp_connect(struct ibv_qp *qp, struct side *s, uint32_t qpn,
 		       const union ibv_gid *gid, enum ibv_mtu mtu)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_RTR, .path_mtu = mtu, .dest_qp_num = qpn,
-		.rq_psn = 0x10, .max_dest_rd_atomic = 4, .min_rnr_timer = 12,
-		.ah_attr = { .is_global = 1, .port_num = 1,
-			     .grh = { .dgid = *gid, .hop_limit = 64,
-				      .sgid_index = s->gid_index } },
-	};
+	struct ex_path p = ex_path(gid, s->gid_index, qpn, QP_ACCESS, mtu);
+	struct ibv_qp_attr a;
 
-	CHECK(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
-			     IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			     IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			     IBV_QP_MIN_RNR_TIMER), "modify RTR: %s",
-	      strerror(errno));
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0x10;
-	a.timeout = 12;
-	a.retry_cnt = 3;
-	a.rnr_retry = 3;
-	a.max_rd_atomic = 2;	/* the 3 requests below wait in turn */
-	CHECK(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC),
+	p.psn = 0x10;
+	p.min_rnr_timer = 12;
+	p.timeout = 12;
+	p.retry_cnt = 3;
+	p.rnr_retry = 3;
+	p.max_rd_atomic = 2;	/* the 3 requests below wait in turn */
+	CHECK(!ibv_modify_qp(qp, &a, ex_rtr_attr(&a, IBV_QPT_RC, &p)),
+	      "modify RTR: %s", strerror(errno));
+	CHECK(!ibv_modify_qp(qp, &a, ex_rts_attr(&a, IBV_QPT_RC, &p)),
 	      "modify RTS: %s", strerror(errno));
 }
 
@@ -319,6 +263,7 @@ int main(int argc, char **argv)
 {
 	struct side a = { 0 }, b = { 0 };
 
+	step = "start";
 	if (argc == 6 && !strcmp(argv[1], "-o")) {
 		odp_access = IBV_ACCESS_ON_DEMAND;
 		argc--;

@@ -31,42 +31,16 @@
  *
  * Exit 0 all passed, 1 a check failed, 4 skipped (no such device).
  */
-#include <errno.h>
-#include <stdint.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <infiniband/verbs.h>
+#include "common.h"
 
-#define EXIT_SKIP	4
 #define NPAGES		64
-#define TIMEOUT_MS	10000
 
-static const char *step = "start";
 static const char *dev_name;
-
-static void die(int code, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3), noreturn));
-static void die(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, code == EXIT_SKIP ? "SKIP: " : "FAIL: [%s] ", step);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(code);
-}
-
-#define CHECK(cond, ...) do { if (!(cond)) die(1, __VA_ARGS__); } while (0)
 
 /*
  * ib_core caches hw counters for RDMA_HW_STATS_DEFAULT_LIFESPAN (10 ms)
@@ -87,14 +61,6 @@ static long long counter(const char *name)
 	CHECK(fscanf(f, "%lld", &v) == 1, "%s: unreadable", path);
 	fclose(f);
 	return v;
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
 /*
@@ -304,23 +270,16 @@ int main(int argc, char **argv)
 	size_t size = NPAGES * page;
 	long long before, t0;
 	char *buf, *pbuf;
-	int i, err;
+	int err;
 
+	step = "start";
 	if (argc != 2 && (argc != 3 || strcmp(argv[2], "hold")))
 		die(2, "usage: odp DEV [hold]");
 	dev_name = argv[1];
 	/* fork.c's tracking on: ODP MRs must not touch it */
 	CHECK(!ibv_fork_init(), "ibv_fork_init");
-	list = ibv_get_device_list(NULL);
-	CHECK(list, "ibv_get_device_list: %s", strerror(errno));
-	for (i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), dev_name))
-			break;
-	if (!list[i])
-		die(EXIT_SKIP, "no device %s", dev_name);
-	ctx = ibv_open_device(list[i]);
-	CHECK(ctx, "open %s: %s", dev_name, strerror(errno));
-	dev = list[i];
+	ctx = ex_open(dev_name, &list);
+	dev = ctx->device;
 	pd = ibv_alloc_pd(ctx);
 	CHECK(pd, "alloc_pd: %s", strerror(errno));
 

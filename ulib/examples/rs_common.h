@@ -14,34 +14,7 @@
 #ifndef RS_COMMON_H
 #define RS_COMMON_H
 
-#include <errno.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-
-#include <infiniband/verbs.h>
-
-#define EXIT_SKIP	4
-#define TIMEOUT_MS	10000
-
-static inline void die(int code, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3), noreturn));
-static inline void die(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs(code == EXIT_SKIP ? "SKIP: " : "FAIL: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(code);
-}
-
-#define CHECK(cond, ...) do { if (!(cond)) die(1, __VA_ARGS__); } while (0)
+#include "common.h"
 
 /* NULL from a constructor: EOPNOTSUPP is a skip, anything else a failure. */
 static inline void *need(void *obj, const char *what)
@@ -56,14 +29,6 @@ static inline void need_ok(int err, const char *what)
 {
 	if (err)
 		die(1, "%s: %s", what, strerror(err));
-}
-
-static inline long long rs_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
 /* The named device, or the first one (rust: devices().iter().next()). */
@@ -160,6 +125,15 @@ static inline struct ibv_qp *rs_create_qp(struct ibv_context *ctx,
 	return need(ibv_create_qp_ex(ctx, &a), "ibv_create_qp_ex");
 }
 
+/* INIT -> RTR -> RTS along @p, or die naming the transition refused */
+static inline void rs_connect(struct ibv_qp *qp, const struct ex_path *p)
+{
+	const char *to;
+	int err = ex_connect(qp, p, &to);
+
+	need_ok(err, to);
+}
+
 /*
  * rust: PreparedQueuePair::handshake(endpoint) for an RC or UC QP;
  * extra_access adds to the remote access rights (e.g. FLUSH's).
@@ -168,47 +142,14 @@ static inline void rs_handshake(struct ibv_qp *qp, int gid_index,
 				const union ibv_gid *dgid, uint32_t dest_qpn,
 				int extra_access)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE |
+	struct ex_path p = ex_path(dgid, gid_index, dest_qpn,
+				   IBV_ACCESS_LOCAL_WRITE |
 				   IBV_ACCESS_REMOTE_WRITE |
 				   IBV_ACCESS_REMOTE_READ |
 				   IBV_ACCESS_REMOTE_ATOMIC | extra_access,
-	};
-	int rc_only = qp->qp_type == IBV_QPT_RC;
+				   IBV_MTU_1024);
 
-	need_ok(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			      IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), "to INIT");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest_qpn;
-	a.rq_psn = 0;
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = *dgid;
-	a.ah_attr.grh.sgid_index = (uint8_t)gid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
-	need_ok(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
-			      IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			      IBV_QP_RQ_PSN |
-			      (rc_only ? IBV_QP_MAX_DEST_RD_ATOMIC |
-					 IBV_QP_MIN_RNR_TIMER : 0)), "to RTR");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 4;
-	need_ok(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			      (rc_only ? IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-					 IBV_QP_RNR_RETRY |
-					 IBV_QP_MAX_QP_RD_ATOMIC : 0)),
-		"to RTS");
+	rs_connect(qp, &p);
 }
 
 /* One completion as rust's WorkCompletion sees it. */
@@ -229,11 +170,11 @@ struct rs_wc {
 static inline int rs_poll(struct ibv_cq_ex *cq, struct rs_wc *wc, int max)
 {
 	struct ibv_poll_cq_attr pa = { .comp_mask = 0 };
-	long long deadline = rs_now_ms() + TIMEOUT_MS;
+	long long deadline = now_ms() + TIMEOUT_MS;
 	int n = 0, err;
 
 	while ((err = ibv_start_poll(cq, &pa)) == ENOENT)
-		CHECK(rs_now_ms() < deadline, "no completion in %d ms",
+		CHECK(now_ms() < deadline, "no completion in %d ms",
 		      TIMEOUT_MS);
 	CHECK(!err, "start_poll: %s", strerror(err));
 	do {

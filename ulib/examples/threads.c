@@ -34,7 +34,7 @@ static atomic_uchar *seen;
 /* Room for n more WRs in the SQ, counted by us (ENOMEM is retried too). */
 static void wait_room(int n)
 {
-	long long deadline = rs_now_ms() + TIMEOUT_MS;
+	long long deadline = now_ms() + TIMEOUT_MS;
 
 	for (;;) {
 		int cur = atomic_load(&in_flight);
@@ -42,7 +42,7 @@ static void wait_room(int n)
 		if (cur + n <= SQ_DEPTH &&
 		    atomic_compare_exchange_weak(&in_flight, &cur, cur + n))
 			return;
-		CHECK(rs_now_ms() < deadline, "SQ never drained");
+		CHECK(now_ms() < deadline, "SQ never drained");
 		sched_yield();
 	}
 }
@@ -114,10 +114,10 @@ static void *poller(void *arg)
 {
 	bool ex = (intptr_t)arg & 1;
 	const int total = posters * per_poster;
-	long long deadline = rs_now_ms() + 6 * TIMEOUT_MS;
+	long long deadline = now_ms() + 6 * TIMEOUT_MS;
 
 	while (atomic_load(&completed) < total) {
-		CHECK(rs_now_ms() < deadline, "completions missing: %d of %d",
+		CHECK(now_ms() < deadline, "completions missing: %d of %d",
 		      atomic_load(&completed), total);
 		if (ex) {
 			struct ibv_poll_cq_attr pa = { 0 };
@@ -186,7 +186,7 @@ int main(int argc, char **argv)
 				 IBV_ACCESS_LOCAL_WRITE |
 				 IBV_ACCESS_REMOTE_WRITE), "reg_mr");
 
-	t0 = rs_now_ms();
+	t0 = now_ms();
 	for (i = 0; i < pollers; i++)
 		pthread_create(&tid[i], NULL, poller, (void *)(intptr_t)i);
 	for (i = 0; i < posters; i++)
@@ -205,7 +205,7 @@ int main(int argc, char **argv)
 	printf("threads: %d posters (ibv_post_send and ibv_wr_*), %d pollers "
 	       "(ibv_poll_cq and start_poll), %d WRITEs on one QP: all "
 	       "completed once, data right (%lld ms)\n", posters, pollers,
-	       total, rs_now_ms() - t0);
+	       total, now_ms() - t0);
 	need_ok(ibv_destroy_qp(qp), "destroy");
 	need_ok(ibv_destroy_qp(peer), "destroy");
 	need_ok(ibv_dereg_mr(dst_mr), "dereg");

@@ -73,57 +73,12 @@ static int own_gid(struct ibv_context *ctx, union ibv_gid *gid)
 static void connect_qp(struct ibv_qp *qp, int gid_index,
 		       const union ibv_gid *gid, uint32_t dest_qpn)
 {
-	bool tgt = qp->qp_type == IBV_QPT_XRC_RECV;
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+	struct ex_path p = ex_path(gid, gid_index, dest_qpn,
+				   IBV_ACCESS_REMOTE_WRITE |
 				   IBV_ACCESS_REMOTE_READ |
-				   IBV_ACCESS_REMOTE_ATOMIC,
-	};
+				   IBV_ACCESS_REMOTE_ATOMIC, IBV_MTU_1024);
 
-	need_ok(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			      IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), "to INIT");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest_qpn;
-	a.rq_psn = 0;
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = *gid;
-	a.ah_attr.grh.sgid_index = (uint8_t)gid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
-	need_ok(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
-			      IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			      IBV_QP_RQ_PSN |
-			      (tgt ? IBV_QP_MAX_DEST_RD_ATOMIC |
-				     IBV_QP_MIN_RNR_TIMER : 0)), "to RTR");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 4;
-	need_ok(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			      IBV_QP_TIMEOUT |
-			      (tgt ? 0 : IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-					 IBV_QP_MAX_QP_RD_ATOMIC)), "to RTS");
-}
-
-static struct ibv_wc poll_one(struct ibv_cq *cq, const char *what)
-{
-	long long deadline = rs_now_ms() + TIMEOUT_MS;
-	struct ibv_wc wc;
-	int n;
-
-	while (!(n = ibv_poll_cq(cq, 1, &wc)))
-		CHECK(rs_now_ms() < deadline, "%s: no completion", what);
-	CHECK(n == 1, "%s: poll_cq %d", what, n);
-	return wc;
+	rs_connect(qp, &p);
 }
 
 static void post(struct ibv_qp *qp, struct ibv_send_wr *wr, const char *what)
@@ -206,10 +161,10 @@ static void traffic(struct ibv_context *ctx, struct ibv_pd *pd,
 	wr.num_sge = 1;
 	wr.qp_type.xrc.remote_srqn = srqn;
 	post(ini, &wr, "SEND");
-	wc = poll_one(scq, "SEND");
+	wc = ex_poll_one(scq, "SEND");
 	CHECK(wc.status == IBV_WC_SUCCESS && wc.wr_id == 1,
 	      "SEND: status %d", wc.status);
-	wc = poll_one(rcq, "receive");
+	wc = ex_poll_one(rcq, "receive");
 	CHECK(wc.status == IBV_WC_SUCCESS && wc.wr_id == 1 &&
 	      wc.byte_len == 200 && wc.qp_num == tgt->qp_num,
 	      "receive: status %d wr_id %llu len %u qp %u (target %u)",
@@ -220,9 +175,9 @@ static void traffic(struct ibv_context *ctx, struct ibv_pd *pd,
 	wr.opcode = IBV_WR_SEND_WITH_IMM;
 	wr.imm_data = htobe32(0x1234);
 	post(ini, &wr, "SEND_WITH_IMM");
-	wc = poll_one(scq, "SEND_WITH_IMM");
+	wc = ex_poll_one(scq, "SEND_WITH_IMM");
 	CHECK(wc.status == IBV_WC_SUCCESS, "SEND_WITH_IMM: %d", wc.status);
-	wc = poll_one(rcq, "receive 2");
+	wc = ex_poll_one(rcq, "receive 2");
 	CHECK(wc.status == IBV_WC_SUCCESS && wc.wr_id == 100 &&
 	      wc.byte_len == 3000 && (wc.wc_flags & IBV_WC_WITH_IMM) &&
 	      wc.imm_data == htobe32(0x1234) &&
@@ -239,7 +194,7 @@ static void traffic(struct ibv_context *ctx, struct ibv_pd *pd,
 	wr.wr.rdma.rkey = mdst->rkey;
 	sge.length = 2500;
 	post(ini, &wr, "WRITE");
-	wc = poll_one(scq, "WRITE");
+	wc = ex_poll_one(scq, "WRITE");
 	CHECK(wc.status == IBV_WC_SUCCESS && !memcmp(dst, src, 2500),
 	      "WRITE: status %d", wc.status);
 	for (i = 0; i < sizeof(dst); i++)
@@ -248,7 +203,7 @@ static void traffic(struct ibv_context *ctx, struct ibv_pd *pd,
 	wr.opcode = IBV_WR_RDMA_READ;
 	sge.length = 4000;
 	post(ini, &wr, "READ");
-	wc = poll_one(scq, "READ");
+	wc = ex_poll_one(scq, "READ");
 	CHECK(wc.status == IBV_WC_SUCCESS && !memcmp(src, dst, 4000),
 	      "READ: status %d", wc.status);
 	/* Fetch & Add: the old value comes back, the new one is there */
@@ -261,7 +216,7 @@ static void traffic(struct ibv_context *ctx, struct ibv_pd *pd,
 	wr.wr.atomic.compare_add = 2;
 	sge.length = 8;
 	post(ini, &wr, "FETCH_ADD");
-	wc = poll_one(scq, "FETCH_ADD");
+	wc = ex_poll_one(scq, "FETCH_ADD");
 	CHECK(wc.status == IBV_WC_SUCCESS && *(uint64_t *)src == 40 &&
 	      *word == 42, "FETCH_ADD: status %d", wc.status);
 	printf("XRC RDMA WRITE, READ, FETCH_ADD: ok\n");
@@ -284,7 +239,7 @@ static void traffic(struct ibv_context *ctx, struct ibv_pd *pd,
 	sge.length = 16;
 	wr.qp_type.xrc.remote_srqn = srq_num(foreign);
 	post(ini, &wr, "SEND to a foreign SRQ");
-	wc = poll_one(scq, "SEND to a foreign SRQ");
+	wc = ex_poll_one(scq, "SEND to a foreign SRQ");
 	CHECK(wc.status == IBV_WC_REM_INV_REQ_ERR,
 	      "SEND to another domain's SRQ: status %d", wc.status);
 	printf("SRQ of another domain refused (REM_INV_REQ_ERR): ok\n");

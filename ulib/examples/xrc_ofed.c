@@ -38,77 +38,32 @@ static const char *dev;
 static void rcv_to_rtr(struct ibv_xrc_domain *d, uint32_t qpn,
 		       uint32_t ini_qpn, int gidx, const union ibv_gid *gid)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
-	};
+	struct ex_path p = ex_path(gid, gidx, ini_qpn, IBV_ACCESS_REMOTE_WRITE,
+				   IBV_MTU_1024);
+	struct ibv_qp_attr a;
 
-	need_ok(ibv_modify_xrc_rcv_qp(d, qpn, &a, IBV_QP_STATE |
-				      IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				      IBV_QP_ACCESS_FLAGS), "receive QP to INIT");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = ini_qpn;
-	a.rq_psn = 0;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = *gid;
-	a.ah_attr.grh.sgid_index = (uint8_t)gidx;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
+	p.max_dest_rd_atomic = 1;
+	need_ok(ibv_modify_xrc_rcv_qp(d, qpn, &a, ex_init_attr(&a, &p)),
+		"receive QP to INIT");
 	/* OFED: the QP need not reach RTS to receive */
-	need_ok(ibv_modify_xrc_rcv_qp(d, qpn, &a, IBV_QP_STATE | IBV_QP_AV |
-				      IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				      IBV_QP_RQ_PSN |
-				      IBV_QP_MAX_DEST_RD_ATOMIC |
-				      IBV_QP_MIN_RNR_TIMER), "receive QP to RTR");
+	need_ok(ibv_modify_xrc_rcv_qp(d, qpn, &a,
+				      ex_rtr_attr(&a, IBV_QPT_XRC_RECV, &p)),
+		"receive QP to RTR");
 }
 
 /* the sender (modern IBV_QPT_XRC_SEND) to RTS towards receive QP qpn */
 static void ini_to_rts(struct ibv_qp *qp, uint32_t qpn, int gidx,
 		       const union ibv_gid *gid)
 {
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+	struct ex_path p = ex_path(gid, gidx, qpn, 0, IBV_MTU_1024);
+	const char *to;
+	char what[16];
+	int err;
 
-	need_ok(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			      IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), "sender to INIT");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = qpn;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = *gid;
-	a.ah_attr.grh.sgid_index = (uint8_t)gidx;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
-	need_ok(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
-			      IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			      IBV_QP_RQ_PSN), "sender to RTR");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	need_ok(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			      IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			      IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC),
-		"sender to RTS");
-}
-
-static struct ibv_wc poll_one(struct ibv_cq *cq, const char *what)
-{
-	long long deadline = rs_now_ms() + TIMEOUT_MS;
-	struct ibv_wc wc;
-	int n;
-
-	while (!(n = ibv_poll_cq(cq, 1, &wc)))
-		CHECK(rs_now_ms() < deadline, "%s: no completion", what);
-	CHECK(n == 1, "%s: poll_cq %d", what, n);
-	return wc;
+	p.max_rd_atomic = 1;
+	err = ex_connect(qp, &p, &to);
+	snprintf(what, sizeof(what), "sender %s", to);
+	need_ok(err, what);
 }
 
 /* the receive QP's state as OFED's query answers it, through d */
@@ -397,10 +352,10 @@ int main(int argc, char **argv)
 	swr.num_sge = 1;
 	swr.qp_type.xrc.remote_srqn = srqn;	/* OFED: xrc_remote_srq_num */
 	need_ok(ibv_post_send(ini, &swr, &sbad), "post SEND");
-	wc = poll_one(scq, "SEND");
+	wc = ex_poll_one(scq, "SEND");
 	CHECK(wc.status == IBV_WC_SUCCESS && wc.wr_id == 1,
 	      "SEND: status %s", ibv_wc_status_str(wc.status));
-	wc = poll_one(rcq, "receive 1");
+	wc = ex_poll_one(rcq, "receive 1");
 	CHECK(wc.status == IBV_WC_SUCCESS && wc.wr_id == 100 &&
 	      wc.byte_len == 200 && wc.qp_num == qpn &&
 	      !memcmp(rbuf[0], src, 200),
@@ -414,10 +369,10 @@ int main(int argc, char **argv)
 	swr.opcode = IBV_WR_SEND_WITH_IMM;
 	swr.imm_data = htobe32(0xfeed);
 	need_ok(ibv_post_send(ini, &swr, &sbad), "post SEND_WITH_IMM");
-	wc = poll_one(scq, "SEND_WITH_IMM");
+	wc = ex_poll_one(scq, "SEND_WITH_IMM");
 	CHECK(wc.status == IBV_WC_SUCCESS && wc.wr_id == 2,
 	      "SEND_WITH_IMM: status %s", ibv_wc_status_str(wc.status));
-	wc = poll_one(rcq, "receive 2");
+	wc = ex_poll_one(rcq, "receive 2");
 	CHECK(wc.status == IBV_WC_SUCCESS && wc.wr_id == 101 &&
 	      wc.byte_len == 3000 && wc.qp_num == qpn &&
 	      (wc.wc_flags & IBV_WC_WITH_IMM) &&
@@ -461,10 +416,10 @@ int main(int argc, char **argv)
 	swr.wr_id = 3;
 	swr.opcode = IBV_WR_SEND;
 	need_ok(ibv_post_send(ini2, &swr, &sbad), "post SEND to QP 2");
-	wc = poll_one(scq, "SEND to QP 2");
+	wc = ex_poll_one(scq, "SEND to QP 2");
 	CHECK(wc.status == IBV_WC_SUCCESS && wc.wr_id == 3,
 	      "SEND to QP 2: status %s", ibv_wc_status_str(wc.status));
-	wc = poll_one(rcq, "receive 3");
+	wc = ex_poll_one(rcq, "receive 3");
 	CHECK(wc.status == IBV_WC_SUCCESS && wc.wr_id == 102 &&
 	      wc.byte_len == 64 && wc.qp_num == q2 &&
 	      !memcmp(rbuf[0], src + 100, 64),

@@ -67,7 +67,7 @@ static long long g_deadline_ms;		/* -s: the whole run */
  */
 static void idle(const char *what)
 {
-	CHECK(rs_now_ms() < g_deadline_ms, "%s: out of time", what);
+	CHECK(now_ms() < g_deadline_ms, "%s: out of time", what);
 	usleep(100);
 }
 
@@ -96,7 +96,7 @@ static void msg_any(int fd, struct msg *m)
 
 	while (got < sizeof(*m)) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
-		int left = (int)(g_deadline_ms - rs_now_ms());
+		int left = (int)(g_deadline_ms - now_ms());
 		ssize_t r;
 
 		CHECK(left > 0 && poll(&p, 1, left) == 1,
@@ -248,43 +248,17 @@ static struct ibv_qp *send_qp(struct ibv_context *ctx, struct ibv_pd *pd,
 static void connect_qp(struct ibv_qp *qp, int gidx, const uint8_t *dgid,
 		       uint32_t dest_qpn, uint8_t timeout, uint8_t retry)
 {
-	bool tgt = qp->qp_type == IBV_QPT_XRC_RECV;
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+	union ibv_gid gid;
+	struct ex_path p = ex_path(&gid, gidx, dest_qpn,
+				   IBV_ACCESS_REMOTE_WRITE |
 				   IBV_ACCESS_REMOTE_READ |
-				   IBV_ACCESS_REMOTE_ATOMIC,
-	};
+				   IBV_ACCESS_REMOTE_ATOMIC, IBV_MTU_1024);
 
-	need_ok(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			      IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), "to INIT");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest_qpn;
-	a.max_dest_rd_atomic = DEPTH;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	memcpy(a.ah_attr.grh.dgid.raw, dgid, 16);
-	a.ah_attr.grh.sgid_index = (uint8_t)gidx;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
-	need_ok(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
-			      IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			      IBV_QP_RQ_PSN |
-			      (tgt ? IBV_QP_MAX_DEST_RD_ATOMIC |
-				     IBV_QP_MIN_RNR_TIMER : 0)), "to RTR");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = timeout;
-	a.retry_cnt = retry;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = DEPTH;
-	need_ok(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			      IBV_QP_TIMEOUT |
-			      (tgt ? 0 : IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-					 IBV_QP_MAX_QP_RD_ATOMIC)), "to RTS");
+	memcpy(gid.raw, dgid, 16);
+	p.max_dest_rd_atomic = p.max_rd_atomic = DEPTH;
+	p.timeout = timeout;
+	p.retry_cnt = retry;
+	rs_connect(qp, &p);
 }
 
 /* the GID of index *@gidx, or (-1) port 1's IPv4 RoCE v2 one and its index */
@@ -1295,7 +1269,7 @@ int main(int argc, char **argv)
 	o.dir = argv[optind];
 	if (!o.idev)
 		o.idev = o.tdev;
-	g_deadline_ms = rs_now_ms() + secs * 1000;
+	g_deadline_ms = now_ms() + secs * 1000;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	return o.life ? lifetimes(&o) : traffic(&o);
 }

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Command fuzzer for 70-cmdfuzz.sh: malformed uverbs commands (write() and
- * ioctl() ABIs) and netlink messages (NETLINK_RDMA, the softverbs generic
- * netlink family) against live softverbs devices.
+ * Command fuzzer: malformed uverbs commands (write() and ioctl() ABIs) and
+ * netlink messages (NETLINK_RDMA, the softverbs generic netlink family)
+ * against live softverbs devices.  Not a libFuzzer target: the test
+ * tests/user/70-cmdfuzz.sh builds and runs it in the VM.
  *
- *   70-cmdfuzz -n NETNS -d DEV:NETDEV -g GID_INDEX -v VICTIM:NETDEV
- *              -t SECONDS -s SEED [-H HANG] [-V]
+ *   cmdfuzz -n NETNS -d DEV:NETDEV -g GID_INDEX -v VICTIM:NETDEV
+ *           -t SECONDS -s SEED [-H HANG] [-V]
  *
  * Runs in network namespace NETNS (setns), where DEV and the netdev of the
  * victim device live.  The parent only supervises: everything that talks
@@ -3494,7 +3495,7 @@ static void print_errs(const char *what, uint64_t *row)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: 70-cmdfuzz -n NETNS -d DEV:NETDEV -g GID_INDEX -v VICTIM:NETDEV -t SECONDS -s SEED [-H HANG] [-V]\n");
+	fprintf(stderr, "usage: cmdfuzz -n NETNS -d DEV:NETDEV -g GID_INDEX -v VICTIM:NETDEV -t SECONDS -s SEED [-H HANG] [-V]\n");
 	exit(2);
 }
 
