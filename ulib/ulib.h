@@ -34,6 +34,20 @@
 
 #define SV_EXPORT __attribute__((visibility("default")))
 
+/*
+ * SV_EXPORT_VERSION(fn, tag, "name@@NODE") or (fn, tag, "name@NODE"):
+ * export the function fn as name in NODE, as the default version (@@: what
+ * new links bind to) or a compatibility one (@: only for binaries linked
+ * when libibverbs had name in NODE).  For a name libibverbs has had in
+ * several nodes: NODE must be a node of libsoftverbs.map, name is listed in
+ * none, and fn is not name (a static link, as the host tests', takes
+ * name@@NODE for name).  tag only makes the alias unique.
+ */
+#define SV_EXPORT_VERSION(fn, tag, versioned)				\
+	extern __typeof__(fn) fn##_##tag					\
+		__attribute__((alias(#fn), visibility("default")));	\
+	__asm__(".symver " #fn "_" #tag ", " versioned)
+
 #define sv_container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 
