@@ -16,6 +16,21 @@
 #   scripts/ulib-abi.sh --save LIB       rewrite scripts/ulib-abi-65.syms from
 #                                        rdma-core 65's libibverbs.so.1 (e.g.
 #                                        unpacked from Debian's libibverbs1)
+#   scripts/ulib-abi.sh --imports        list the libibverbs imports of
+#                                        rdma-core 65's programs that
+#                                        libsoftverbs lacks; exit 1 if any
+#   scripts/ulib-abi.sh --save-imports DEB...
+#                                        rewrite scripts/ulib-abi-65-imports.syms
+#                                        from those packages' ELF files
+#
+# The imports list (scripts/ulib-abi-65-imports.syms) holds every versioned
+# symbol that the programs and libraries of the given packages (Debian's
+# ibverbs-utils, librdmacm1t64, rdmacm-utils, python3-pyverbs, perftest)
+# take from libibverbs.so.1, each with the files that take it: a program
+# loads on libsoftverbs only if each is defined under the same version
+# node (default or not; the dynamic loader binds either).  Provider
+# libraries (those importing verbs_register_driver_*) are left out: they
+# are libibverbs' plug-ins, not its users.  --check checks it too.
 #
 # REF is distro or 65; without it, both (distro is skipped with a note when
 # the library is not installed; exit 4 when REF=distro names it alone).
@@ -29,11 +44,13 @@ root=$(realpath "$(dirname "$0")/..")
 theirs=${LIBIBVERBS:-/usr/lib/x86_64-linux-gnu/libibverbs.so.1}
 ours=${LIBSOFTVERBS:-$root/ulib/libsoftverbs.so.1}
 syms65=$root/scripts/ulib-abi-65.syms
+imports65=$root/scripts/ulib-abi-65-imports.syms
 doc=$root/Documentation/ulib.md
 
 usage() {
 	echo "usage: $0 [--check|--print|--missing] [distro|65]" >&2
 	echo "       $0 --save LIBIBVERBS_65" >&2
+	echo "       $0 --imports | --save-imports DEB..." >&2
 	exit 2
 }
 
@@ -51,11 +68,77 @@ node_key() {
 	sed 's/@@/@/'
 }
 
+# name@NODE FILE for each versioned symbol an ELF file under $1 takes from
+# libibverbs.so.1; FILE is the path below $1 without usr/bin/ and the
+# library directories.
+imports_of() {
+	local dir=$1 f rel
+	while IFS= read -r -d '' f; do
+		[ "$(head -c4 "$f" | od -An -c | tr -d ' ')" = '177ELF' ] || continue
+		case $(basename "$f") in libibverbs.so*) continue ;; esac
+		readelf --dyn-syms -W "$f" 2>/dev/null |
+			grep -q ' verbs_register_driver_[0-9]*@' && continue
+		rel=${f#"$dir"/}
+		rel=${rel#usr/bin/}
+		rel=${rel#usr/lib/x86_64-linux-gnu/}
+		rel=${rel#usr/lib/python3/dist-packages/}
+		readelf --dyn-syms -W "$f" |
+			awk -v f="$rel" '$7 == "UND" && $8 ~ /@IBVERBS_/ {
+				sub(/ \([0-9]+\)$/, "", $8); print $8, f }'
+	done < <(find "$dir" -type f -print0)
+}
+
+save_imports() {
+	local tmp deb
+	tmp=$(mktemp -d)
+	# shellcheck disable=SC2064  # expand now: tmp is local
+	trap "rm -rf '$tmp'" EXIT
+	for deb in "$@"; do
+		dpkg-deb -x "$deb" "$tmp/root"
+	done
+	{
+		echo "# libibverbs.so.1 imports of rdma-core 65's programs: scripts/ulib-abi.sh --save-imports"
+		for deb in "$@"; do
+			echo "# $(dpkg-deb --showformat='${Package} ${Version}' -W "$deb")"
+		done
+		imports_of "$tmp/root" | sort -k1,1 -k2,2 |
+			awk '$1 != last { if (last != "") print line; last = $1; line = $1 }
+			     { line = line " " $2 }
+			     END { if (last != "") print line }'
+	} >"$imports65"
+}
+
+# the imports of $imports65 that libsoftverbs does not define
+imports_missing() {
+	local o sym files n=0
+	o=$(defined "$ours" | node_key)
+	while read -r sym files; do
+		grep -qxF -- "$sym" <<<"$o" && continue
+		echo "$sym (taken by: $files)"
+		n=$((n + 1))
+	done < <(grep -v '^#' "$imports65")
+	if [ $n -gt 0 ]; then
+		echo "ulib-abi.sh: $n libibverbs imports of rdma-core 65's programs missing" >&2
+		return 1
+	fi
+	return 0
+}
+
 mode="write"
 case "${1:-}" in
 --check) mode=check; shift ;;
 --print) mode=print; shift ;;
 --missing) mode=missing; shift ;;
+--imports)
+	[ $# -eq 1 ] || usage
+	[ -r "$ours" ] || { echo "ulib-abi.sh: $ours not built (make -C ulib)" >&2; exit 1; }
+	imports_missing
+	exit ;;
+--save-imports)
+	shift
+	[ $# -gt 0 ] || usage
+	save_imports "$@"
+	exit 0 ;;
 --save)
 	[ $# -eq 2 ] || usage
 	[ -r "$2" ] || { echo "ulib-abi.sh: $2 not readable" >&2; exit 1; }
@@ -276,5 +359,8 @@ for ref in $refs; do
 	done_any=1
 	one "$ref" || rc=1
 done
+if [ "$mode" = check ]; then
+	imports_missing >&2 || rc=1
+fi
 [ -n "$done_any" ] || exit 4
 exit $rc
