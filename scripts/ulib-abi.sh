@@ -25,12 +25,13 @@
 #
 # The imports list (scripts/ulib-abi-65-imports.syms) holds every versioned
 # symbol that the programs and libraries of the given packages (Debian's
-# ibverbs-utils, librdmacm1t64, rdmacm-utils, python3-pyverbs, perftest)
-# take from libibverbs.so.1, each with the files that take it: a program
-# loads on libsoftverbs only if each is defined under the same version
-# node (default or not; the dynamic loader binds either).  Provider
-# libraries (those importing verbs_register_driver_*) are left out: they
-# are libibverbs' plug-ins, not its users.  --check checks it too.
+# ibverbs-utils, librdmacm1t64, rdmacm-utils, python3-pyverbs, perftest,
+# ibverbs-providers) take from libibverbs.so.1, each with the files that
+# take it: a program loads on libsoftverbs only if each is defined under
+# the same version node (default or not; the dynamic loader binds either).
+# That includes the provider libraries programs link directly (perftest:
+# libmlx5, libefa, libhns); the plug-ins libibverbs itself would dlopen
+# (.../libibverbs/*) are left out.  --check checks it too.
 #
 # REF is distro or 65; without it, both (distro is skipped with a note when
 # the library is not installed; exit 4 when REF=distro names it alone).
@@ -75,9 +76,7 @@ imports_of() {
 	local dir=$1 f rel
 	while IFS= read -r -d '' f; do
 		[ "$(head -c4 "$f" | od -An -c | tr -d ' ')" = '177ELF' ] || continue
-		case $(basename "$f") in libibverbs.so*) continue ;; esac
-		readelf --dyn-syms -W "$f" 2>/dev/null |
-			grep -q ' verbs_register_driver_[0-9]*@' && continue
+		case $f in */libibverbs.so*|*/libibverbs/*) continue ;; esac
 		rel=${f#"$dir"/}
 		rel=${rel#usr/bin/}
 		rel=${rel#usr/lib/x86_64-linux-gnu/}
@@ -182,10 +181,13 @@ legend() {
   libraries (non-default version, kept by libibverbs for them only).
 - **provider cmd**: `IBVERBS_PRIVATE_<n>` command marshalling that provider
   libraries (libmlx5, libefa, librxe, ...) build their verbs from.
-  libsoftverbs is itself the (only) provider and loads none, so programs
-  linking a provider library directly do not load on it: perftest
-  (libmlx5, libefa), pyverbs' `providers/mlx5` and `providers/efa` modules
-  (libmlx5, libefa).
+  libsoftverbs is itself the (only) provider and loads none. rdma-core
+  65's node is exported anyway, as inert entry points (`provider_abi.c`:
+  registration ignored, commands failing with `EOPNOTSUPP`), so that 65's
+  provider libraries load where a program links them directly: perftest
+  (libmlx5, libefa, libhns), pyverbs' `providers/mlx5` and `providers/efa`
+  modules. Older nodes are not, so programs linking rdma-core 44's
+  provider libraries (Debian 12's perftest) do not load on libsoftverbs.
 - **provider set-up**: `IBVERBS_PRIVATE_<n>` provider registration and
   context/object initialisation (`verbs_register_driver_<n>`,
   `verbs_init_and_alloc_context`, `verbs_set_ops`, ...), private sysfs and

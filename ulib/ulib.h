@@ -788,6 +788,8 @@ int ibv_read_sysfs_file(const char *dir, const char *file, char *buf,
 			size_t size);
 int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
 		       unsigned int index, enum sv_gid_type_sysfs *type);
+/* str.c; rdma-core 65's verbs.h declares it too */
+const char *ibv_wr_opcode_str(enum ibv_wr_opcode opcode);
 
 /* ------------------------------------------------------------------ */
 /* fork.c — ibv_fork_init and the MADV_DONTFORK range counts           */
