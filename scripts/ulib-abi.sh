@@ -16,6 +16,22 @@
 #   scripts/ulib-abi.sh --save LIB       rewrite scripts/ulib-abi-65.syms from
 #                                        rdma-core 65's libibverbs.so.1 (e.g.
 #                                        unpacked from Debian's libibverbs1)
+#   scripts/ulib-abi.sh --imports        list the libibverbs imports of
+#                                        rdma-core 65's programs that
+#                                        libsoftverbs lacks; exit 1 if any
+#   scripts/ulib-abi.sh --save-imports DEB...
+#                                        rewrite scripts/ulib-abi-65-imports.syms
+#                                        from those packages' ELF files
+#
+# The imports list (scripts/ulib-abi-65-imports.syms) holds every versioned
+# symbol that the programs and libraries of the given packages (Debian's
+# ibverbs-utils, librdmacm1t64, rdmacm-utils, python3-pyverbs, perftest,
+# ibverbs-providers) take from libibverbs.so.1, each with the files that
+# take it: a program loads on libsoftverbs only if each is defined under
+# the same version node (default or not; the dynamic loader binds either).
+# That includes the provider libraries programs link directly (perftest:
+# libmlx5, libefa, libhns); the plug-ins libibverbs itself would dlopen
+# (.../libibverbs/*) are left out.  --check checks it too.
 #
 # REF is distro or 65; without it, both (distro is skipped with a note when
 # the library is not installed; exit 4 when REF=distro names it alone).
@@ -29,11 +45,13 @@ root=$(realpath "$(dirname "$0")/..")
 theirs=${LIBIBVERBS:-/usr/lib/x86_64-linux-gnu/libibverbs.so.1}
 ours=${LIBSOFTVERBS:-$root/ulib/libsoftverbs.so.1}
 syms65=$root/scripts/ulib-abi-65.syms
+imports65=$root/scripts/ulib-abi-65-imports.syms
 doc=$root/Documentation/ulib.md
 
 usage() {
 	echo "usage: $0 [--check|--print|--missing] [distro|65]" >&2
 	echo "       $0 --save LIBIBVERBS_65" >&2
+	echo "       $0 --imports | --save-imports DEB..." >&2
 	exit 2
 }
 
@@ -45,11 +63,81 @@ defined() {
 		sort -u
 }
 
+# The same version node, default or not: what the dynamic loader binds a
+# versioned reference to.  (Static links take only the default.)
+node_key() {
+	sed 's/@@/@/'
+}
+
+# name@NODE FILE for each versioned symbol an ELF file under $1 takes from
+# libibverbs.so.1; FILE is the path below $1 without usr/bin/ and the
+# library directories.
+imports_of() {
+	local dir=$1 f rel
+	while IFS= read -r -d '' f; do
+		[ "$(head -c4 "$f" | od -An -c | tr -d ' ')" = '177ELF' ] || continue
+		case $f in */libibverbs.so*|*/libibverbs/*) continue ;; esac
+		rel=${f#"$dir"/}
+		rel=${rel#usr/bin/}
+		rel=${rel#usr/lib/x86_64-linux-gnu/}
+		rel=${rel#usr/lib/python3/dist-packages/}
+		readelf --dyn-syms -W "$f" |
+			awk -v f="$rel" '$7 == "UND" && $8 ~ /@IBVERBS_/ {
+				sub(/ \([0-9]+\)$/, "", $8); print $8, f }'
+	done < <(find "$dir" -type f -print0)
+}
+
+save_imports() {
+	local tmp deb
+	tmp=$(mktemp -d)
+	# shellcheck disable=SC2064  # expand now: tmp is local
+	trap "rm -rf '$tmp'" EXIT
+	for deb in "$@"; do
+		dpkg-deb -x "$deb" "$tmp/root"
+	done
+	{
+		echo "# libibverbs.so.1 imports of rdma-core 65's programs: scripts/ulib-abi.sh --save-imports"
+		for deb in "$@"; do
+			echo "# $(dpkg-deb --showformat='${Package} ${Version}' -W "$deb")"
+		done
+		imports_of "$tmp/root" | sort -k1,1 -k2,2 |
+			awk '$1 != last { if (last != "") print line; last = $1; line = $1 }
+			     { line = line " " $2 }
+			     END { if (last != "") print line }'
+	} >"$imports65"
+}
+
+# the imports of $imports65 that libsoftverbs does not define
+imports_missing() {
+	local o sym files n=0
+	o=$(defined "$ours" | node_key)
+	while read -r sym files; do
+		grep -qxF -- "$sym" <<<"$o" && continue
+		echo "$sym (taken by: $files)"
+		n=$((n + 1))
+	done < <(grep -v '^#' "$imports65")
+	if [ $n -gt 0 ]; then
+		echo "ulib-abi.sh: $n libibverbs imports of rdma-core 65's programs missing" >&2
+		return 1
+	fi
+	return 0
+}
+
 mode="write"
 case "${1:-}" in
 --check) mode=check; shift ;;
 --print) mode=print; shift ;;
 --missing) mode=missing; shift ;;
+--imports)
+	[ $# -eq 1 ] || usage
+	[ -r "$ours" ] || { echo "ulib-abi.sh: $ours not built (make -C ulib)" >&2; exit 1; }
+	imports_missing
+	exit ;;
+--save-imports)
+	shift
+	[ $# -gt 0 ] || usage
+	save_imports "$@"
+	exit 0 ;;
 --save)
 	[ $# -eq 2 ] || usage
 	[ -r "$2" ] || { echo "ulib-abi.sh: $2 not readable" >&2; exit 1; }
@@ -93,16 +181,21 @@ legend() {
   libraries (non-default version, kept by libibverbs for them only).
 - **provider cmd**: `IBVERBS_PRIVATE_<n>` command marshalling that provider
   libraries (libmlx5, libefa, librxe, ...) build their verbs from.
-  libsoftverbs is itself the (only) provider and loads none, so programs
-  linking a provider library directly do not load on it: perftest
-  (libmlx5, libefa), pyverbs' `providers/mlx5` and `providers/efa` modules
-  (libmlx5, libefa).
+  libsoftverbs is itself the (only) provider and loads none. rdma-core
+  65's node is exported anyway, as inert entry points (`provider_abi.c`:
+  registration ignored, commands failing with `EOPNOTSUPP`), so that 65's
+  provider libraries load where a program links them directly: perftest
+  (libmlx5, libefa, libhns), pyverbs' `providers/mlx5` and `providers/efa`
+  modules. Older nodes are not, so programs linking rdma-core 44's
+  provider libraries (Debian 12's perftest) do not load on libsoftverbs.
 - **provider set-up**: `IBVERBS_PRIVATE_<n>` provider registration and
   context/object initialisation (`verbs_register_driver_<n>`,
   `verbs_init_and_alloc_context`, `verbs_set_ops`, ...), private sysfs and
   logging helpers: the same reason. Of this node only `ibv_query_gid_type`
-  is provided, under rdma-core 44's `IBVERBS_PRIVATE_34`, because
-  `ibv_devinfo` and pyverbs call it directly.
+  is provided, because `ibv_devinfo` and pyverbs call it directly: under
+  every name the node has had since rdma-core 44 (`IBVERBS_PRIVATE_34`
+  for 25 to 56, `_57`, `_59`, `_64`, `_65`), the default `@@` being 65's.
+  A program binds the node, not the kind, so "yes, as `@...`" is a match.
 EOT
 }
 
@@ -127,19 +220,39 @@ by_version() {
 		cut -d' ' -f3
 }
 
+# ours SYM: libsoftverbs defines SYM exactly ("same"), or (a private node
+# only, which nothing links against statically) as the other kind of
+# version of the same node ("node"); else fails.  $o: defined "$ours".
+ours() {
+	if grep -qxF -- "$1" <<<"$o"; then
+		echo same
+	elif [[ $1 == *@IBVERBS_PRIVATE_* ]] &&
+		grep -qxF -- "$(node_key <<<"$1")" <<<"$(node_key <<<"$o")"; then
+		echo node
+	else
+		return 1
+	fi
+}
+
 missing() {
 	local t o sym
 	t=$(ref_syms "$1")
 	o=$(defined "$ours")
 	while read -r sym; do
-		grep -qxF -- "$sym" <<<"$o" && continue
+		ours "$sym" >/dev/null && continue
 		[ "$(reason "$sym")" = "**not implemented yet**" ] && echo "$sym"
 	done < <(by_version <<<"$t")
 	return 0
 }
 
+# the version libsoftverbs defines SYM's name under in SYM's node
+ours_ver() {
+	local name=${1%%@*} node=${1##*@}
+	grep -- "^$name@@*$node\$" <<<"$o" | sed "s/^$name//"
+}
+
 table() {
-	local t o sym name ver n_t=0 n_y=0 n_gap=0 why
+	local t o sym name ver how extra n_t=0 n_y=0 n_gap=0 why
 	t=$(ref_syms "$1")
 	o=$(defined "$ours")
 	echo "Symbols of \`libibverbs.so.1\` ($(ref_name "$1")) against \`libsoftverbs.so.1\`,"
@@ -152,9 +265,13 @@ table() {
 		name=${sym%%@*}
 		ver=${sym#"$name"}
 		n_t=$((n_t + 1))
-		if grep -qxF -- "$sym" <<<"$o"; then
+		if how=$(ours "$sym"); then
 			n_y=$((n_y + 1))
-			echo "| \`$name\` | \`$ver\` | yes | |"
+			if [ "$how" = same ]; then
+				echo "| \`$name\` | \`$ver\` | yes | |"
+			else
+				echo "| \`$name\` | \`$ver\` | yes, as \`$(ours_ver "$sym")\` | |"
+			fi
 		else
 			why=$(reason "$sym")
 			[ "$why" = "**not implemented yet**" ] && n_gap=$((n_gap + 1))
@@ -162,18 +279,27 @@ table() {
 		fi
 	done < <(by_version <<<"$t")
 	echo
-	echo "$n_y of $n_t libibverbs symbols are defined by libsoftverbs with the same version;"
+	echo "$n_y of $n_t libibverbs symbols are defined by libsoftverbs under the same version;"
 	echo "$n_gap public symbols are missing."
 	echo
 	legend
 	echo
+	# ours that the reference lacks (a private node's other kind of
+	# version counts as had, as in the table)
+	extra=$(while read -r sym; do
+		grep -qxF -- "$sym" <<<"$t" && continue
+		[[ $sym == *@IBVERBS_PRIVATE_* ]] &&
+			grep -qxF -- "$(node_key <<<"$sym")" <<<"$(node_key <<<"$t")" &&
+			continue
+		echo "$sym"
+	done <<<"$o")
 	echo 'Ours only (`include/softverbs.h`):'
-	grep -v -xF -f <(echo "$t") <<<"$o" | grep -v '@@*IBVERBS_' |
+	grep -v '@@*IBVERBS_' <<<"$extra" | sort |
 		sed 's/^\(.*\)$/`\1`/' | paste -sd' ' -
-	if grep -v -xF -f <(echo "$t") <<<"$o" | grep -q '@@*IBVERBS_'; then
+	if grep -q '@@*IBVERBS_' <<<"$extra"; then
 		echo
 		echo 'Under libibverbs versions this one does not have:'
-		grep -v -xF -f <(echo "$t") <<<"$o" | grep '@@*IBVERBS_' |
+		grep '@@*IBVERBS_' <<<"$extra" |
 			by_version | sed 's/^\(.*\)$/`\1`/' | paste -sd' ' -
 	fi
 }
@@ -235,5 +361,8 @@ for ref in $refs; do
 	done_any=1
 	one "$ref" || rc=1
 done
+if [ "$mode" = check ]; then
+	imports_missing >&2 || rc=1
+fi
 [ -n "$done_any" ] || exit 4
 exit $rc

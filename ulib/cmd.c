@@ -23,11 +23,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/*
+ * verbs.h first: its verbs_api.h defines RDMA_UAPI_PTR, which the uapi
+ * ib_user_ioctl_verbs.h defines only if unset.  The other order has both
+ * define it (a redefinition warning where the headers are not system
+ * headers).
+ */
+#include "ulib.h"
+
 #include <rdma/ib_user_ioctl_cmds.h>
 #include <rdma/ib_user_ioctl_verbs.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
-
-#include "ulib.h"
 
 static int default_open(const char *path)
 {

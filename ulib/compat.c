@@ -8,7 +8,7 @@
  *     the verbs.h/sa.h ones (librdmacm uses them on rdma_ucm answers).
  *   - ibv_get_sysfs_path, ibv_read_sysfs_file: librdmacm and ibv_devinfo
  *     read device attributes with them.
- *   - ibv_query_gid_type (IBVERBS_PRIVATE_34): ibv_devinfo and pyverbs.
+ *   - ibv_query_gid_type (IBVERBS_PRIVATE_<n>): ibv_devinfo and pyverbs.
  *
  * None of them has a public header; the prototypes are in ulib.h, with the
  * signatures of rdma-core's driver.h and marshall.h.
@@ -187,7 +187,7 @@ SV_EXPORT int ibv_read_sysfs_file(const char *dir, const char *file,
 }
 
 /* ------------------------------------------------------------------ */
-/* ibv_query_gid_type (IBVERBS_PRIVATE_34)                             */
+/* ibv_query_gid_type (IBVERBS_PRIVATE_<n>)                            */
 
 /*
  * libibverbs' answers, which ibv_devinfo relies on: a slot whose type file
@@ -195,9 +195,8 @@ SV_EXPORT int ibv_read_sysfs_file(const char *dir, const char *file,
  * is IB/RoCE v1; a missing type file under an existing gid_attrs is EFAULT;
  * unknown text is ENOTSUP.  0, or -1 with errno.
  */
-SV_EXPORT int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
-				 unsigned int index,
-				 enum sv_gid_type_sysfs *type)
+static int query_gid_type(struct ibv_context *context, uint8_t port_num,
+			  unsigned int index, enum sv_gid_type_sysfs *type)
 {
 	const char *ibdev = context->device->ibdev_path;
 	char buf[32], dir[IBV_SYSFS_PATH_MAX + 64];
@@ -230,3 +229,20 @@ SV_EXPORT int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
 	}
 	return 0;
 }
+
+/*
+ * libibverbs renames its private node whenever the provider ABI changes
+ * (IBVERBS_PABI_VERSION), and a program binds the node of the rdma-core it
+ * was linked against: 34 for rdma-core 25 to 56 (Debian 12's 44, Debian
+ * 13's 56), then 57 (57, 58), 59 (59 to 63), 64 and 65, the default.
+ */
+SV_EXPORT_VERSION(query_gid_type, pabi34,
+		  "ibv_query_gid_type@IBVERBS_PRIVATE_34");
+SV_EXPORT_VERSION(query_gid_type, pabi57,
+		  "ibv_query_gid_type@IBVERBS_PRIVATE_57");
+SV_EXPORT_VERSION(query_gid_type, pabi59,
+		  "ibv_query_gid_type@IBVERBS_PRIVATE_59");
+SV_EXPORT_VERSION(query_gid_type, pabi64,
+		  "ibv_query_gid_type@IBVERBS_PRIVATE_64");
+SV_EXPORT_VERSION(query_gid_type, pabi65,
+		  "ibv_query_gid_type@@IBVERBS_PRIVATE_65");

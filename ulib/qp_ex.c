@@ -508,11 +508,11 @@ static void set_ops(struct sv_qp *qp, uint64_t flags)
 	if (flags & IBV_QP_EX_WITH_ATOMIC_WRITE)
 		x->wr_atomic_write = qpx_atomic_write;
 	if (flags & SV_QP_EX_WITH_FLUSH)
-		qp->wr_flush = qpx_flush;
+		qp->SV_QP_WR_FLUSH = qpx_flush;
 	(void)qpx_send_tso;	/* never requested: check_send_ops refuses TSO */
 }
 
-_Static_assert(offsetof(struct sv_qp, wr_flush) ==
+_Static_assert(offsetof(struct sv_qp, SV_QP_WR_FLUSH) ==
 	       offsetof(struct ibv_qp_ex, wr_atomic_write) + sizeof(void *),
 	       "wr_flush must sit where rdma-core 45's ibv_qp_ex has it");
 

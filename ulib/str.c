@@ -109,6 +109,32 @@ SV_EXPORT const char *ibv_wc_status_str(enum ibv_wc_status status)
 }
 
 /*
+ * rdma-core 65 declares it in verbs.h but exports it in the private node
+ * (libsoftverbs.map): providers print work request opcodes with it.
+ */
+SV_EXPORT const char *ibv_wr_opcode_str(enum ibv_wr_opcode opcode)
+{
+	static const char *const names[] = {
+		[IBV_WR_RDMA_WRITE]		= "rdma-write",
+		[IBV_WR_RDMA_WRITE_WITH_IMM]	= "rdma-write-with-imm",
+		[IBV_WR_SEND]			= "send",
+		[IBV_WR_SEND_WITH_IMM]		= "send-with-imm",
+		[IBV_WR_RDMA_READ]		= "rdma-read",
+		[IBV_WR_ATOMIC_CMP_AND_SWP]	= "atomic-cmp-and-swp",
+		[IBV_WR_ATOMIC_FETCH_AND_ADD]	= "atomic-fetch-and-add",
+		[IBV_WR_LOCAL_INV]		= "local-inv",
+		[IBV_WR_BIND_MW]		= "bind-mw",
+		[IBV_WR_SEND_WITH_INV]		= "send-with-inv",
+		[IBV_WR_TSO]			= "tso",
+		[IBV_WR_DRIVER1]		= "driver1",
+		[SV_WR_FLUSH]			= "flush",
+		[IBV_WR_ATOMIC_WRITE]		= "atomic-write",
+	};
+
+	return lookup(names, ARRAY_SIZE(names), opcode);
+}
+
+/*
  * One row per enum ibv_rate: the multiple of 2.5 Gb/s (0 where the rate is
  * not such a multiple, e.g. the FDR/EDR rates with 64b/66b encoding) and the
  * exact data rate in Mb/s.

@@ -34,6 +34,20 @@
 
 #define SV_EXPORT __attribute__((visibility("default")))
 
+/*
+ * SV_EXPORT_VERSION(fn, tag, "name@@NODE") or (fn, tag, "name@NODE"):
+ * export the function fn as name in NODE, as the default version (@@: what
+ * new links bind to) or a compatibility one (@: only for binaries linked
+ * when libibverbs had name in NODE).  For a name libibverbs has had in
+ * several nodes: NODE must be a node of libsoftverbs.map, name is listed in
+ * none, and fn is not name (a static link, as the host tests', takes
+ * name@@NODE for name).  tag only makes the alias unique.
+ */
+#define SV_EXPORT_VERSION(fn, tag, versioned)				\
+	extern __typeof__(fn) fn##_##tag					\
+		__attribute__((alias(#fn), visibility("default")));	\
+	__asm__(".symver " #fn "_" #tag ", " versioned)
+
 #define sv_container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 
@@ -465,14 +479,23 @@ struct sv_cq {
 
 /*
  * rdma-core 45 appended wr_flush to struct ibv_qp_ex (and
- * IBV_QP_EX_WITH_FLUSH = 1 << 11); the distro header we build against
- * (rdma-core 44) ends at wr_atomic_write.  struct sv_qp puts the slot
- * right after the embedded ibv_qp_ex, where 45's header looks for it.
+ * IBV_QP_EX_WITH_FLUSH = 1 << 11).  Built against a verbs.h that has it
+ * (SV_HAVE_VERBS_WR_FLUSH, rdma-core 45+), the builder goes in that
+ * member; against rdma-core 44's, whose ibv_qp_ex ends at
+ * wr_atomic_write, struct sv_qp has a slot right after the embedded
+ * ibv_qp_ex, where 45's header looks for it.  SV_QP_WR_FLUSH names
+ * whichever it is: the same place either way, so programs built against
+ * either header find it (softverbs_wr_flush() too).
  */
 typedef void (*sv_wr_flush_fn)(struct ibv_qp_ex *qp, uint32_t rkey,
 			       uint64_t remote_addr, size_t len, uint8_t type,
 			       uint8_t level);
 #define SV_QP_EX_WITH_FLUSH	(1ULL << 11)
+#ifdef SV_HAVE_VERBS_WR_FLUSH
+#define SV_QP_WR_FLUSH		ibqp_ex.wr_flush
+#else
+#define SV_QP_WR_FLUSH		wr_flush
+#endif
 
 struct sv_wr_batch;
 
@@ -486,7 +509,9 @@ struct sv_qp {
 		struct ibv_qp ibqp;
 		struct ibv_qp_ex ibqp_ex;
 	};
+#ifndef SV_HAVE_VERBS_WR_FLUSH
 	sv_wr_flush_fn wr_flush;	/* must follow ibqp_ex, see above */
+#endif
 	struct sv_wq sq;
 	struct sv_wq rq;		/* unmapped when the QP uses an SRQ */
 	uint32_t ssn;			/* send sequence number of the next WQE */
@@ -763,6 +788,8 @@ int ibv_read_sysfs_file(const char *dir, const char *file, char *buf,
 			size_t size);
 int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
 		       unsigned int index, enum sv_gid_type_sysfs *type);
+/* str.c; rdma-core 65's verbs.h declares it too */
+const char *ibv_wr_opcode_str(enum ibv_wr_opcode opcode);
 
 /* ------------------------------------------------------------------ */
 /* fork.c — ibv_fork_init and the MADV_DONTFORK range counts           */

@@ -3,6 +3,9 @@
  * The built shared library, as programs see it: exported symbols and their
  * versions, and example programs linked with -lsoftverbs.
  */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -53,10 +56,15 @@ static bool exported_name_ok(const char *name)
 
 TEST(exports_only_ibv_symbols_all_versioned)
 {
-	static char out[1 << 16];
+	static char out[1 << 16], syms65[1 << 14];
 	char cmd[PATH_MAX + 128], *line, *save = NULL;
 	int nfuncs = 0;
 
+	/* rdma-core 65's private node, as |name@@NODE| */
+	snprintf(cmd, sizeof(cmd),
+		 "sed -n 's/^\\(.*@@IBVERBS_PRIVATE_65\\)$/|\\1|/p' "
+		 "%s/../scripts/ulib-abi-65.syms", sv_test_ulib_dir());
+	CHECK_INT(run(cmd, syms65, sizeof(syms65)), 0);
 	snprintf(cmd, sizeof(cmd),
 		 "nm -D --defined-only --with-symbol-versions %s/libsoftverbs.so.1",
 		 sv_test_ulib_dir());
@@ -71,16 +79,32 @@ TEST(exports_only_ibv_symbols_all_versioned)
 		}
 		if (!strcmp(type, "A")) {	/* a version node */
 			if (strncmp(sym, "IBVERBS_1.", 10) &&
-			    strcmp(sym, "IBVERBS_PRIVATE_34") &&
+			    strncmp(sym, "IBVERBS_PRIVATE_", 16) &&
 			    strcmp(sym, "SOFTVERBS_1.0") &&
 			    strcmp(sym, "SOFTVERBS_1.1"))
 				sv_test_fail(__FILE__, __LINE__,
 					     "version node %s", sym);
 			continue;
 		}
+		/* the provider ABI of provider_abi.c: exactly 65's names */
+		if (strstr(sym, "@@IBVERBS_PRIVATE_65")) {
+			char key[300];
+
+			snprintf(key, sizeof(key), "|%s|", sym);
+			if (!strstr(syms65, key))
+				sv_test_fail(__FILE__, __LINE__,
+					     "%s: not in rdma-core 65", sym);
+			continue;
+		}
 		at = strstr(sym, "@@IBVERBS_1.");
-		/* the one private function utilities call (compat.c) */
-		if (!at && !strcmp(sym, "ibv_query_gid_type@@IBVERBS_PRIVATE_34"))
+		/*
+		 * the one private function utilities call (compat.c), in
+		 * each name libibverbs' private node has had
+		 */
+		if (!at && (!strcmp(sym, "ibv_query_gid_type@IBVERBS_PRIVATE_34") ||
+			    !strcmp(sym, "ibv_query_gid_type@IBVERBS_PRIVATE_57") ||
+			    !strcmp(sym, "ibv_query_gid_type@IBVERBS_PRIVATE_59") ||
+			    !strcmp(sym, "ibv_query_gid_type@IBVERBS_PRIVATE_64")))
 			at = strchr(sym, '@');
 		if (!at)
 			at = strstr(sym, "@@SOFTVERBS_1.0");
@@ -106,7 +130,8 @@ TEST(exports_only_ibv_symbols_all_versioned)
 
 /*
  * Each name@@VERSION we export is exported by libibverbs the same way: the
- * distro's library or rdma-core 65's (the list scripts/ulib-abi.sh keeps).
+ * distro's library or rdma-core 65's (the list scripts/ulib-abi.sh keeps);
+ * in a private node, as either kind of version.
  */
 TEST(export_versions_match_libibverbs)
 {
@@ -131,7 +156,20 @@ TEST(export_versions_match_libibverbs)
 
 		if (strstr(line, "@@SOFTVERBS_1."))
 			continue;	/* ours alone (include/softverbs.h) */
+		/*
+		 * rdma-core 57 to 64's names of the private node: in neither
+		 * reference (ulib-abi.sh's table lists them separately)
+		 */
+		if (!strncmp(line, "ibv_query_gid_type@IBVERBS_PRIVATE_", 35) &&
+		    strcmp(line + 35, "34"))
+			continue;
 		snprintf(key, sizeof(key), "|%s|", line);
+		/* a compatibility version matches the node's default there */
+		if (!strstr(theirs, key) && strstr(line, "@IBVERBS_PRIVATE_") &&
+		    !strstr(line, "@@"))
+			snprintf(key, sizeof(key), "|%.*s@%s|",
+				 (int)(strchr(line, '@') - line), line,
+				 strchr(line, '@'));
 		if (!strstr(theirs, key))
 			sv_test_fail(__FILE__, __LINE__,
 				     "%s: not exported like this by libibverbs",
@@ -139,6 +177,78 @@ TEST(export_versions_match_libibverbs)
 		checked++;
 	}
 	CHECK(checked >= 24);
+}
+
+/*
+ * What the dynamic loader gives a program that binds ibv_query_gid_type in
+ * the private node of the rdma-core it was linked against (44 to 65): the
+ * same function for each; 65's is also what an unversioned lookup finds.
+ */
+TEST(query_gid_type_in_every_private_node)
+{
+	static const char *const nodes[] = {
+		"IBVERBS_PRIVATE_34", "IBVERBS_PRIVATE_57", "IBVERBS_PRIVATE_59",
+		"IBVERBS_PRIVATE_64", "IBVERBS_PRIVATE_65",
+	};
+	char path[PATH_MAX];
+	void *h, *def;
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s/libsoftverbs.so.1", sv_test_ulib_dir());
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	CHECK(h != NULL);
+	if (!h)
+		return;
+	def = dlsym(h, "ibv_query_gid_type");
+	CHECK(def != NULL);
+	for (i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++)
+		CHECK(dlvsym(h, "ibv_query_gid_type", nodes[i]) == def);
+	CHECK(dlvsym(h, "ibv_query_gid_type", "IBVERBS_PRIVATE_66") == NULL);
+	dlclose(h);
+}
+
+/*
+ * A provider library a program links (perftest's libmlx5) registers from
+ * its constructor and is ignored; its commands fail without side effects.
+ */
+TEST(provider_abi_is_inert)
+{
+	char path[PATH_MAX];
+	void (*reg)(const void *);
+	int (*cmd)(void *, void *, void *, size_t, void *, size_t);
+	void *(*alloc_ctx)(void *, int, size_t, size_t, unsigned int);
+	unsigned int (*nattrs)(unsigned int, const void *);
+	bool *disassoc;
+	void *h;
+
+	snprintf(path, sizeof(path), "%s/libsoftverbs.so.1", sv_test_ulib_dir());
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	CHECK(h != NULL);
+	if (!h)
+		return;
+	reg = (void (*)(const void *))dlvsym(h, "verbs_register_driver_65",
+					       "IBVERBS_PRIVATE_65");
+	cmd = (int (*)(void *, void *, void *, size_t, void *, size_t))
+		dlvsym(h, "ibv_cmd_alloc_pd", "IBVERBS_PRIVATE_65");
+	alloc_ctx = (void *(*)(void *, int, size_t, size_t, unsigned int))
+		dlvsym(h, "_verbs_init_and_alloc_context", "IBVERBS_PRIVATE_65");
+	nattrs = (unsigned int (*)(unsigned int, const void *))
+		dlvsym(h, "__ioctl_final_num_attrs", "IBVERBS_PRIVATE_65");
+	disassoc = dlvsym(h, "verbs_allow_disassociate_destroy",
+			  "IBVERBS_PRIVATE_65");
+	CHECK(reg && cmd && alloc_ctx && nattrs && disassoc);
+	if (reg && cmd && alloc_ctx && nattrs && disassoc) {
+		reg(&path);	/* any pointer: never read */
+		errno = 0;
+		CHECK_INT(cmd(NULL, NULL, NULL, 0, NULL, 0), EOPNOTSUPP);
+		CHECK_INT(errno, EOPNOTSUPP);
+		errno = 0;
+		CHECK(alloc_ctx(NULL, -1, 64, 0, 0) == NULL);
+		CHECK_INT(errno, EOPNOTSUPP);
+		CHECK_INT(nattrs(4, NULL), 0);
+		CHECK(!*disassoc);
+	}
+	dlclose(h);
 }
 
 TEST(devinfo_links_softverbs_not_libibverbs)

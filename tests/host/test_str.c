@@ -4,6 +4,7 @@
 
 #include <infiniband/verbs.h>
 
+#include "fake.h"	/* ulib.h: ibv_wr_opcode_str where verbs.h lacks it */
 #include "harness.h"
 
 TEST(node_type_str_values)
@@ -48,6 +49,16 @@ TEST(wc_status_str_values)
 		  "TM software rendezvous");
 	CHECK_STR(ibv_wc_status_str((enum ibv_wc_status)1000), "unknown");
 	CHECK_STR(ibv_wc_status_str((enum ibv_wc_status)-1), "unknown");
+}
+
+TEST(wr_opcode_str_values)
+{
+	CHECK_STR(ibv_wr_opcode_str(IBV_WR_RDMA_WRITE), "rdma-write");
+	CHECK_STR(ibv_wr_opcode_str(IBV_WR_SEND_WITH_INV), "send-with-inv");
+	CHECK_STR(ibv_wr_opcode_str((enum ibv_wr_opcode)SV_WR_FLUSH), "flush");
+	CHECK_STR(ibv_wr_opcode_str(IBV_WR_ATOMIC_WRITE), "atomic-write");
+	CHECK_STR(ibv_wr_opcode_str((enum ibv_wr_opcode)16), "unknown");
+	CHECK_STR(ibv_wr_opcode_str((enum ibv_wr_opcode)-1), "unknown");
 }
 
 TEST(rate_mult_conversions)
