@@ -109,14 +109,17 @@ unpack() {
 		rm -rf "$stage"
 		die "$kver: the packages lack its headers"
 	}
-	sed -i "s|^include /usr/src/|include $tree/usr/src/|" "$stage/usr/src/linux-headers-$kver/Makefile"
+	# (and from 7.x names itself as the build directory, KBUILD_OUTPUT)
+	sed -i -e "s|^include /usr/src/|include $tree/usr/src/|" \
+		-e "s|^KBUILD_OUTPUT=/usr/src/|KBUILD_OUTPUT=$tree/usr/src/|" \
+		"$stage/usr/src/linux-headers-$kver/Makefile"
 	# from 7.x the packages install into /usr/lib/modules/KVER only
 	# (vmlinuz included; the postinst copies it to /boot): lib is usr/lib,
 	# as on a merged-/usr system, for depmod -b and the paths printed
 	if [ -d "$stage/usr/lib/modules" ] && [ ! -e "$stage/lib" ]; then
 		ln -s usr/lib "$stage/lib"
 	fi
-	if [ -d "$stage/lib/modules/$kver" ]; then
+	if [ -f "$stage/lib/modules/$kver/modules.order" ]; then
 		ln -sfn "$tree/usr/src/linux-headers-$kver" "$stage/lib/modules/$kver/build"
 		depmod -b "$stage" "$kver"
 	fi

@@ -35,7 +35,9 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cache=${SV_CACHE:-/var/tmp/softverbs-cache}
 root=$cache/trixie-root
 suite=trixie
-include=gcc-14,make,libc6-dev,libelf-dev,bc,kmod
+# dwarves: Debian 13's kernels have BTF for modules (CONFIG_DEBUG_INFO_BTF_
+# MODULES), and kbuild warns when its pahole differs from the kernel's
+include=gcc-14,make,libc6-dev,libelf-dev,bc,kmod,dwarves
 key="$suite minbase $include"
 
 die() { echo "trixie-root.sh: $*" >&2; exit 1; }
