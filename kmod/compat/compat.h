@@ -4,9 +4,12 @@
  *
  * Kbuild runs compat/probe.sh, which compiles each compat/probes/NAME.c
  * against the target tree and writes SV_HAVE_NAME into compat/config.h.
- * Core code uses only the shims below and never tests version numbers.
+ * Core code uses only the shims below (and in compat/sv_compat_*.h) and
+ * never tests version numbers.  What softverbs cannot build without is
+ * listed in compat/required: probe.sh refuses a kernel lacking it with
+ * one message naming the probe.
  *
- * Supported kernels: Linux 6.1 to 6.12 (also stated in dkms.conf and
+ * Supported kernels: Linux 6.1 to 7.3 (also stated in dkms.conf and
  * README.md).
  */
 #ifndef SV_COMPAT_H
@@ -30,7 +33,7 @@
  * as its own.
  */
 #ifndef SV_HAVE_OPS_GET_NETDEV
-#error "softverbs supports Linux 6.1 to 6.12: this ib_core has no ib_device_ops.get_netdev"
+#error "softverbs supports Linux 6.1 to 7.3: this ib_core has no ib_device_ops.get_netdev"
 #endif
 
 /*
@@ -180,8 +183,7 @@ static inline void sv_dma_buf_vunmap(struct dma_buf *dmabuf,
 
 /*
  * Timers: core code uses today's names.  timer_delete[_sync]() came in
- * 6.2 (del_timer[_sync]() went in 6.16), timer_container_of() in 6.16
- * (from_timer() went after it).
+ * 6.2 and timer_container_of() in 6.16; the old names are gone in 7.x.
  */
 #ifndef SV_HAVE_TIMER_DELETE
 #define timer_delete(timer)		del_timer(timer)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* timer_container_of() (6.16+) replaces from_timer() (gone in 7.x) */
+/* timer_container_of() (6.16+) replaces from_timer() */
 #include <linux/timer.h>
 
 struct probe {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * timer_delete() and timer_delete_sync() (6.2+) replace del_timer() and
- * del_timer_sync() (gone in 6.16)
+ * del_timer_sync()
  */
 #include <linux/timer.h>
 
