@@ -45,7 +45,8 @@ sv_apt_opts() {
 		-o "Dir::Etc::Preferences=$sv_apt_dir/empty/preferences" \
 		-o "Dir::Etc::PreferencesParts=$sv_apt_dir/empty" \
 		-o APT::Default-Release= \
-		-o Debug::NoLocking=1
+		-o Debug::NoLocking=1 \
+		-o APT::Sandbox::User=root
 }
 
 sv_apt() {

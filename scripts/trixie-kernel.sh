@@ -131,7 +131,8 @@ unpack() {
 # fetch_kernel KVER WITH_IMAGE: download and unpack one kernel
 fetch_kernel() {
 	local kver=$1 pkgs=() files re
-	re=$(sed 's/[.+]/[&]/g' <<<"$kver")
+	re=${kver//./[.]}
+	re=${re//+/[+]}
 	pkgs=("linux-headers-$kver")
 	mapfile -t -O 1 pkgs < <(deps "linux-headers-$kver" '^linux-(headers-.*-common|kbuild-.*)$')
 	[ ${#pkgs[@]} = 3 ] || die "linux-headers-$kver: no -common or kbuild package among its dependencies"

@@ -74,7 +74,7 @@ build() {
 # bind mounts a private mount namespace, so they vanish with CMD and never
 # show up in the host's mount table (nor in another run's).
 run_in() {
-	local binds=() d
+	local binds=()
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--bind) binds+=("$(realpath "$2")"); shift 2 ;;

@@ -21,6 +21,7 @@ static int sv_compat_resize_cq(struct ib_cq *ibcq, unsigned int cqe,
 {
 	return sv_cq_resize(ibcq, min_t(unsigned int, cqe, INT_MAX), udata);
 }
+
 #define SV_OPS_RESIZE_CQ(fn)	.resize_user_cq = sv_compat_resize_cq
 #else
 #define SV_OPS_RESIZE_CQ(fn)	.resize_cq = (fn)
