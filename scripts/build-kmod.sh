@@ -13,12 +13,10 @@
 # Fails on any compiler or modpost warning.
 #
 # The compiler is the one the kernel was built with, as its configuration
-# names it (CONFIG_CC_VERSION_TEXT: "gcc-12 (Debian ...)" for Debian 12's
-# kernels, "x86_64-linux-gnu-gcc-14 (Debian ...)" for Debian 13's).  When
-# the host lacks it (Debian 13's kernels on a Debian 12 host), the build
-# runs in the Debian 13 root of scripts/trixie-root.sh, made on first use,
-# with KDIR's tree and OUTDIR bind-mounted at their own paths.  With CC
-# set, or the compiler on the host (a Debian 13 host), it runs natively.
+# names it: when the host lacks it (Debian 13's kernels on a Debian 12
+# host), the build runs in the Debian 13 root of scripts/trixie-root.sh
+# (scripts/kbuild-runner.sh).  With CC set, or the compiler on the host (a
+# Debian 13 host), it runs natively.
 set -euo pipefail
 
 if [ $# -ne 2 ]; then
@@ -65,42 +63,8 @@ if [ -f "$manifest" ]; then
 fi
 cp "$new_manifest" "$manifest"
 
-# kernel_cc: the compiler command the kernel's configuration names
-kernel_cc() {
-	local f
-	for f in "$kdir/include/config/auto.conf" "$kdir/.config"; do
-		[ -f "$f" ] || continue
-		sed -n 's/^CONFIG_CC_VERSION_TEXT="\{0,1\}\([^ "]*\).*/\1/p' "$f" | head -n 1
-		return 0
-	done
-}
-
-# in_root: the command prefix that runs make in the Debian 13 root, with
-# what the build reads and writes bind-mounted: OUTDIR and KDIR's tree.
-# Debian's headers point at their -common headers and kbuild scripts by
-# absolute (/usr/src/...) or relative (../../lib/linux-kbuild-*) paths: a
-# tree unpacked into the cache (trixie-kernel.sh) is bound whole from the
-# directory that holds its usr/, headers installed on the host as their
-# /usr/src and kbuild directories.
-runner=()
-cc=$(kernel_cc)
-if [ -z "${CC:-}" ] && [ -n "$cc" ] && ! command -v "$cc" >/dev/null; then
-	binds=(--bind "$out")
-	case $kdir in
-	*/usr/src/*) prefix=${kdir%%/usr/src/*} ;;
-	*) prefix=$kdir ;;
-	esac
-	if [ -n "$prefix" ]; then
-		binds+=(--bind "$prefix")
-	else
-		binds+=(--bind /usr/src)
-		for d in /usr/lib/linux-kbuild-*; do
-			[ -d "$d" ] && binds+=(--bind "$d")
-		done
-	fi
-	runner=("$root/scripts/trixie-root.sh" run "${binds[@]}" --)
-	echo "build-kmod.sh: $cc is not on this host: building in the Debian 13 root" >&2
-fi
+# Debian 13's kernels on a Debian 12 host: make runs in the Debian 13 root
+mapfile -t runner < <("$root/scripts/kbuild-runner.sh" "$kdir" "$out")
 
 make_args=(-C "$kdir" M="$out" W=1 -j"${JOBS:-$(nproc)}")
 [ -n "${CC:-}" ] && make_args+=(CC="$CC")
