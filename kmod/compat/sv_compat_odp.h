@@ -24,6 +24,12 @@
  * of the process, HMM_PFN_WRITE if it may be written.  The access mask of
  * ib_umem_odp_map_dma_and_lock() is in the same bits: write asks for
  * HMM_PFN_WRITE, read is implied.
+ *
+ * Unlike dma_list, the list is also hmm_range_fault()'s output: ib_core
+ * lets it write the entries in place, without umem_mutex, and checks the
+ * notifier sequence only afterwards (retrying on a change).  A fault that
+ * races an invalidation can so leave a stale entry until its retry
+ * rewrites it; Soft-RoCE, which reads the same list, shares that window.
  */
 #define SV_ODP_ACCESS_READ	0
 #define SV_ODP_ACCESS_WRITE	HMM_PFN_WRITE
