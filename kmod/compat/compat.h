@@ -19,7 +19,6 @@
 #include <linux/dma-buf.h>
 #include <linux/mm.h>
 #include <linux/timer.h>
-#include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -219,21 +218,6 @@ static inline bool sv_ib_device_name_taken(const char *name)
 	return other;
 #else
 	return false;
-#endif
-}
-
-/*
- * A umem of user virtual memory: ib_umem_get() until ib_core's umem
- * getters learned buffer descriptors, then ib_umem_get_va().
- */
-static inline struct ib_umem *sv_ib_umem_get(struct ib_device *dev,
-					     unsigned long addr, size_t size,
-					     int access)
-{
-#ifdef SV_HAVE_IB_UMEM_GET_VA
-	return ib_umem_get_va(dev, addr, size, access);
-#else
-	return ib_umem_get(dev, addr, size, access);
 #endif
 }
 

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The pages of an ODP umem as ib_core keeps them, asked the same way on
- * every kernel: is page @idx (in units of the umem's page_shift) mapped,
- * with write rights, and at which kernel address.  Included by sv_mr.c.
+ * User memory of MRs (umem): how to get one, and the pages of an ODP umem
+ * as ib_core keeps them, asked the same way on every kernel: is page @idx
+ * (in units of the umem's page_shift) mapped, with write rights, and at
+ * which kernel address.  Included by sv_mr.c (apart from compat.h, which
+ * the user-space fuzz targets' shim headers must serve too).
  *
  * softverbs has no DMA device, so ib_core uses virtual DMA ops and never
  * maps anything for a device: a mapped page is a page of the process that
@@ -12,9 +14,25 @@
 #define SV_COMPAT_ODP_H
 
 #include <linux/mm.h>
+#include <rdma/ib_umem.h>
 #include <rdma/ib_umem_odp.h>
 
 #include "compat.h"
+
+/*
+ * A umem of user virtual memory: ib_umem_get() until ib_core's umem
+ * getters learned buffer descriptors, then ib_umem_get_va().
+ */
+static inline struct ib_umem *sv_ib_umem_get(struct ib_device *dev,
+					     unsigned long addr, size_t size,
+					     int access)
+{
+#ifdef SV_HAVE_IB_UMEM_GET_VA
+	return ib_umem_get_va(dev, addr, size, access);
+#else
+	return ib_umem_get(dev, addr, size, access);
+#endif
+}
 
 #ifdef SV_HAVE_UMEM_ODP_HMM
 #include <linux/hmm.h>
