@@ -20,6 +20,7 @@ work="$out.probes.$$"
 rm -rf "$work"
 mkdir -p "$work"
 trap 'rm -rf "$work" "$tmp"' EXIT
+trap 'exit 1' HUP INT TERM
 
 # -Werror: a probe fails on a prototype mismatch, not just on a missing
 # symbol.  Each leaves NAME.ok when it compiled, its output in NAME.log.
