@@ -48,6 +48,12 @@ build() {
 	local mirror stage
 	complete && return 0
 	[ "$(id -u)" = 0 ] || die "building the root needs root"
+	# one builder at a time (two module builds may both find no root);
+	# the lock is released when this process exits
+	mkdir -p "$cache"
+	exec 9>"$cache/.trixie-root.lock"
+	flock 9
+	complete && return 0
 	command -v debootstrap >/dev/null || {
 		echo "trixie-root.sh: installing debootstrap" >&2
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends debootstrap >/dev/null
