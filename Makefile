@@ -29,7 +29,7 @@ all: kmod ulib tools
 
 kmod:
 	@test -n "$(KDIR)" || { echo "no kernel build tree found: install linux-headers-amd64 or set KDIR" >&2; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+	$$(scripts/kbuild-runner.sh $(KDIR) $(CURDIR)) $(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
 
 ulib:
 	$(MAKE) -C ulib

@@ -11,6 +11,12 @@
 # Env: CC (e.g. "ccache gcc-12") is passed to kbuild if set; JOBS (default nproc);
 # SV_KBUILD_ARGS adds kbuild arguments (C=2 runs sparse on every file).
 # Fails on any compiler or modpost warning.
+#
+# The compiler is the one the kernel was built with, as its configuration
+# names it: when the host lacks it (Debian 13's kernels on a Debian 12
+# host), the build runs in the Debian 13 root of scripts/trixie-root.sh
+# (scripts/kbuild-runner.sh).  With CC set, or the compiler on the host (a
+# Debian 13 host), it runs natively.
 set -euo pipefail
 
 if [ $# -ne 2 ]; then
@@ -57,6 +63,9 @@ if [ -f "$manifest" ]; then
 fi
 cp "$new_manifest" "$manifest"
 
+# Debian 13's kernels on a Debian 12 host: make runs in the Debian 13 root
+mapfile -t runner < <("$root/scripts/kbuild-runner.sh" "$kdir" "$out")
+
 make_args=(-C "$kdir" M="$out" W=1 -j"${JOBS:-$(nproc)}")
 [ -n "${CC:-}" ] && make_args+=(CC="$CC")
 # SV_KBUILD_ARGS: extra kbuild arguments, e.g. "C=2" for sparse (scripts/lint.sh)
@@ -68,7 +77,7 @@ echo "build-kmod.sh: make ${make_args[*]} modules" >&2
 # pipefail makes a make failure fail the pipeline; the log keeps the output
 # for the warning scan below and for check.sh's report.
 # A failed build must not leave the previous run's .ko behind for the tests.
-if ! make "${make_args[@]}" modules 2>&1 | tee "$log"; then
+if ! ${runner[@]+"${runner[@]}"} make "${make_args[@]}" modules 2>&1 | tee "$log"; then
 	echo "build-kmod.sh: build failed for $kdir (log: $log)" >&2
 	find "$out" -name '*.ko' -delete
 	exit 1
@@ -80,6 +89,6 @@ fi
 if grep -qi 'warning:' "$log"; then
 	echo "build-kmod.sh: warnings in the build (log: $log):" >&2
 	grep -i 'warning:' "$log" >&2
-	make "${make_args[@]}" clean >/dev/null 2>&1 || true
+	${runner[@]+"${runner[@]}"} make "${make_args[@]}" clean >/dev/null 2>&1 || true
 	exit 1
 fi
