@@ -31,6 +31,12 @@
 # the exit status is 1 if anything failed.
 #
 # Environment:
+#   SV_TRIXIE=0           skip Debian 13's newer kernels (scripts/trixie-kernel.sh
+#                         fetches headers of SV_TRIXIE_SERIES, default "7.2 7.3",
+#                         and the 7.3 image into the cache; the module is built
+#                         for each, in the Debian 13 root of scripts/trixie-root.sh
+#                         where the host lacks their compiler, and the 7.3 amd64
+#                         kernel's VM runs the stock selection; root only)
 #   SV_CLOUD=0            skip Debian's cloud kernels (scripts/cloud-kernel.sh
 #                         fetches and unpacks them into the cache, never into
 #                         /boot; their VMs share the host root over virtio-fs,
@@ -266,6 +272,13 @@ read -ra stock <<<"$kernels"
 # fetches (the kernel releases are known only after it ran)
 cloud_metas=(linux-image-cloud-amd64 linux-image-6.12-cloud-amd64)
 [ "${SV_CLOUD:-1}" != 0 ] || cloud_metas=()
+# Debian 13's kernels (trixie-backports): headers of each series to build
+# against, and the VMs of the kernels whose image is fetched too (7.3 amd64)
+read -ra trixie_series <<<"${SV_TRIXIE_SERIES:-7.2 7.3}"
+trixie_vms=1
+if [ "${SV_TRIXIE:-1}" = 0 ] || [ "$(id -u)" != 0 ]; then
+	trixie_series=() trixie_vms=0
+fi
 dk_wanted=0
 [ ! -f scripts/debug-kernel.sh ] || [ "${SV_DEBUG_KERNEL:-1}" = 0 ] || dk_wanted=1
 demo_wanted=0
@@ -304,7 +317,8 @@ first_filter=${SV_TESTS:-}
 # (fuzzing, DKMS, make deb, a module build per stock kernel, fetch, module
 # and DKMS per cloud kernel, the package installs, lint)
 host_est() {
-	local t=$((${#stock[@]} * host_kmod_secs + ${#cloud_metas[@]} * host_cloud_secs))
+	local t=$((${#stock[@]} * host_kmod_secs + ${#cloud_metas[@]} * host_cloud_secs +
+		${#trixie_series[@]} * host_cloud_secs))
 	[ "${SV_FUZZ:-1}" = 0 ] || t=$((t + host_fuzz_secs))
 	[ "${SV_DKMS:-1}" = 0 ] || t=$((t + host_dkms_secs))
 	[ "${SV_DEB:-1}" = 0 ] || t=$((t + host_deb_secs))
@@ -325,6 +339,7 @@ plan_debug_shards() {
 		fi
 	fi
 	[ $demo_wanted = 0 ] || stock_total=$((stock_total + demo_secs))
+	stock_total=$((stock_total + trixie_vms * $(vm_est stock "${sel_stock[@]}")))
 	if [ ${#cloud_metas[@]} -gt 0 ]; then
 		stock_total=$((stock_total + $(vm_est stock "${sel_cloud1[@]}") +
 			(${#cloud_metas[@]} - 1) * $(vm_est stock "${sel_cloud[@]}")))
@@ -400,6 +415,7 @@ if [ -n "${SV_PLAN:-}" ]; then
 		echo "host stages beside debug #1, before debug #2: ~$(host_est) s"
 	fi
 	for kver in "${stock[@]:1}"; do plan_vm "$kver" stock "$stock_filter"; done
+	[ $trixie_vms = 0 ] || plan_vm "Debian 13's 7.3 (amd64)" stock "$stock_filter"
 	for m in "${cloud_metas[@]}"; do
 		f=$cloud_filter
 		[ "$m" != "${cloud_metas[0]}" ] || f=$cloud1_filter
@@ -790,6 +806,28 @@ if [ ${#cloud_metas[@]} -gt 0 ]; then
 	fi
 fi
 
+# Debian 13's newer kernels (scripts/trixie-kernel.sh): headers (and the 7.3
+# image) from trixie-backports, unpacked into the cache, never installed.
+# Their headers name gcc-14: build-kmod.sh builds in the Debian 13 root of
+# scripts/trixie-root.sh when the host lacks it.  Each kernel's module
+# build is a test; the kernels with an image (KERNEL= lines) of the amd64
+# flavour get a VM below.
+trixie=()
+if [ ${#trixie_series[@]} -gt 0 ]; then
+	if stage trixie-kernels bash scripts/trixie-kernel.sh fetch "${trixie_series[@]}"; then
+		mapfile -t trixie_all < <(sed -n 's/^KVER=//p' "$results/trixie-kernels.log")
+		for kver in "${trixie_all[@]}"; do
+			build_kmod "$kver" "$kver" "$(grep -F "/linux-headers-$kver" "$results/trixie-kernels.log" | sed -n 's/^KDIR=//p' | head -n 1)"
+			if grep -qF "KERNEL=" <<<"$(bash scripts/trixie-kernel.sh print "$kver")" &&
+				[[ $kver == *-amd64 && $kver != *-cloud-amd64 ]]; then
+				trixie+=("$kver")
+			fi
+		done
+	else
+		row "Debian 13 kernels" 0 1 0 "$stage_secs" "fetch failed, see results/trixie-kernels.log (SV_TRIXIE=0 skips them)"
+	fi
+fi
+
 # The packages installed as a user installs them ("apt install ./*.deb",
 # DKMS building the module) in a throwaway copy of this host, one kernel at
 # a time, for each VM that runs tests/user/17-deb.sh, which then uses the
@@ -878,6 +916,13 @@ fi
 # 3 of the 9 boots tried with it hung early, see run.sh's watchdog.)
 launch_debug $((dk_early + 1)) 2
 for kver in "${stock[@]:1}"; do
+	# shellcheck disable=SC2046 # nic_arg: one word or none
+	launch "$results/$kver" vm_job "$kver" "$kver" "$results/$kver" "$vm_timeout" "$stock_filter" --kver "$kver" \
+		$(nic_arg "$stock_filter")
+done
+# Debian 13's kernel with an image (7.3): what every further stock kernel runs
+for kver in "${trixie[@]}"; do
+	[ -f "build/$kver/kmod/softverbs.ko" ] || continue
 	# shellcheck disable=SC2046 # nic_arg: one word or none
 	launch "$results/$kver" vm_job "$kver" "$kver" "$results/$kver" "$vm_timeout" "$stock_filter" --kver "$kver" \
 		$(nic_arg "$stock_filter")
