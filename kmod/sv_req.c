@@ -1020,7 +1020,7 @@ static void sv_req_grow_locked(struct sv_qp *qp)
 	if (qp->req.growing || !sv_qp_handle_get_rcu(qp->handle))
 		return;
 	qp->req.growing = true;
-	if (!queue_work(system_wq, &qp->req.grow_work)) {
+	if (!queue_work(system_percpu_wq, &qp->req.grow_work)) {
 		qp->req.growing = false;
 		sv_qp_put(qp);
 	}
@@ -1149,7 +1149,7 @@ int sv_req_wq_create(void)
 	 * High priority: requester work is the transmit path.  Memory
 	 * reclaim may depend on it (NVMe-oF, NFS over softverbs).
 	 */
-	sv_req_wq = alloc_workqueue("softverbs_req", WQ_HIGHPRI |
+	sv_req_wq = alloc_workqueue("softverbs_req", WQ_PERCPU | WQ_HIGHPRI |
 				    WQ_MEM_RECLAIM, 0);
 	return sv_req_wq ? 0 : -ENOMEM;
 }

@@ -181,6 +181,18 @@ static inline void sv_dma_buf_vunmap(struct dma_buf *dmabuf,
 #endif
 
 /*
+ * Workqueues: core code uses today's names.  From 6.17 a per-CPU queue
+ * says WQ_PERCPU (without it or WQ_UNBOUND alloc_workqueue() warns), and
+ * system_wq is system_percpu_wq (queueing on the old name warns).
+ */
+#ifndef SV_HAVE_WQ_PERCPU
+#define WQ_PERCPU		0
+#endif
+#ifndef SV_HAVE_SYSTEM_PERCPU_WQ
+#define system_percpu_wq	system_wq
+#endif
+
+/*
  * Timers: core code uses today's names.  timer_delete[_sync]() came in
  * 6.2 and timer_container_of() in 6.16; the old names are gone in 7.x.
  */
