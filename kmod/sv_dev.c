@@ -379,9 +379,6 @@ int sv_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 		sv->ibdev.node_guid = sv_eth_guid_from_mac(ndev->dev_addr);
 	}
 	strscpy(sv->ibdev.node_desc, "softverbs", sizeof(sv->ibdev.node_desc));
-	ib_set_device_ops(&sv->ibdev, &sv_dev_ops);
-	if (sv->l3)
-		ib_set_device_ops(&sv->ibdev, &sv_dev_l3_ops);
 	/* librxe rings the SQ doorbell with a POST_SEND of no work requests */
 	sv->ibdev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
 
@@ -390,6 +387,13 @@ int sv_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 	if (err)
 		goto err_put_sock;
 	sv->ibdev.dev.parent = sv->parent.dev;
+	/*
+	 * From here ib_dealloc_device() calls dealloc_driver, which undoes
+	 * everything above: the ops go in last, once all of it is set up.
+	 */
+	ib_set_device_ops(&sv->ibdev, &sv_dev_ops);
+	if (sv->l3)
+		ib_set_device_ops(&sv->ibdev, &sv_dev_l3_ops);
 	/* the user named it; newer rdma-core's udev renamer then keeps it */
 	sv_mark_name_assigned_by_user(&sv->ibdev);
 
@@ -407,8 +411,11 @@ int sv_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 		pr_info("an RDMA device named %s already exists\n", ibdev_name);
 		err = -EEXIST;
 	}
-	if (err)
-		goto err_destroy_parent;
+	if (err) {
+		/* dealloc_driver releases what the device holds */
+		ib_dealloc_device(&sv->ibdev);
+		return err;
+	}
 
 	/*
 	 * Publish.  Under RTNL the netdev notifier cannot run, so the
@@ -440,8 +447,6 @@ int sv_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 	sv_dbg_dev(sv, "created on %s\n", ndev->name);
 	return 0;
 
-err_destroy_parent:
-	sv_parent_destroy(sv);
 err_put_sock:
 	sv_net_sock_put(sv->net);
 err_free_stats:
