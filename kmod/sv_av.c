@@ -13,7 +13,6 @@
 #include <net/if_inet6.h>
 #include <net/ip.h>
 #include <net/ip6_fib.h>
-#include <net/ipv6_stubs.h>
 #include <net/neighbour.h>
 #include <net/route.h>
 #include <rdma/ib_addr.h>
@@ -21,6 +20,7 @@
 
 #include "sv.h"
 #include "sv_xport.h"
+#include "compat/sv_compat_net.h"
 
 static const struct in6_addr *sv_gid_in6(const union ib_gid *gid)
 {
@@ -131,8 +131,8 @@ static struct dst_entry *sv_path_dst6(struct sv_dev *sv,
 
 	if (!ipv6_addr_v4mapped(sv_gid_in6(&path->sgid)))
 		fl6.saddr = *sv_gid_in6(&path->sgid);
-	/* -EAFNOSUPPORT through the stub when IPv6 is disabled */
-	return ipv6_stub->ipv6_dst_lookup_flow(sv->net, NULL, &fl6, NULL);
+	/* -EAFNOSUPPORT when IPv6 is disabled (compat.h) */
+	return sv_ip6_dst_lookup_flow(sv->net, NULL, &fl6);
 }
 
 /* The route from the source to the destination of @path, or ERR_PTR. */

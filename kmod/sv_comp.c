@@ -242,8 +242,8 @@ static enum ib_wc_status sv_comp_nak_status(struct sv_dev *sv, u8 code)
 
 static void sv_comp_stop_timers(struct sv_qp *qp)
 {
-	del_timer(&qp->req.retrans_timer);
-	del_timer(&qp->req.rnr_timer);
+	timer_delete(&qp->req.retrans_timer);
+	timer_delete(&qp->req.rnr_timer);
 }
 
 /* An RNR NAK for the open WQE @sw (IBTA 9.7.5.2.8). */
@@ -264,7 +264,7 @@ static void sv_comp_rnr_locked(struct sv_qp *qp, struct sv_swqe *sw,
 		qp->req.rnr_left--;
 	sv_stat_inc(sv, SV_STAT_RNR_RETRIES);
 	qp->req.rnr_wait = true;
-	del_timer(&qp->req.retrans_timer);
+	timer_delete(&qp->req.retrans_timer);
 	mod_timer(&qp->req.rnr_timer,
 		  jiffies + max(sv_rnr_timer_to_jiffies(timer_code), 1UL));
 }
@@ -365,7 +365,7 @@ out_timer:
 	if (progress) {
 		qp->req.retry_left = READ_ONCE(qp->attr.retry_cnt);
 		if (qp->comp.psn == qp->req.psn)
-			del_timer(&qp->req.retrans_timer);
+			timer_delete(&qp->req.retrans_timer);
 		else if (!qp->req.rnr_wait)
 			sv_req_arm_retrans_locked(qp, true);
 		kick = true;
@@ -381,7 +381,7 @@ out_unlock:
 /* The local ACK timeout expired (IBTA 9.7.6.1.3): resend or give up. */
 void sv_comp_retrans_timeout(struct timer_list *t)
 {
-	struct sv_qp *qp = from_timer(qp, t, req.retrans_timer);
+	struct sv_qp *qp = timer_container_of(qp, t, req.retrans_timer);
 	struct sv_dev *sv = sv_comp_dev(qp);
 	bool retire = false, kick = false;
 	enum ib_qp_state state;
@@ -399,7 +399,7 @@ void sv_comp_retrans_timeout(struct timer_list *t)
 	if (!qp->req.retry_left) {
 		sv_stat_inc(sv, SV_STAT_RETRY_EXCEEDED);
 		sv_comp_fail_locked(qp, sw, IB_WC_RETRY_EXC_ERR);
-		del_timer(&qp->req.rnr_timer);
+		timer_delete(&qp->req.rnr_timer);
 		retire = true;
 		goto out_unlock;
 	}
@@ -419,7 +419,7 @@ out_unlock:
 /* The wait an RNR NAK asked for is over: resend what it refused. */
 void sv_comp_rnr_timeout(struct timer_list *t)
 {
-	struct sv_qp *qp = from_timer(qp, t, req.rnr_timer);
+	struct sv_qp *qp = timer_container_of(qp, t, req.rnr_timer);
 	enum ib_qp_state state;
 	bool kick = false;
 

@@ -20,6 +20,7 @@
 
 #include "sv.h"
 #include "sv_eth.h"
+#include "compat/sv_compat_ops.h"
 
 /*
  * All softverbs devices.  Writers hold sv_devices_mutex; the receive path
@@ -106,7 +107,7 @@ static const struct ib_device_ops sv_dev_ops = {
 	.destroy_cq = sv_cq_destroy,
 	.poll_cq = sv_cq_poll,
 	.req_notify_cq = sv_cq_req_notify,
-	.resize_cq = sv_cq_resize,
+	SV_OPS_RESIZE_CQ(sv_cq_resize),
 
 	.create_srq = sv_srq_create,
 	.modify_srq = sv_srq_modify,
@@ -130,10 +131,10 @@ static const struct ib_device_ops sv_dev_ops = {
 	.detach_mcast = sv_mcast_detach,
 
 	.get_dma_mr = sv_mr_get_dma,
-	.reg_user_mr = sv_mr_reg_user,
+	.reg_user_mr = sv_compat_reg_user_mr,
 	.rereg_user_mr = sv_mr_rereg_user,
 	.dereg_mr = sv_mr_dereg,
-	.reg_user_mr_dmabuf = sv_mr_reg_dmabuf,
+	.reg_user_mr_dmabuf = sv_compat_reg_dmabuf,
 	.advise_mr = sv_mr_advise,
 	.alloc_mr = sv_mr_alloc_fast,
 	.map_mr_sg = sv_mr_map_sg,
@@ -291,7 +292,6 @@ static int sv_dev_check_netdev(struct net_device *ndev)
  */
 int sv_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 {
-	struct ib_device *other;
 	struct sv_dev *sv;
 	int err;
 
@@ -299,9 +299,7 @@ int sv_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 	if (err)
 		return err;
 
-	other = ib_device_get_by_name(ibdev_name, RDMA_DRIVER_UNKNOWN);
-	if (other) {
-		ib_device_put(other);
+	if (sv_ib_device_name_taken(ibdev_name)) {
 		pr_info("an RDMA device named %s already exists\n", ibdev_name);
 		return -EEXIST;
 	}
@@ -400,6 +398,15 @@ int sv_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 	 * addresses" are kernel virtual addresses.
 	 */
 	err = ib_register_device(&sv->ibdev, ibdev_name, NULL);
+	if (err == -ENFILE) {
+		/*
+		 * The name is taken (nldev refuses '%' names, so no name
+		 * pattern ran out): a late comer, or an ib_core that
+		 * answers no name lookup (sv_ib_device_name_taken()).
+		 */
+		pr_info("an RDMA device named %s already exists\n", ibdev_name);
+		err = -EEXIST;
+	}
 	if (err)
 		goto err_destroy_parent;
 

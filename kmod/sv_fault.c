@@ -70,7 +70,7 @@ static struct sk_buff *sv_fault_take_held(struct sv_fault_dir_state *d,
 
 static void sv_fault_timer(struct timer_list *t)
 {
-	struct sv_fault_dir_state *d = from_timer(d, t, timer);
+	struct sv_fault_dir_state *d = timer_container_of(d, t, timer);
 	struct sv_fault_out out;
 	struct sk_buff *skb;
 
@@ -230,7 +230,7 @@ static void sv_fault_flush_held(struct sv_fault_dir_state *d)
 	struct sv_fault_out out;
 	struct sk_buff *skb;
 
-	del_timer_sync(&d->timer);
+	timer_delete_sync(&d->timer);
 	spin_lock_bh(&d->lock);
 	skb = sv_fault_take_held(d, &out);
 	spin_unlock_bh(&d->lock);
@@ -347,7 +347,7 @@ void sv_fault_dev_cleanup(struct sv_dev *sv)
 	for (i = 0; i < SV_FAULT_NUM_DIRS; i++) {
 		struct sv_fault_dir_state *d = &f->d[i];
 
-		del_timer_sync(&d->timer);
+		timer_delete_sync(&d->timer);
 		/* no lock needed: no hook and no timer can run any more */
 		kfree_skb(d->held);
 		d->held = NULL;

@@ -16,6 +16,8 @@
 #include <rdma/ib_umem.h>
 #include <rdma/ib_umem_odp.h>
 
+#include "compat/sv_compat_odp.h"
+
 #include "sv.h"
 #include "sv_xport.h"
 
@@ -477,7 +479,7 @@ static void *sv_mr_odp_va(struct sv_mr *mr, u64 addr, u32 *len, bool write)
 	u64 inval_end = mr->odp_inval_end;
 	unsigned int shift;
 	u64 page_size, off, idx;
-	dma_addr_t dma;
+	void *va;
 
 	if (mr->odp_implicit) {
 		/* a page never crosses a chunk: chunks are aligned */
@@ -499,11 +501,11 @@ static void *sv_mr_odp_va(struct sv_mr *mr, u64 addr, u32 *len, bool write)
 		return NULL;
 	idx = (addr - ib_umem_start(odp)) >> shift;
 	/* written by ib_core under umem_mutex; invalidation is excluded */
-	dma = READ_ONCE(odp->dma_list[idx]);
-	if (!(dma & (write ? ODP_WRITE_ALLOWED_BIT : ODP_READ_ALLOWED_BIT)))
+	va = sv_odp_page_va(odp, idx, write);
+	if (!va)
 		return NULL;
 	*len = min_t(u64, *len, page_size - off);
-	return sv_dma_to_ptr((dma & ODP_DMA_ADDR_MASK) + off);
+	return va + off;
 }
 
 /*
@@ -598,7 +600,7 @@ static void sv_mr_odp_unmap(struct sv_mr *mr, struct ib_umem_odp *odp,
 	*inval_end = end;
 	read_sequnlock_excl_bh(&mr->lock);
 
-	ib_umem_odp_unmap_dma_pages(odp, start, end);
+	sv_odp_unmap_pages(odp, start, end);
 
 	read_seqlock_excl_bh(&mr->lock);
 	*inval_start = 0;
@@ -683,7 +685,7 @@ static int sv_mr_odp_map(struct ib_umem_odp *odp, u64 addr, u64 len,
 	 */
 	start = (addr - ib_umem_start(odp)) >> odp->page_shift;
 	for (idx = start; idx < start + npages; idx++)
-		if (odp->dma_list[idx])
+		if (sv_odp_page_mapped(odp, idx))
 			mapped++;
 	if (use)
 		use(arg);
@@ -923,7 +925,7 @@ int sv_mr_odp_fault_use(struct sv_mr *mr, u64 iova, u64 len, bool write,
 			bool fault, void (*use)(void *arg), void *arg)
 {
 	struct ib_umem_odp *odp;
-	u64 mask = ODP_READ_ALLOWED_BIT;
+	u64 mask = SV_ODP_ACCESS_READ;
 	u64 addr;
 	int ret;
 
@@ -941,7 +943,7 @@ int sv_mr_odp_fault_use(struct sv_mr *mr, u64 iova, u64 len, bool write,
 		/* an implicit MR's children inherit this from the parent */
 		if (!odp->umem.writable)
 			return -EACCES;
-		mask |= ODP_WRITE_ALLOWED_BIT;
+		mask |= SV_ODP_ACCESS_WRITE;
 	}
 	addr = sv_mr_odp_addr(mr, iova);
 	/* no overflow: the range check bounds addr + len by U64_MAX */
@@ -1334,7 +1336,7 @@ static struct sv_mr *sv_mr_create_user(struct sv_dev *sv, struct ib_pd *pd,
 		return mr;
 
 	/* honours RLIMIT_MEMLOCK (-ENOMEM beyond it without CAP_IPC_LOCK) */
-	umem = ib_umem_get(&sv->ibdev, start, length, access);
+	umem = sv_ib_umem_get(&sv->ibdev, start, length, access);
 	if (IS_ERR(umem)) {
 		err = PTR_ERR(umem);
 		goto err_free_mr;
@@ -1446,8 +1448,8 @@ static struct sv_mr *sv_mr_create_odp(struct sv_dev *sv, struct ib_pd *pd,
 						      2));
 	if (err)
 		goto err_free_mr;
-	odp = ib_umem_odp_get(&sv->ibdev, start, length, access,
-			      &sv_mr_odp_ops);
+	odp = ib_umem_odp_get(&sv->ibdev, start, length,
+			      sv_odp_umem_access(access), &sv_mr_odp_ops);
 	if (IS_ERR(odp)) {
 		err = PTR_ERR(odp);
 		goto err_free_mr;

@@ -19,7 +19,6 @@
 #include <net/ip.h>
 #include <net/ip6_route.h>
 #include <net/ipv6.h>
-#include <net/ipv6_stubs.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 #include <net/route.h>
@@ -29,6 +28,7 @@
 #include "sv.h"
 #include "sv_icrc.h"
 #include "sv_xport.h"
+#include "compat/sv_compat_net.h"
 
 struct sv_net_sock {
 	struct socket	*sk4;
@@ -506,7 +506,6 @@ static int sv_net_xmit4(struct sv_dev *sv, const struct sv_path *path,
 {
 	struct flowi4 fl4 = {
 		.flowi4_oif = path->ifindex,
-		.flowi4_tos = path->traffic_class & IPTOS_TOS_MASK,
 		.flowi4_proto = IPPROTO_UDP,
 		.daddr = sv_path_daddr4(path),
 		.saddr = sv_path_saddr4(path),
@@ -517,6 +516,7 @@ static int sv_net_xmit4(struct sv_dev *sv, const struct sv_path *path,
 	struct rtable *rt;
 	int err;
 
+	sv_flowi4_set_tclass(&fl4, path->traffic_class);
 	rcu_read_lock();
 	local = sv_net_loop_dest(sv, path);
 	rcu_read_unlock();
@@ -603,7 +603,7 @@ static int sv_net_xmit6(struct sv_dev *sv, const struct sv_path *path,
 		return sv_net_loop_xmit(sv, skb, local);
 	}
 
-	dst = ipv6_stub->ipv6_dst_lookup_flow(sv->net, sock->sk, &fl6, NULL);
+	dst = sv_ip6_dst_lookup_flow(sv->net, sock->sk, &fl6);
 	if (IS_ERR(dst)) {
 		kfree_skb(skb);
 		return PTR_ERR(dst);
@@ -905,7 +905,7 @@ static struct socket *sv_net_sock_open(struct net *net, bool ipv6)
 	err = udp_sock_create(net, &ucfg, &sock);
 	if (err)
 		return ERR_PTR(err);
-	setup_udp_tunnel_sock(net, sock, &tcfg);
+	sv_setup_udp_tunnel_sock(net, sock, &tcfg);
 	/*
 	 * Multicast loopback back on: setup_udp_tunnel_sock() turns it off
 	 * (a tunnel wants none of its own packets), but a UD send to a
@@ -918,7 +918,7 @@ static struct socket *sv_net_sock_open(struct net *net, bool ipv6)
 	 */
 	err = sv_net_sock_mc_loop(sock, ipv6);
 	if (err) {
-		udp_tunnel_sock_release(sock);
+		sv_udp_tunnel_sock_release(sock);
 		return ERR_PTR(err);
 	}
 	return sock;
@@ -959,7 +959,7 @@ struct sv_net_sock *sv_net_sock_get(struct net *net)
 	goto out_unlock;
 
 err_close4:
-	udp_tunnel_sock_release(svn->sock.sk4);
+	sv_udp_tunnel_sock_release(svn->sock.sk4);
 	svn->sock.sk4 = NULL;
 err_users:
 	svn->users--;
@@ -976,8 +976,8 @@ void sv_net_sock_put(struct net *net)
 	if (WARN_ON(!svn->users) || --svn->users)
 		goto out_unlock;
 	if (svn->sock.sk6)
-		udp_tunnel_sock_release(svn->sock.sk6);
-	udp_tunnel_sock_release(svn->sock.sk4);
+		sv_udp_tunnel_sock_release(svn->sock.sk6);
+	sv_udp_tunnel_sock_release(svn->sock.sk4);
 	svn->sock.sk4 = NULL;
 	svn->sock.sk6 = NULL;
 out_unlock:

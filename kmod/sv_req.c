@@ -219,7 +219,7 @@ void sv_req_arm_retrans_locked(struct sv_qp *qp, bool restart)
  */
 static void sv_req_tail_timeout(struct timer_list *t)
 {
-	struct sv_qp *qp = from_timer(qp, t, req.tail_timer);
+	struct sv_qp *qp = timer_container_of(qp, t, req.tail_timer);
 	enum ib_qp_state state;
 	bool kick = false;
 
@@ -1050,9 +1050,9 @@ static void sv_req_quiesce(struct sv_qp *qp)
 	for (;;) {
 		bool idle;
 
-		del_timer_sync(&qp->req.retrans_timer);
-		del_timer_sync(&qp->req.rnr_timer);
-		del_timer_sync(&qp->req.tail_timer);
+		timer_delete_sync(&qp->req.retrans_timer);
+		timer_delete_sync(&qp->req.rnr_timer);
+		timer_delete_sync(&qp->req.tail_timer);
 		idle = sv_task_flush(&qp->req.task);
 		/* a retirer whose work item requeued itself is not done */
 		idle &= sv_task_flush(&qp->comp.task);
@@ -1060,9 +1060,9 @@ static void sv_req_quiesce(struct sv_qp *qp)
 			break;
 		usleep_range(1000, 2000);
 	}
-	del_timer_sync(&qp->req.retrans_timer);
-	del_timer_sync(&qp->req.rnr_timer);
-	del_timer_sync(&qp->req.tail_timer);
+	timer_delete_sync(&qp->req.retrans_timer);
+	timer_delete_sync(&qp->req.rnr_timer);
+	timer_delete_sync(&qp->req.tail_timer);
 }
 
 void sv_req_reset(struct sv_qp *qp)

@@ -11,6 +11,14 @@
 # Env: CC (e.g. "ccache gcc-12") is passed to kbuild if set; JOBS (default nproc);
 # SV_KBUILD_ARGS adds kbuild arguments (C=2 runs sparse on every file).
 # Fails on any compiler or modpost warning.
+#
+# The compiler is the one the kernel was built with, as its configuration
+# names it (CONFIG_CC_VERSION_TEXT: "gcc-12 (Debian ...)" for Debian 12's
+# kernels, "x86_64-linux-gnu-gcc-14 (Debian ...)" for Debian 13's).  When
+# the host lacks it (Debian 13's kernels on a Debian 12 host), the build
+# runs in the Debian 13 root of scripts/trixie-root.sh, made on first use,
+# with KDIR's tree and OUTDIR bind-mounted at their own paths.  With CC
+# set, or the compiler on the host (a Debian 13 host), it runs natively.
 set -euo pipefail
 
 if [ $# -ne 2 ]; then
@@ -57,6 +65,43 @@ if [ -f "$manifest" ]; then
 fi
 cp "$new_manifest" "$manifest"
 
+# kernel_cc: the compiler command the kernel's configuration names
+kernel_cc() {
+	local f
+	for f in "$kdir/include/config/auto.conf" "$kdir/.config"; do
+		[ -f "$f" ] || continue
+		sed -n 's/^CONFIG_CC_VERSION_TEXT="\{0,1\}\([^ "]*\).*/\1/p' "$f" | head -n 1
+		return 0
+	done
+}
+
+# in_root: the command prefix that runs make in the Debian 13 root, with
+# what the build reads and writes bind-mounted: OUTDIR and KDIR's tree.
+# Debian's headers point at their -common headers and kbuild scripts by
+# absolute (/usr/src/...) or relative (../../lib/linux-kbuild-*) paths: a
+# tree unpacked into the cache (trixie-kernel.sh) is bound whole from the
+# directory that holds its usr/, headers installed on the host as their
+# /usr/src and kbuild directories.
+runner=()
+cc=$(kernel_cc)
+if [ -z "${CC:-}" ] && [ -n "$cc" ] && ! command -v "$cc" >/dev/null; then
+	binds=(--bind "$out")
+	case $kdir in
+	*/usr/src/*) prefix=${kdir%%/usr/src/*} ;;
+	*) prefix=$kdir ;;
+	esac
+	if [ -n "$prefix" ]; then
+		binds+=(--bind "$prefix")
+	else
+		binds+=(--bind /usr/src)
+		for d in /usr/lib/linux-kbuild-*; do
+			[ -d "$d" ] && binds+=(--bind "$d")
+		done
+	fi
+	runner=("$root/scripts/trixie-root.sh" run "${binds[@]}" --)
+	echo "build-kmod.sh: $cc is not on this host: building in the Debian 13 root" >&2
+fi
+
 make_args=(-C "$kdir" M="$out" W=1 -j"${JOBS:-$(nproc)}")
 [ -n "${CC:-}" ] && make_args+=(CC="$CC")
 # SV_KBUILD_ARGS: extra kbuild arguments, e.g. "C=2" for sparse (scripts/lint.sh)
@@ -68,7 +113,7 @@ echo "build-kmod.sh: make ${make_args[*]} modules" >&2
 # pipefail makes a make failure fail the pipeline; the log keeps the output
 # for the warning scan below and for check.sh's report.
 # A failed build must not leave the previous run's .ko behind for the tests.
-if ! make "${make_args[@]}" modules 2>&1 | tee "$log"; then
+if ! ${runner[@]+"${runner[@]}"} make "${make_args[@]}" modules 2>&1 | tee "$log"; then
 	echo "build-kmod.sh: build failed for $kdir (log: $log)" >&2
 	find "$out" -name '*.ko' -delete
 	exit 1
@@ -80,6 +125,6 @@ fi
 if grep -qi 'warning:' "$log"; then
 	echo "build-kmod.sh: warnings in the build (log: $log):" >&2
 	grep -i 'warning:' "$log" >&2
-	make "${make_args[@]}" clean >/dev/null 2>&1 || true
+	${runner[@]+"${runner[@]}"} make "${make_args[@]}" clean >/dev/null 2>&1 || true
 	exit 1
 fi

@@ -15,6 +15,9 @@ packages=(
 	linux-source-6.1 bc flex bison libelf-dev libssl-dev dwarves sparse ccache
 	# compilers for the module and userspace; dkms depends on them only loosely
 	gcc make libc6-dev pkg-config dkms
+	# the Debian 13 root whose gcc-14 builds the module for Debian 13's
+	# kernels (scripts/trixie-root.sh)
+	debootstrap
 	# the VM harness (tests/vm); qemu-system-x86 brings qemu-system-common's
 	# virtiofsd, the cloud kernels' share of the host root.  Those kernels
 	# are not installed: scripts/cloud-kernel.sh (a stage of check.sh)

@@ -4,9 +4,12 @@
  *
  * Kbuild runs compat/probe.sh, which compiles each compat/probes/NAME.c
  * against the target tree and writes SV_HAVE_NAME into compat/config.h.
- * Core code uses only the shims below and never tests version numbers.
+ * Core code uses only the shims below (and in compat/sv_compat_*.h) and
+ * never tests version numbers.  What softverbs cannot build without is
+ * listed in compat/required: probe.sh refuses a kernel lacking it with
+ * one message naming the probe.
  *
- * Supported kernels: Linux 6.1 to 6.12 (also stated in dkms.conf and
+ * Supported kernels: Linux 6.1 to 7.3 (also stated in dkms.conf and
  * README.md).
  */
 #ifndef SV_COMPAT_H
@@ -15,6 +18,8 @@
 #include "config.h"
 #include <linux/dma-buf.h>
 #include <linux/mm.h>
+#include <linux/timer.h>
+#include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -28,7 +33,7 @@
  * as its own.
  */
 #ifndef SV_HAVE_OPS_GET_NETDEV
-#error "softverbs supports Linux 6.1 to 6.12: this ib_core has no ib_device_ops.get_netdev"
+#error "softverbs supports Linux 6.1 to 7.3: this ib_core has no ib_device_ops.get_netdev"
 #endif
 
 /*
@@ -126,9 +131,10 @@ static inline void sv_mark_name_assigned_by_user(struct ib_device *ibdev)
 
 /*
  * ib_device_ops.reg_user_mr_dmabuf: like create_cq, the last argument
- * became a uverbs_attr_bundle (6.10+) in place of the udata.
+ * became a uverbs_attr_bundle (6.10+) in place of the udata (and later a
+ * DMA handle came before it: compat/sv_compat_ops.h).
  */
-#ifdef SV_HAVE_REG_DMABUF_ATTRS
+#if defined(SV_HAVE_REG_DMABUF_ATTRS) || defined(SV_HAVE_REG_DMABUF_DMAH)
 typedef struct uverbs_attr_bundle *sv_reg_dmabuf_arg_t;
 
 static inline struct ib_udata *sv_reg_dmabuf_udata(sv_reg_dmabuf_arg_t arg)
@@ -174,5 +180,61 @@ static inline void sv_dma_buf_vunmap(struct dma_buf *dmabuf,
 	dma_buf_vunmap(dmabuf, map);
 }
 #endif
+
+/*
+ * Timers: core code uses today's names.  timer_delete[_sync]() came in
+ * 6.2 and timer_container_of() in 6.16; the old names are gone in 7.x.
+ */
+#ifndef SV_HAVE_TIMER_DELETE
+#define timer_delete(timer)		del_timer(timer)
+#define timer_delete_sync(timer)	del_timer_sync(timer)
+#endif
+#ifndef SV_HAVE_TIMER_CONTAINER_OF
+#define timer_container_of(var, timer, field)	from_timer(var, timer, field)
+#endif
+
+/*
+ * The module imports the DMA_BUF symbol namespace (dma-buf MRs):
+ * MODULE_IMPORT_NS() took an identifier before 6.13, a string since.
+ */
+#ifdef SV_HAVE_MODULE_IMPORT_NS_IDENT
+#define SV_MODULE_IMPORT_NS_DMA_BUF()	MODULE_IMPORT_NS(DMA_BUF)
+#else
+#define SV_MODULE_IMPORT_NS_DMA_BUF()	MODULE_IMPORT_NS("DMA_BUF")
+#endif
+
+/*
+ * Is there an RDMA device of this name already?  Where ib_core no longer
+ * lets drivers look devices up by name, the answer is "not known" (false)
+ * and ib_register_device() refuses a taken name itself (-ENFILE).
+ */
+static inline bool sv_ib_device_name_taken(const char *name)
+{
+#ifdef SV_HAVE_IB_DEVICE_GET_BY_NAME
+	struct ib_device *other = ib_device_get_by_name(name,
+							RDMA_DRIVER_UNKNOWN);
+
+	if (other)
+		ib_device_put(other);
+	return other;
+#else
+	return false;
+#endif
+}
+
+/*
+ * A umem of user virtual memory: ib_umem_get() until ib_core's umem
+ * getters learned buffer descriptors, then ib_umem_get_va().
+ */
+static inline struct ib_umem *sv_ib_umem_get(struct ib_device *dev,
+					     unsigned long addr, size_t size,
+					     int access)
+{
+#ifdef SV_HAVE_IB_UMEM_GET_VA
+	return ib_umem_get_va(dev, addr, size, access);
+#else
+	return ib_umem_get(dev, addr, size, access);
+#endif
+}
 
 #endif /* SV_COMPAT_H */

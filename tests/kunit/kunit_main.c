@@ -19,4 +19,4 @@ module_exit(sv_kunit_exit);
 MODULE_DESCRIPTION("KUnit tests for softverbs");
 MODULE_LICENSE("GPL");
 /* sv_mr.c: dma-buf MRs */
-MODULE_IMPORT_NS(DMA_BUF);
+SV_MODULE_IMPORT_NS_DMA_BUF();

@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ib_device_ops.resize_user_cq (unsigned count) replaces resize_cq: only
+ * user CQs are resized
+ */
+#include <rdma/ib_verbs.h>
+
+static int probe(struct ib_cq *cq, unsigned int cqe, struct ib_udata *udata)
+{
+	return 0;
+}
+
+const struct ib_device_ops sv_probe_ops = { .resize_user_cq = probe };

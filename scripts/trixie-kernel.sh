@@ -1,0 +1,201 @@
+#!/bin/bash
+# trixie-kernel.sh: Debian 13's newer kernels (trixie-backports) for the
+# build and test matrix, downloaded and unpacked into the cache, never
+# installed on the host.  The sibling of cloud-kernel.sh for the suites the
+# host's apt sources do not list.
+#
+#   trixie-kernel.sh fetch [SERIES...]
+#                        for each series (default: 7.2 7.3) the newest
+#                        kernel the archive serves: headers of the amd64
+#                        flavour; for the series in SV_TRIXIE_IMAGES
+#                        (default: 7.3) also the image and modules of the
+#                        amd64 and cloud-amd64 flavours, with the cloud
+#                        flavour's headers; prints each kernel's paths
+#   trixie-kernel.sh print [KVER]
+#                        the paths of unpacked kernels (all, or KVER's);
+#                        exit 1 if there is none
+#   trixie-kernel.sh list
+#                        the kernel headers the archive serves (the
+#                        series fetch can take)
+#   trixie-kernel.sh clean
+#
+# For each kernel it prints, one line each:
+#   KVER=7.3.4+deb13-amd64  KDIR=<tree>/usr/src/linux-headers-KVER
+#   and, when the image was unpacked too,
+#   KERNEL=<tree>/lib/modules/KVER/vmlinuz  MODULES=<tree>/lib/modules/KVER
+# KDIR builds the module (scripts/build-kmod.sh KDIR OUTDIR, which builds
+# in the Debian 13 root of trixie-root.sh when the host lacks gcc-14).
+#
+# Layout: $SV_CACHE/trixie/KVER, one tree per kernel, as dpkg-deb -x of
+# linux-headers-KVER, its -common and linux-kbuild packages (and, with the
+# image, linux-image-KVER's linux-binary/linux-modules/linux-base packages:
+# from 7.x Debian splits the image that way).  The flavour Makefile is
+# pointed at the tree's own common headers (Debian's says
+# /usr/src/linux-headers-*-common) and the modules get a modules.dep
+# (depmod -b).  The tree is keyed by the .deb file names: a rebuilt
+# kernel replaces it.  Debian 13's modules are .ko.xz.
+#
+# What the archive serves (2026-11-29): headers of 7.2.x and 7.3.4 in
+# trixie-backports; 6.16, 6.17, 7.0 and 7.1 only as images there, no
+# headers, no source in any suite.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=scripts/debian-apt.sh
+. "$here/debian-apt.sh"
+
+cache=${SV_CACHE:-/var/tmp/softverbs-cache}
+base=$cache/trixie
+dl=$base/dl
+images=${SV_TRIXIE_IMAGES:-7.3}
+
+die() { echo "trixie-kernel.sh: $*" >&2; exit 1; }
+
+print_tree() {
+	local t=$base/$1
+	echo "KVER=$1"
+	echo "KDIR=$t/usr/src/linux-headers-$1"
+	if [ -f "$t/lib/modules/$1/vmlinuz" ]; then
+		echo "KERNEL=$t/lib/modules/$1/vmlinuz"
+		echo "MODULES=$t/lib/modules/$1"
+	fi
+}
+
+# newest KVER (7.3.4+deb13) of a series (7.3) among the served headers
+newest() {
+	sv_apt_cache search --names-only "^linux-headers-$1[.].*-common\$" |
+		sed -n 's/^linux-headers-\([^ ]*\)-common .*/\1/p' | sort -V | tail -n 1
+}
+
+# deps PKG REGEX: PKG's candidate's dependencies matching REGEX
+deps() {
+	sv_apt_cache depends --no-recommends --no-suggests "$1" 2>/dev/null |
+		awk -v re="$2" '$1 ~ /^\|?Depends:$/ && $2 ~ re { print $2 }' | sort -u
+}
+
+# download PKG...: into $dl unless there; prints each one's file name
+download() {
+	local p f files=()
+	mkdir -p "$dl"
+	for p in "$@"; do
+		f=$(sv_apt_cache show --no-all-versions "$p" | awk '$1 == "Filename:" { print $2; exit }')
+		[ -n "$f" ] || die "$p: no candidate version"
+		f=$(basename "$f")
+		[ -f "$dl/$f" ] || (cd "$dl" && sv_apt download -q "$p" >/dev/null 2>"$dl/apt.err") || {
+			cat "$dl/apt.err" >&2
+			die "$p: download failed"
+		}
+		files+=("$f")
+	done
+	printf '%s\n' "${files[@]}"
+}
+
+# unpack KVER DEB...: the tree of KVER from these .debs, unless it is there
+unpack() {
+	local kver=$1 tree=$base/$1 stage key f
+	shift
+	key=$(printf '%s\n' "$@")
+	if [ -f "$tree/.sv-key" ] && [ "$(cat "$tree/.sv-key")" = "$key" ]; then
+		touch "$tree/.sv-key"
+		return 0
+	fi
+	stage=$base/.stage-$kver.$$
+	rm -rf "$stage"
+	mkdir -p "$stage"
+	for f in "$@"; do
+		dpkg-deb -x "$dl/$f" "$stage"
+	done
+	[ -f "$stage/usr/src/linux-headers-$kver/Makefile" ] || {
+		rm -rf "$stage"
+		die "$kver: the packages lack its headers"
+	}
+	# (and from 7.x names itself as the build directory, KBUILD_OUTPUT)
+	sed -i -e "s|^include /usr/src/|include $tree/usr/src/|" \
+		-e "s|^KBUILD_OUTPUT=/usr/src/|KBUILD_OUTPUT=$tree/usr/src/|" \
+		"$stage/usr/src/linux-headers-$kver/Makefile"
+	# from 7.x the packages install into /usr/lib/modules/KVER only
+	# (vmlinuz included; the postinst copies it to /boot): lib is usr/lib,
+	# as on a merged-/usr system, for depmod -b and the paths printed
+	if [ -d "$stage/usr/lib/modules" ] && [ ! -e "$stage/lib" ]; then
+		ln -s usr/lib "$stage/lib"
+	fi
+	if [ -f "$stage/lib/modules/$kver/modules.order" ]; then
+		ln -sfn "$tree/usr/src/linux-headers-$kver" "$stage/lib/modules/$kver/build"
+		depmod -b "$stage" "$kver"
+	fi
+	echo "$key" >"$stage/.sv-key"
+	rm -rf "$tree"
+	mv "$stage" "$tree"
+}
+
+# fetch_kernel KVER WITH_IMAGE: download and unpack one kernel
+fetch_kernel() {
+	local kver=$1 pkgs=() files re
+	re=${kver//./[.]}
+	re=${re//+/[+]}
+	pkgs=("linux-headers-$kver")
+	mapfile -t -O 1 pkgs < <(deps "linux-headers-$kver" '^linux-(headers-.*-common|kbuild-.*)$')
+	[ ${#pkgs[@]} = 3 ] || die "linux-headers-$kver: no -common or kbuild package among its dependencies"
+	if [ "$2" = 1 ]; then
+		pkgs+=("linux-image-$kver")
+		mapfile -t -O ${#pkgs[@]} pkgs < <(deps "linux-image-$kver" "^linux-(binary|modules|base)-$re\$")
+	fi
+	files=$(download "${pkgs[@]}")
+	# shellcheck disable=SC2086 # one file name a line, none with blanks
+	unpack "$kver" $files
+	print_tree "$kver"
+}
+
+fetch() {
+	local s v img flavour kvers=()
+	sv_apt_update
+	for s in "$@"; do
+		v=$(newest "$s")
+		[ -n "$v" ] || die "no kernel headers of series $s in ${sv_apt_suites// /, }"
+		img=0
+		[[ " $images " != *" $s "* ]] || img=1
+		for flavour in amd64 cloud-amd64; do
+			[ $img = 1 ] || [ $flavour = amd64 ] || continue
+			fetch_kernel "$v-$flavour" $img
+			kvers+=("$v-$flavour")
+		done
+	done
+	# superseded trees, unused for a day (another checkout may use one)
+	for f in "$base"/*/.sv-key; do
+		[ -e "$f" ] || continue
+		v=$(basename "$(dirname "$f")")
+		grep -qxF "$v" <<<"$(printf '%s\n' "${kvers[@]}")" && continue
+		[ -z "$(find "$f" -mmin +1440)" ] || rm -rf "${f%/.sv-key}"
+	done
+}
+
+case ${1:-} in
+fetch)
+	shift
+	[ $# -gt 0 ] || set -- 7.2 7.3
+	fetch "$@"
+	;;
+print)
+	found=0
+	for t in "$base"/*/.sv-key; do
+		[ -f "$t" ] || continue
+		k=$(basename "$(dirname "$t")")
+		[ -z "${2:-}" ] || [ "$k" = "$2" ] || continue
+		print_tree "$k"
+		found=1
+	done
+	[ $found = 1 ]
+	;;
+list)
+	sv_apt_update
+	sv_apt_cache search --names-only '^linux-headers-.*-common$' |
+		sed -n 's/^linux-headers-\([^ ]*\)-common .*/\1/p' | sort -V
+	;;
+clean)
+	rm -rf "$base"
+	;;
+*)
+	sed -n '2,/^set -euo/{/^set/d;s/^# \{0,1\}//;p}' "$0" >&2
+	exit 2
+	;;
+esac
