@@ -99,8 +99,30 @@ sv_on_exit 'rdma link delete sv_rc0 2>/dev/null'
 echo "GID 0 of sv_rc0: $(cat /sys/class/infiniband/sv_rc0/ports/1/gids/0) ($(cat /sys/class/infiniband/sv_rc0/ports/1/gid_attrs/types/0 2>/dev/null))"
 # what failed, judged at the end
 problems=()
+# SV_63_KERNEL_ERRORS: ids of tests that error because of the running
+# kernel, not of the device (a caller such as 71-rdma-core-65 names them
+# with the reason).  Such an error is accepted only where the same test
+# errors alike (same last line) on Soft-RoCE in this boot; else it counts.
+declare -A waivable=() waived=()
+for t in ${SV_63_KERNEL_ERRORS:-}; do waivable[$t]=1; done
+# unwaived OUT: bad=OUT's failed tests, less those that may be waived
+# (noted in waived[] with the run, for the verdict after Soft-RoCE's run);
+# sets globals, so not in a $(...)
+unwaived() {
+	local status id run
+	run=$(basename "$1" .out)
+	bad=
+	while read -r status id; do
+		if [ "$status" = error ] && [ -n "${waivable[$id]:-}" ]; then
+			waived[$id]+="${waived[$id]:+, }$run"
+		else
+			bad+="$status $id"$'\n'
+		fi
+	done < <(grep -E '^(fail|error|xpass) ' "$1" || true)
+	bad=${bad%$'\n'}
+}
 suite sv_rc0 softverbs
-bad=$(grep -E '^(fail|error|xpass) ' "$tmp/softverbs.out" || true)
+unwaived "$tmp/softverbs.out"
 if [ -n "$bad" ]; then
 	# the tracebacks of what went wrong
 	head -n 300 <<<"$(sed -n '/^=\{20,\}$/,$p' "$tmp/softverbs.log")"
@@ -109,6 +131,8 @@ if [ -n "$bad" ]; then
 fi
 cm_all=$(grep -c ' tests\.test_rdmacm\.' "$tmp/softverbs.out" || true)
 cm_ok=$(grep -c '^ok tests\.test_rdmacm\.' "$tmp/softverbs.out" || true)
+# (a waived rdma_cm test is judged with the waivers below)
+cm_ok=$((cm_ok + $(printf '%s\n' "${!waived[@]}" | grep -c '^tests\.test_rdmacm\.' || true)))
 if [ "$cm_all" -eq 0 ] || [ "$cm_ok" -ne "$cm_all" ]; then
 	grep ' tests\.test_rdmacm\.' "$tmp/softverbs.out" || true
 	problems+=("rdma_cm tests on softverbs: $cm_ok of $cm_all passed")
@@ -140,7 +164,7 @@ else
 	# what passes here and not through librxe (compare's wording turned)
 	$py "$helper" compare "$tmp/softverbs.out" "$tmp/softverbs via libsoftverbs.out" |
 		sed -n 's/^passes on Soft-RoCE, \([a-z]*\) here: /SV_SUMMARY: through libsoftverbs only (librxe: \1): /p' || true
-	bad=$(grep -E '^(fail|error) ' "$tmp/softverbs via libsoftverbs.out" || true)
+	unwaived "$tmp/softverbs via libsoftverbs.out"
 	[ -z "$bad" ] || { echo "$bad"; head -150 <<<"$(grep -E -A25 '^(ERROR|FAIL):' "$tmp/softverbs via libsoftverbs.log")";
 		problems+=("through libsoftverbs: $(echo "$bad" | wc -l) tests failed"); }
 fi
@@ -153,6 +177,16 @@ if sv_baseline_rxe sv_rc0 rxe_rc0 "$nic"; then
 	ok_rxe=$(grep -c '^ok ' "$tmp/Soft-RoCE.out" || true)
 	echo "passed: softverbs $ok_sv, Soft-RoCE $ok_rxe"
 fi
+for t in "${!waived[@]}"; do
+	why=$(grep -hF "error $t: " "$tmp/softverbs.why" "$tmp/softverbs via libsoftverbs.why" 2>/dev/null |
+		sed 's/^error [^ ]*: //' | sort -u)
+	if [ -f "$tmp/Soft-RoCE.why" ] && [ "$(wc -l <<<"$why")" -eq 1 ] &&
+		grep -Fxq "error $t: $why" "$tmp/Soft-RoCE.why"; then
+		echo "accepted, the kernel's (errors alike on Soft-RoCE): $t (${waived[$t]}): $why"
+	else
+		problems+=("$t errors on softverbs (${waived[$t]}), not alike on Soft-RoCE")
+	fi
+done
 # why the tests that did not pass did not, run by run
 for f in "$tmp"/*.why; do
 	echo "--- not passed, $(basename "$f" .why):"
