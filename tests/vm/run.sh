@@ -93,8 +93,10 @@ while [ $# -gt 0 ]; do
 	--append) append=$2; shift 2 ;;
 	--root)
 		guest_root=$(realpath "$2")
-		[ -x "$guest_root/usr/bin/env" ] && [ -x "$guest_root/bin/bash" ] ||
-			{ echo "run.sh: --root $2 is not a root with bash and env" >&2; exit 2; }
+		if [ ! -x "$guest_root/usr/bin/env" ] || [ ! -x "$guest_root/bin/bash" ]; then
+			echo "run.sh: --root $2 is not a root with bash and env" >&2
+			exit 2
+		fi
 		shift 2
 		;;
 	--fs)
