@@ -104,6 +104,9 @@ sv_version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 #                      what Debian 12's cloud images boot): what is worth
 #                      its cost on one cloud kernel, not on each
 #               all    debug,first,stock (not cloud)
+#               sid    the sid root of scripts/test-root.sh (rdma-core 65,
+#                      its pyverbs suite), booted with run.sh --root on each
+#                      kernel of SV_SID_KERNELS (see "the sid root" below)
 #   needs=    what it needs besides softverbs and the RDMA core that not
 #             every kernel has (it skips, exit 4, where that is missing): rxe
 #             (rdma_rxe), nvmet, nfsd, srp (LIO and ib_srpt), dkms (the module
@@ -163,7 +166,7 @@ meta_parse() {
 			[ "$v" != all ] || v=debug,first,stock
 			for k in ${v//,/ }; do
 				case $k in
-				debug | first | stock | cloud | cloud1) ;;
+				debug | first | stock | cloud | cloud1 | sid) ;;
 				*) warn "$name: unknown kernel class '$k' in '$w'" ;;
 				esac
 			done
@@ -296,6 +299,15 @@ stock_filter=${SV_TESTS:-$(filter_of "${sel_stock[@]}")}
 cloud_filter=${SV_TESTS:-$(filter_of "${sel_cloud[@]}")}
 cloud1_filter=${SV_TESTS:-$(filter_of "${sel_cloud1[@]}")}
 [ ${#sel_cloud1[@]} -gt 0 ] || [ -n "${SV_TESTS:-}" ] || cloud_metas=()
+# the sid root's VMs: its tests (SV_TESTS narrows them), on SV_SID_KERNELS
+# (default: the stock kernels but the first); none without its tests or with
+# SV_SID=0
+mapfile -t sel_sid < <(for t in $(tests_on sid); do
+	if filter_runs "${SV_TESTS:-}" "$t"; then echo "$t"; fi
+done)
+sid_filter=$(filter_of "${sel_sid[@]}")
+read -ra sid_kernels <<<"${SV_SID_KERNELS:-${stock[*]:1}}"
+[ ${#sel_sid[@]} -gt 0 ] && [ "${SV_SID:-1}" != 0 ] || sid_kernels=()
 # without a debug kernel the first stock kernel runs everything (see below:
 # also when the debug kernel's build fails)
 first_filter=${SV_TESTS:-}
@@ -425,6 +437,7 @@ if [ -n "${SV_PLAN:-}" ]; then
 		for f in "${dk_shard_list[@]:2}"; do plan_vm "debug #$((n += 1))" debug "$f"; done
 	fi
 	[ ${#stock[@]} -eq 0 ] || plan_vm "${stock[0]} (first)" stock "$first_filter"
+	for kver in "${sid_kernels[@]}"; do plan_vm "$kver (sid root)" stock "$sid_filter"; done
 	[ $demo_wanted = 0 ] || echo "demo: make demo in a fresh clone, ~$demo_secs s"
 	exit 0
 fi
@@ -828,6 +841,31 @@ if [ ${#trixie_series[@]} -gt 0 ]; then
 	fi
 fi
 
+# the sid root runs on Debian 13's 7.3 as well (unless SV_SID_KERNELS says)
+if [ -z "${SV_SID_KERNELS:-}" ] && [ ${#sel_sid[@]} -gt 0 ] && [ "${SV_SID:-1}" != 0 ]; then
+	for kver in "${trixie[@]}"; do
+		[ ! -f "build/$kver/kmod/softverbs.ko" ] || sid_kernels+=("$kver")
+	done
+fi
+
+# --- the sid root --------------------------------------------------------------
+# rdma-core 65's suite needs sid's python3.14: scripts/test-root.sh builds a
+# sid root once (debootstrap and the packages: ~2 min, ~620 MB in the cache)
+# and the kernels=sid tests run in it (run.sh --root) with the module built
+# above for each kernel of sid_kernels.  Root only (debootstrap, chroot).
+sid_root=
+if [ ${#sid_kernels[@]} -gt 0 ]; then
+	if [ "$(id -u)" != 0 ]; then
+		row "sid root" 0 0 1 0 "not root: debootstrap needs root (SV_SID=0 skips it)"
+		sid_kernels=()
+	elif stage test-root-sid bash scripts/test-root.sh build sid; then
+		sid_root=$(sed -n 's/^ROOT=//p' "$results/test-root-sid.log" | tail -n 1)
+	else
+		row "sid root" 0 1 0 "$stage_secs" "see results/test-root-sid.log (SV_SID=0 skips it)"
+		sid_kernels=()
+	fi
+fi
+
 # The packages installed as a user installs them ("apt install ./*.deb",
 # DKMS building the module) in a throwaway copy of this host, one kernel at
 # a time, for each VM that runs tests/user/17-deb.sh, which then uses the
@@ -944,6 +982,13 @@ if [ ${#stock[@]} -gt 0 ]; then
 	launch "$results/$kver" vm_job "$kver" "$kver" "$results/$kver" "$vm_timeout" "$first_filter" --kver "$kver" \
 		$(nic_arg "$first_filter")
 fi
+# the sid root's VMs (rdma-core 65's suite, three runs of it: long)
+for kver in "${sid_kernels[@]}"; do
+	[ -n "$sid_root" ] || break
+	# shellcheck disable=SC2046 # nic_arg: one word or none
+	launch "$results/$kver-sid" vm_job "$kver sid root" "$kver" "$results/$kver-sid" "$vm_timeout" "$sid_filter" \
+		--kver "$kver" --root "$sid_root" $(nic_arg "$sid_filter")
+done
 # last, in the lane that frees first: about two minutes
 if [ $demo_wanted = 1 ]; then
 	launch "$results/demo" demo_job "$results/demo"

@@ -106,11 +106,24 @@ int sv_td_dealloc(struct ibv_td *ibtd)
 	return 0;
 }
 
+/*
+ * rdma-core 65's IBV_PARENT_DOMAIN_INIT_ATTR_ALLOW_CC_UNPROTECTED_ALLOC: a
+ * parent domain whose buffers a confidential-computing guest shares with
+ * its device (DMA bounce).  softverbs' "device" is the kernel itself, with
+ * no DMA and no such memory: not supported, the answer libibverbs gives
+ * for a provider without parent domains (librxe's).
+ */
+#define SV_PD_INIT_ALLOW_CC_UNPROTECTED (1u << 2)
+
 struct ibv_pd *sv_parent_domain_alloc(struct ibv_context *ctx,
 				      struct ibv_parent_domain_init_attr *attr)
 {
 	struct sv_pd *pd, *parent;
 
+	if (attr && (attr->comp_mask & SV_PD_INIT_ALLOW_CC_UNPROTECTED)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
 	if (!attr || !attr->pd || attr->pd->context != ctx ||
 	    (attr->td && attr->td->context != ctx) ||
 	    (attr->comp_mask & ~(uint32_t)(IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |

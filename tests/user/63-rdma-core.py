@@ -11,7 +11,10 @@
                                       test's outcome goes to OUT as a line
                                       "STATUS TEST-ID", STATUS one of ok,
                                       skip, fail, error, xfail, xpass; the
-                                      tracebacks to stdout
+                                      tracebacks to stdout; and to OUT.why
+                                      (OUT without .out) "STATUS TEST-ID:
+                                      WHY" for each test that did not pass
+                                      (a skip's reason, an error's last line)
   63-rdma-core.py counts OUT          "N ok, N failed, N errors, N skipped"
   63-rdma-core.py compare OURS THEIRS every test that passed in THEIRS (a
                                       Soft-RoCE run) and did not pass in
@@ -38,18 +41,23 @@ class Recorder(unittest.TextTestResult):
         self.started.append(test.id())
 
     def outcomes(self):
-        """(status, id) for every test run, from the result's own lists"""
-        status = {}
+        """(status, id, why) for every test run, from the result's own
+        lists; why: a skip's reason, the last line of an error's or a
+        failure's traceback, else empty"""
+        status, why = {}, {}
         for name, entries in (('fail', self.failures), ('error', self.errors),
                               ('skip', self.skipped),
                               ('xfail', self.expectedFailures)):
-            for test, _ in entries:
+            for test, text in entries:
                 status[test.id()] = name
+                lines = [ln for ln in str(text).splitlines() if ln.strip()]
+                why[test.id()] = lines[-1].strip() if lines else ''
         for test in self.unexpectedSuccesses:
             status[test.id()] = 'xpass'
         # a class or module fixture's error names no started test
         extra = [t for t in status if t not in set(self.started)]
-        return [(status.get(t, 'ok'), t) for t in self.started + extra]
+        return [(status.get(t, 'ok'), t, why.get(t, ''))
+                for t in self.started + extra]
 
 
 def memo_netdev_lookups():
@@ -127,9 +135,13 @@ def run(suite, dev, out):
     runner = unittest.TextTestRunner(stream=sys.stdout, verbosity=2,
                                      resultclass=Recorder)
     prog = unittest.main(module=tests, testRunner=runner, exit=False)
-    with open(out, 'w', encoding='utf-8') as f:
-        for status, test_id in prog.result.outcomes():
+    why_path = (out[:-4] if out.endswith('.out') else out) + '.why'
+    with open(out, 'w', encoding='utf-8') as f, \
+            open(why_path, 'w', encoding='utf-8') as w:
+        for status, test_id, why in prog.result.outcomes():
             f.write(f"{status} {test_id}\n")
+            if status not in ('ok', 'xfail'):
+                w.write(f"{status} {test_id}: {why}\n")
     check_ulib()
     return 0
 

@@ -15,6 +15,8 @@
 # Then the suite on softverbs again, through libsoftverbs in place of
 # libibverbs and librxe (see below for what is judged there).
 #
+# Every run goes ahead whatever the one before it found, so one boot gives
+# all three counts; the verdict comes last.
 # Passes when softverbs has no failure and no error, its rdma_cm tests all
 # run and pass (they find the device's netdev under
 # /sys/class/infiniband/DEV/device/net/, which softverbs' sysfs parent
@@ -95,18 +97,45 @@ sv_on_exit 'rdma link delete sv_rc0 2>/dev/null'
 [ -L "/sys/class/infiniband/sv_rc0/device/net/$nic" ] ||
 	sv_fail "no /sys/class/infiniband/sv_rc0/device/net/$nic: $(ls -l /sys/class/infiniband/sv_rc0/device/ 2>&1)"
 echo "GID 0 of sv_rc0: $(cat /sys/class/infiniband/sv_rc0/ports/1/gids/0) ($(cat /sys/class/infiniband/sv_rc0/ports/1/gid_attrs/types/0 2>/dev/null))"
+# what failed, judged at the end
+problems=()
+# SV_63_KERNEL_ERRORS: ids of tests that error because of the running
+# kernel, not of the device (a caller such as 71-rdma-core-65 names them
+# with the reason).  Such an error is accepted only where the same test
+# errors alike (same last line) on Soft-RoCE in this boot; else it counts.
+declare -A waivable=() waived=()
+for t in ${SV_63_KERNEL_ERRORS:-}; do waivable[$t]=1; done
+# unwaived OUT: bad=OUT's failed tests, less those that may be waived
+# (noted in waived[] with the run, for the verdict after Soft-RoCE's run);
+# sets globals, so not in a $(...)
+unwaived() {
+	local status id run
+	run=$(basename "$1" .out)
+	bad=
+	while read -r status id; do
+		if [ "$status" = error ] && [ -n "${waivable[$id]:-}" ]; then
+			waived[$id]+="${waived[$id]:+, }$run"
+		else
+			bad+="$status $id"$'\n'
+		fi
+	done < <(grep -E '^(fail|error|xpass) ' "$1" || true)
+	bad=${bad%$'\n'}
+}
 suite sv_rc0 softverbs
-bad=$(grep -E '^(fail|error|xpass) ' "$tmp/softverbs.out" || true)
+unwaived "$tmp/softverbs.out"
 if [ -n "$bad" ]; then
 	# the tracebacks of what went wrong
 	head -n 300 <<<"$(sed -n '/^=\{20,\}$/,$p' "$tmp/softverbs.log")"
 	echo "$bad"
-	sv_fail "rdma-core's tests fail on softverbs"
+	problems+=("rdma-core's tests fail on softverbs: $(echo "$bad" | wc -l)")
 fi
 cm_all=$(grep -c ' tests\.test_rdmacm\.' "$tmp/softverbs.out" || true)
 cm_ok=$(grep -c '^ok tests\.test_rdmacm\.' "$tmp/softverbs.out" || true)
+# (a waived rdma_cm test is judged with the waivers below)
+cm_ok=$((cm_ok + $(printf '%s\n' "${!waived[@]}" | grep -c '^tests\.test_rdmacm\.' || true)))
 if [ "$cm_all" -eq 0 ] || [ "$cm_ok" -ne "$cm_all" ]; then
-	sv_fail "rdma_cm tests on softverbs: $cm_ok of $cm_all passed: $(grep ' tests\.test_rdmacm\.' "$tmp/softverbs.out")"
+	grep ' tests\.test_rdmacm\.' "$tmp/softverbs.out" || true
+	problems+=("rdma_cm tests on softverbs: $cm_ok of $cm_all passed")
 fi
 echo "rdma_cm tests on softverbs: $cm_ok of $cm_all passed (on $nic)"
 
@@ -127,23 +156,40 @@ if [ "$SV_TIME_SCALE" -gt 1 ]; then
 else
 	suite sv_rc0 "softverbs via libsoftverbs" "$(realpath "$ulib")"
 	grep -q '^ulib maps ok' "$tmp/softverbs via libsoftverbs.log" ||
-		{ grep '^ulib maps' "$tmp/softverbs via libsoftverbs.log"; sv_fail "pyverbs did not run on libsoftverbs alone"; }
+		{ grep '^ulib maps' "$tmp/softverbs via libsoftverbs.log"; problems+=("pyverbs did not run on libsoftverbs alone"); }
 	$py "$helper" compare "$tmp/softverbs via libsoftverbs.out" "$tmp/softverbs.out" |
 		sed 's/passes on Soft-RoCE/through libsoftverbs: passes via librxe/'
 	[ "${PIPESTATUS[0]}" -eq 0 ] ||
-		sv_fail "tests that pass through librxe do not pass through libsoftverbs"
+		problems+=("tests that pass through librxe do not pass through libsoftverbs")
 	# what passes here and not through librxe (compare's wording turned)
 	$py "$helper" compare "$tmp/softverbs.out" "$tmp/softverbs via libsoftverbs.out" |
 		sed -n 's/^passes on Soft-RoCE, \([a-z]*\) here: /SV_SUMMARY: through libsoftverbs only (librxe: \1): /p' || true
-	bad=$(grep -E '^(fail|error) ' "$tmp/softverbs via libsoftverbs.out" || true)
+	unwaived "$tmp/softverbs via libsoftverbs.out"
 	[ -z "$bad" ] || { echo "$bad"; head -150 <<<"$(grep -E -A25 '^(ERROR|FAIL):' "$tmp/softverbs via libsoftverbs.log")";
-		sv_fail "through libsoftverbs: $(echo "$bad" | wc -l) tests failed"; }
+		problems+=("through libsoftverbs: $(echo "$bad" | wc -l) tests failed"); }
 fi
 
-sv_baseline_rxe sv_rc0 rxe_rc0 "$nic" || exit 0
-suite rxe_rc0 Soft-RoCE
-$py "$helper" compare "$tmp/softverbs.out" "$tmp/Soft-RoCE.out" ||
-	sv_fail "tests that pass on Soft-RoCE do not pass on softverbs"
-ok_sv=$(grep -c '^ok ' "$tmp/softverbs.out" || true)
-ok_rxe=$(grep -c '^ok ' "$tmp/Soft-RoCE.out" || true)
-echo "passed: softverbs $ok_sv, Soft-RoCE $ok_rxe"
+if sv_baseline_rxe sv_rc0 rxe_rc0 "$nic"; then
+	suite rxe_rc0 Soft-RoCE
+	$py "$helper" compare "$tmp/softverbs.out" "$tmp/Soft-RoCE.out" ||
+		problems+=("tests that pass on Soft-RoCE do not pass on softverbs")
+	ok_sv=$(grep -c '^ok ' "$tmp/softverbs.out" || true)
+	ok_rxe=$(grep -c '^ok ' "$tmp/Soft-RoCE.out" || true)
+	echo "passed: softverbs $ok_sv, Soft-RoCE $ok_rxe"
+fi
+for t in "${!waived[@]}"; do
+	why=$(grep -hF "error $t: " "$tmp/softverbs.why" "$tmp/softverbs via libsoftverbs.why" 2>/dev/null |
+		sed 's/^error [^ ]*: //' | sort -u)
+	if [ -f "$tmp/Soft-RoCE.why" ] && [ "$(wc -l <<<"$why")" -eq 1 ] &&
+		grep -Fxq "error $t: $why" "$tmp/Soft-RoCE.why"; then
+		echo "accepted, the kernel's (errors alike on Soft-RoCE): $t (${waived[$t]}): $why"
+	else
+		problems+=("$t errors on softverbs (${waived[$t]}), not alike on Soft-RoCE")
+	fi
+done
+# why the tests that did not pass did not, run by run
+for f in "$tmp"/*.why; do
+	echo "--- not passed, $(basename "$f" .why):"
+	cat "$f"
+done
+[ ${#problems[@]} -eq 0 ] || sv_fail "$(IFS=';'; echo "${problems[*]}")"

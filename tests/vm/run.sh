@@ -3,7 +3,7 @@
 #
 #   run.sh [--kver KVER | --kernel IMAGE [--modules DIR]] [--log FILE] [--results FILE]
 #          [--timeout SEC] [--mem MB] [--smp N] [--append 'CMDLINE'] [--nic] [--fs 9p|virtiofs]
-#          [--wire PATH:a|b] -- COMMAND [ARG...]
+#          [--wire PATH:a|b] [--root DIR] -- COMMAND [ARG...]
 #
 #   --kver KVER     a stock kernel: /boot/vmlinuz-KVER + /lib/modules/KVER (default: uname -r),
 #                   or a kernel unpacked by scripts/cloud-kernel.sh ($SV_CACHE/cloud/KVER)
@@ -37,6 +37,14 @@
 #                   The NIC's MAC is 52:54:00:5e:00:0a or ...:0b (the
 #                   guest finds its netdev by it: eth0, or eth1 with --nic);
 #                   the guest loads virtio_net and sets the address itself.
+#   --root DIR      the guest's root is DIR (a Debian root made by
+#                   scripts/test-root.sh), not the host's /: still read-only
+#                   with a tmpfs overlay, and with this checkout (its tests
+#                   and built tools, build/ included) at its own path, an
+#                   overlay of its own, and the kernel's modules from the
+#                   host's tree at /lib/modules/KVER.  DIR is reached
+#                   through the same one share of the host's / (a second
+#                   virtio device costs boot time), so it must be on the host
 # Env: SV_CACHE (default /var/tmp/softverbs-cache) holds the extracted vmlinux and
 # the initramfs; SV_VM_BZIMAGE=1 boots the compressed image instead.
 #
@@ -70,6 +78,7 @@ cache=${SV_CACHE:-/var/tmp/softverbs-cache}
 usage() { sed -n '2,/^set -euo/{/^set/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2; }
 
 kver= kernel= modules= log= results= timeout=600 mem=1024 smp=2 append= nic=(-nic none) fs= wire=()
+guest_root=
 wire_sock=
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -82,6 +91,14 @@ while [ $# -gt 0 ]; do
 	--mem) mem=$2; shift 2 ;;
 	--smp) smp=$2; shift 2 ;;
 	--append) append=$2; shift 2 ;;
+	--root)
+		guest_root=$(realpath "$2")
+		if [ ! -x "$guest_root/usr/bin/env" ] || [ ! -x "$guest_root/bin/bash" ]; then
+			echo "run.sh: --root $2 is not a root with bash and env" >&2
+			exit 2
+		fi
+		shift 2
+		;;
 	--fs)
 		fs=$2
 		[ "$fs" = 9p ] || [ "$fs" = virtiofs ] || { echo "run.sh: --fs 9p or virtiofs" >&2; exit 2; }
@@ -262,7 +279,10 @@ mkdir -p "$(dirname "$log")" "$(dirname "$results")"
 # IO-APIC timer check, which then panics ("IO-APIC + timer doesn't work!");
 # the timer is emulated and fine, as virtual machines commonly assume.
 cmdline="console=ttyS0 panic=-1 no_timer_check sv.cmd=$(printf '%s' "$cmd" | base64 -w0)"
+# with --root, a /boot kernel's modules come from the host's tree as well
+[ -z "$guest_root" ] || [ -n "$modules" ] || [ -z "$kver" ] || modules=/lib/modules/$kver
 [ -n "$modules" ] && cmdline+=" sv.modules=$modules"
+[ -z "$guest_root" ] || cmdline+=" sv.root=$guest_root sv.repo=$root"
 [ "$fs" = 9p ] || cmdline+=" sv.fs=$fs"
 [ -n "$append" ] && cmdline+=" $append"
 # x86 COMMAND_LINE_SIZE is 2048; a longer line is silently cut, losing the command.
