@@ -102,7 +102,8 @@ int sv_port_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	 * implicit ones (the whole address space, in chunks).  RC: every access waits for its fault (RNR NAK, or
 	 * the response or request held back).  UC and UD can only drop a
 	 * message whose receive or R_Key target page is absent, so for them
-	 * only the requester's gather is advertised, as HCAs do.
+	 * only the requester's gather is advertised, as HCAs do.  FLUSH and
+	 * ATOMIC WRITE on RC where ib_core has their bits (compat.h).
 	 */
 	if (IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING)) {
 		attr->kernel_cap_flags |= IBK_ON_DEMAND_PAGING;
@@ -111,7 +112,8 @@ int sv_port_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 		attr->odp_caps.per_transport_caps.rc_odp_caps =
 			IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
 			IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ |
-			IB_ODP_SUPPORT_ATOMIC | IB_ODP_SUPPORT_SRQ_RECV;
+			IB_ODP_SUPPORT_ATOMIC | IB_ODP_SUPPORT_SRQ_RECV |
+			SV_ODP_SUPPORT_MPE;
 		attr->odp_caps.per_transport_caps.uc_odp_caps =
 			IB_ODP_SUPPORT_SEND;
 		attr->odp_caps.per_transport_caps.ud_odp_caps =

@@ -97,6 +97,18 @@ static_assert(SV_FLUSH_MR == IB_FLUSH_MR);
 #define SV_ACCESS_FLUSH	(SV_ACCESS_FLUSH_GLOBAL | SV_ACCESS_FLUSH_PERSISTENT)
 
 /*
+ * ODP capability bits for FLUSH and ATOMIC WRITE into ODP MRs, where
+ * ib_core names them (the responder faults for both like for a WRITE);
+ * FLUSH only where softverbs executes it at all.
+ */
+#ifdef SV_HAVE_ODP_SUPPORT_MPE
+#define SV_ODP_SUPPORT_MPE	(IB_ODP_SUPPORT_ATOMIC_WRITE | \
+				 (SV_MPE ? IB_ODP_SUPPORT_FLUSH : 0))
+#else
+#define SV_ODP_SUPPORT_MPE	0
+#endif
+
+/*
  * Setting flags on a VMA being mapped: vm_flags_set() from 6.3 on (the
  * field became read-only for drivers), a plain write before.
  */
