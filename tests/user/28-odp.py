@@ -831,6 +831,11 @@ def caps(dev):
                e.IBV_ODP_SUPPORT_ATOMIC | e.IBV_ODP_SUPPORT_SRQ_RECV)
     got = (odp.general_caps, odp.rc_odp_caps, odp.uc_odp_caps,
            odp.ud_odp_caps)
+    # FLUSH (1 << 6) and ATOMIC WRITE (1 << 7) into ODP MRs: both, where
+    # ib_core names them (6.15+; pyverbs 44 does not), or neither
+    odp_mpe = (1 << 6) | (1 << 7)
+    if odp.rc_odp_caps & odp_mpe == odp_mpe:
+        rc_want |= odp_mpe
     want = (e.IBV_ODP_SUPPORT | e.IBV_ODP_SUPPORT_IMPLICIT, rc_want,
             e.IBV_ODP_SUPPORT_SEND, e.IBV_ODP_SUPPORT_SEND)
     bad = got != want
