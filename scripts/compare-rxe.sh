@@ -128,18 +128,25 @@ wait_gid() {
 # devinfo_caps DEV: ODP caps and limits from ibv_devinfo -v, one
 # "name=value" a line (caps joined by +)
 devinfo_caps() {
+	# a cap list is a "\tNAME_odp_caps:" line, then one cap a line at five
+	# tabs ("NO SUPPORT", or "Unknown flags: 0x.." for bits rdma-core 44
+	# has no name for: 0x40 FLUSH, 0x80 ATOMIC_WRITE in the kernel's enum)
 	ibv_devinfo -v -d "$1" | awk '
-		/_odp_caps:[ \t]*$/ { sub(/^[ \t]+/, ""); sub(/:.*/, ""); sec = $0; next }
-		sec != "" && !/:/ { sub(/^[ \t]+/, ""); gsub(/ /, "_"); v[sec] = v[sec] (v[sec] == "" ? "" : "+") $0; next }
-		{ if (sec != "") { print sec "=" v[sec]; sec = "" } }
-		/^[ \t]*(max_qp|max_mr|max_cqe|max_mr_size):/ { n = $1; sub(/:$/, "", n); print n "=" $2 }
-		END { if (sec != "") print sec "=" v[sec] }'
+		function flush() { if (sec != "") print sec "=" (v[sec] == "" ? "none" : v[sec]); sec = "" }
+		/^\t[a-z]+_odp_caps:$/ { flush(); sec = substr($0, 2); sub(/:$/, "", sec); next }
+		sec != "" && /^\t\t\t\t\t/ {
+			c = $0; sub(/^\t+/, "", c); sub(/^Unknown flags: /, "unknown:", c); gsub(/ /, "_", c)
+			v[sec] = v[sec] (v[sec] == "" ? "" : "+") c; next
+		}
+		{ flush() }
+		/^\t(max_qp|max_mr|max_cqe|max_mr_size):/ { n = $1; sub(/:$/, "", n); print n "=" $2 }
+		END { flush() }'
 }
 
 # pingpong NS_S DEV_S GID_S NS_C DEV_C GID_C SERVER_IP: ibv_rc_pingpong
 # between two namespaces; prints ok or fail
 pingpong() {
-	local pid rc=0
+	local pid rc=0 rs=0
 	ip netns exec "$1" timeout 30 ibv_rc_pingpong -d "$2" -g "$3" -n 5 -p 18515 \
 		>"$work/pp.s" 2>&1 &
 	pid=$!
@@ -147,12 +154,13 @@ pingpong() {
 	ip netns exec "$4" timeout 20 ibv_rc_pingpong -d "$5" -g "$6" -n 5 -p 18515 "$7" \
 		>"$work/pp.c" 2>&1 || rc=$?
 	[ $rc -eq 0 ] || kill "$pid" 2>/dev/null
-	wait "$pid" || rc=$?
-	if [ $rc -eq 0 ]; then
+	wait "$pid" || rs=$?
+	if [ $rc -eq 0 ] && [ $rs -eq 0 ]; then
 		echo ok
 	else
 		sed 's/^/    /' "$work/pp.s" "$work/pp.c" >&2
-		echo fail
+		[ $rc -eq 124 ] && rc=timeout
+		echo "fail(server:$rs,client:$rc)"
 	fi
 }
 
@@ -186,6 +194,8 @@ measure() {
 	n=$(grep -lsx 'IB/RoCE v1' /sys/class/infiniband/"$dev"/ports/1/gid_attrs/types/* | wc -l)
 	if [ "$n" -gt 0 ]; then record "$p" roce_v1_gids "yes($n)"; else record "$p" roce_v1_gids no; fi
 
+	echo "### ibv_devinfo -v -d $dev"
+	ibv_devinfo -v -d "$dev"
 	while IFS='=' read -r f v; do
 		record "$p" "$f" "$v"
 	done < <(devinfo_caps "$dev")
@@ -196,9 +206,13 @@ measure() {
 
 	# the verbs, through each user library there is
 	if [ -n "$gi" ]; then
+		local t0 w0
+		t0=$SECONDS w0=$(dmesg | grep -c 'WARNING:')
 		while IFS='=' read -r f v; do
 			record "$p" "$f" "$v"
 		done < <("$probe" "$dev" "$gi")
+		record "$p" probe_secs $((SECONDS - t0))
+		record "$p" probe_kernel_warnings $(($(dmesg | grep -c 'WARNING:') - w0))
 		if [ -n "$sid_ok" ]; then
 			while IFS='=' read -r f v; do
 				case $f in

@@ -62,7 +62,7 @@ static void say_rc(const char *feature, int err)
 		say(feature, "ok");
 }
 
-static void say_cap(const char *feature, int set)
+static void say_cap(const char *feature, uint64_t set)
 {
 	say(feature, set ? "yes" : "no");
 }
@@ -74,6 +74,24 @@ static void *fresh(size_t len)
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	return p == MAP_FAILED ? NULL : p;
+}
+
+/* "ok", or where the LEN bytes at GOT first differ from WANT */
+static const char *check_data(const char *r, const char *got,
+			      const char *want, size_t len)
+{
+	static char buf[64];
+	size_t i;
+
+	if (strcmp(r, "ok"))
+		return r;
+	for (i = 0; i < len && got[i] == want[i]; i++)
+		;
+	if (i == len)
+		return "ok";
+	snprintf(buf, sizeof(buf), "data-differs@%zu:0x%02x", i,
+		 (unsigned char)got[i]);
+	return buf;
 }
 
 /* wait for one completion; its status text, or "timeout" */
@@ -327,8 +345,9 @@ int main(int argc, char **argv)
 		err = connect_self(qp, gid_index);
 	say_rc("rc_self_qp", err);
 	if (err) {
-		for (i = 0; i < 6; i++)
+		for (i = 0; i < 7; i++)
 			say((const char *[]){ "rc_write", "odp_explicit_write",
+					      "odp_explicit_write_touched",
 					      "odp_implicit_write", "mw1_bind_write",
 					      "mw2_bind_write", "atomic_write" }[i],
 			    "skip:no-qp");
@@ -351,12 +370,21 @@ int main(int argc, char **argv)
 		qx->wr_flags = IBV_SEND_SIGNALED;
 		ibv_wr_rdma_write(qx, odp->rkey, (uintptr_t)t);
 		ibv_wr_set_sge(qx, mr->lkey, (uintptr_t)src, XFER);
-		r = post_done(qx);
-		if (!strcmp(r, "ok") && memcmp(t, src, XFER))
-			r = "data-mismatch";
+		r = check_data(post_done(qx), t, src, XFER);
 		say("odp_explicit_write", "%s", r);
+
+		/* the same into pages the process has written already */
+		t = obuf;
+		memset(t, 0, XFER);
+		ibv_wr_start(qx);
+		qx->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_rdma_write(qx, odp->rkey, (uintptr_t)t);
+		ibv_wr_set_sge(qx, mr->lkey, (uintptr_t)src, XFER);
+		r = check_data(post_done(qx), t, src, XFER);
+		say("odp_explicit_write_touched", "%s", r);
 	} else {
 		say("odp_explicit_write", "skip:no-odp-mr");
+		say("odp_explicit_write_touched", "skip:no-odp-mr");
 	}
 	if (imp) {
 		char *t = ibuf + REGION / 2;
@@ -366,9 +394,7 @@ int main(int argc, char **argv)
 		qx->wr_flags = IBV_SEND_SIGNALED;
 		ibv_wr_rdma_write(qx, imp->rkey, (uintptr_t)t);
 		ibv_wr_set_sge(qx, mr->lkey, (uintptr_t)src, XFER);
-		r = post_done(qx);
-		if (!strcmp(r, "ok") && memcmp(t, src, XFER))
-			r = "data-mismatch";
+		r = check_data(post_done(qx), t, src, XFER);
 		say("odp_implicit_write", "%s", r);
 	} else {
 		say("odp_implicit_write", "skip:no-implicit-mr");
@@ -442,9 +468,7 @@ int main(int argc, char **argv)
 		ibv_wr_start(qx);
 		qx->wr_flags = IBV_SEND_SIGNALED;
 		ibv_wr_atomic_write(qx, dmr->rkey, (uintptr_t)dst + 16384, &v);
-		r = post_done(qx);
-		if (!strcmp(r, "ok") && memcmp(dst + 16384, &v, 8))
-			r = "data-mismatch";
+		r = check_data(post_done(qx), dst + 16384, (char *)&v, 8);
 		say("atomic_write", "%s", r);
 	}
 	return 0;
