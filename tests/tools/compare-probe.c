@@ -76,21 +76,25 @@ static void *fresh(size_t len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-/* "ok", or where the LEN bytes at GOT first differ from WANT */
+/* "ok", or where the LEN bytes at GOT first differ from WANT, and how many */
 static const char *check_data(const char *r, const char *got,
 			      const char *want, size_t len)
 {
 	static char buf[64];
-	size_t i;
+	size_t i, first = len, wrong = 0;
 
 	if (strcmp(r, "ok"))
 		return r;
-	for (i = 0; i < len && got[i] == want[i]; i++)
-		;
-	if (i == len)
+	for (i = 0; i < len; i++) {
+		if (got[i] == want[i])
+			continue;
+		if (!wrong++)
+			first = i;
+	}
+	if (!wrong)
 		return "ok";
-	snprintf(buf, sizeof(buf), "data-differs@%zu:0x%02x", i,
-		 (unsigned char)got[i]);
+	snprintf(buf, sizeof(buf), "data-differs@%zu:0x%02x,%zu-of-%zu-wrong",
+		 first, (unsigned char)got[first], wrong, len);
 	return buf;
 }
 
