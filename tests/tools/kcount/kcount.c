@@ -10,7 +10,11 @@
  *   qemu-system-x86_64 -accel tcg,thread=single ... -plugin kcount.so,out=FILE
  *
  * FILE gets "kcount SEQ KERNEL ALL" per marker executed (SEQ from 1) and
- * "kcount-end KERNEL ALL" when qemu exits.
+ * "kcount-end KERNEL ALL" when qemu exits.  With blocks=FILE2 as well, each
+ * kernel block gets a counter of its own, and at each marker FILE2 gets
+ * "SEQ VADDR INSNS" for every kernel block that ran since the marker before
+ * (VADDR its first instruction's address in hex, INSNS its instructions
+ * executed since then), for attributing counts to functions.
  *
  * Counting is per translation block: each block adds its length to ALL, and
  * to KERNEL when it lies in the upper half, as it starts.  A block that an
@@ -22,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /*
@@ -81,6 +86,36 @@ KCOUNT_EXPORT int qemu_plugin_version = 1;
 static uint64_t kernel_insns, all_insns, marks;
 static FILE *out;
 
+/*
+ * blocks=: one counter per translated kernel block, never freed (a block
+ * translated again gets another).  Translation and execution run on the one
+ * TCG thread, so the list needs no lock.
+ */
+struct block {
+	uint64_t execs;		/* the inline add's target */
+	uint64_t reported;	/* execs at the last marker */
+	uint64_t vaddr;
+	uint64_t insns;
+	struct block *next;
+};
+static struct block *blocks;
+static FILE *blocks_out;
+
+static void report_blocks(void)
+{
+	struct block *b;
+
+	for (b = blocks; b; b = b->next) {
+		if (b->execs == b->reported)
+			continue;
+		fprintf(blocks_out, "%llu %llx %llu\n", (unsigned long long)marks,
+			(unsigned long long)b->vaddr,
+			(unsigned long long)((b->execs - b->reported) * b->insns));
+		b->reported = b->execs;
+	}
+	fflush(blocks_out);
+}
+
 static const unsigned char marker[] = { 0x66, 0x87, 0xdb };	/* xchg %bx,%bx */
 
 static void on_mark(unsigned int vcpu_index, void *userdata)
@@ -90,6 +125,8 @@ static void on_mark(unsigned int vcpu_index, void *userdata)
 	fprintf(out, "kcount %llu %llu %llu\n", (unsigned long long)++marks,
 		(unsigned long long)kernel_insns, (unsigned long long)all_insns);
 	fflush(out);
+	if (blocks_out)
+		report_blocks();
 }
 
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -101,6 +138,17 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	/* x86-64: the kernel lives in the upper half, user space in the lower */
 	if (qemu_plugin_tb_vaddr(tb) >> 63) {
 		qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &kernel_insns, n);
+		if (blocks_out) {
+			struct block *b = calloc(1, sizeof(*b));
+
+			if (!b)
+				abort();
+			b->vaddr = qemu_plugin_tb_vaddr(tb);
+			b->insns = n;
+			b->next = blocks;
+			blocks = b;
+			qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &b->execs, 1);
+		}
 		return;
 	}
 	for (i = 0; i < n; i++) {
@@ -119,18 +167,22 @@ static void on_qemu_exit(qemu_plugin_id_t id, void *userdata)
 	fprintf(out, "kcount-end %llu %llu\n", (unsigned long long)kernel_insns,
 		(unsigned long long)all_insns);
 	fclose(out);
+	if (blocks_out)
+		fclose(blocks_out);
 }
 
 KCOUNT_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, char **argv)
 {
-	const char *path = NULL;
+	const char *path = NULL, *blocks_path = NULL;
 	int i;
 
 	for (i = 0; i < argc; i++) {
 		if (!strncmp(argv[i], "out=", 4)) {
 			path = argv[i] + 4;
+		} else if (!strncmp(argv[i], "blocks=", 7)) {
+			blocks_path = argv[i] + 7;
 		} else {
-			fprintf(stderr, "kcount: unknown argument %s (out=FILE)\n", argv[i]);
+			fprintf(stderr, "kcount: unknown argument %s (out=FILE, blocks=FILE)\n", argv[i]);
 			return -1;
 		}
 	}
@@ -142,6 +194,13 @@ KCOUNT_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *in
 	if (!out) {
 		perror(path);
 		return -1;
+	}
+	if (blocks_path) {
+		blocks_out = fopen(blocks_path, "w");
+		if (!blocks_out) {
+			perror(blocks_path);
+			return -1;
+		}
 	}
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
 	qemu_plugin_register_atexit_cb(id, on_qemu_exit, NULL);
