@@ -7,9 +7,10 @@
 #   make check         every test, in VMs on each installed Debian kernel
 #   make demo          build, boot a VM, create devices, show them working
 #   make bench         softverbs vs Soft-RoCE side by side: one VM (perftest in
-#                      loopback, a size sweep, scaling, fio over NVMe-oF and
-#                      NFS/RDMA), then two VMs on a virtual wire
-#                      (SV_BENCH=loop|sweep|scale|ulp|wire|all; SV_BENCH=ab:
+#                      loopback, kernel instructions per message, a size
+#                      sweep, scaling, fio over NVMe-oF and NFS/RDMA), then
+#                      two VMs on a virtual wire
+#                      (SV_BENCH=loop|cost|sweep|scale|ulp|wire|all; SV_BENCH=ab:
 #                      this tree against SV_BENCH_AB_BASE, softverbs only)
 #   make deb           Debian packages (debian/) in build/deb/
 #

@@ -5,6 +5,9 @@
 # numbers (only when it cannot run at all).  Two parts:
 #
 #   loopback   one VM, each provider's device talking to itself (below)
+#   cost       one single-threaded TCG VM: kernel instructions per message,
+#              counted by the TCG plugin tests/tools/kcount, Soft-RoCE and
+#              softverbs on one netdev in turn (scripts/bench-cost.sh)
 #   sweep      the same VM set-up, ib_write_bw at every power of two from
 #              8 B to 1 MiB on both: a table, build/bench-sweep.dat and a
 #              plot of bandwidth and message rate against message size,
@@ -27,8 +30,18 @@
 #   scripts/bench.sh             build softverbs, boot the VM(s), run the guest halves
 #   scripts/bench.sh --guest     the loopback guest half (as root, in the VM or a scratch host)
 #
-#   SV_BENCH=loop|sweep|scale|ulp|wire|all|ab  which part (default all:
-#                        loopback, the sweep, scaling, storage, two hosts)
+#   SV_BENCH=loop|cost|sweep|scale|ulp|wire|all|ab  which part (default
+#                        all: loopback, counts, the sweep, scaling, storage,
+#                        two hosts)
+#   SV_BENCH_COST_SMP=N  cost: vCPUs (default 1)
+#   SV_BENCH_COST_MSGS="N1 N2", SV_BENCH_COST_MSGS_BIG="N1 N2"
+#                        cost: the two lengths of the 64 B cases (default
+#                        "5000 25000") and of the 64 KiB case ("200 1000")
+#   SV_BENCH_COST_ICOUNT=OPTS  cost: qemu -icount OPTS (e.g.
+#                        shift=0,sleep=off): guest time from instructions
+#   SV_BENCH_COST_SYMS=1 cost: also count each kernel block and print where
+#                        a message's instructions go, by area and function
+#                        (scripts/bench-cost-attr.py)
 #   SV_BENCH_AB_BASE=REV ab: the revision to compare with (default HEAD:
 #                        what the uncommitted changes do)
 #   SV_BENCH_AB_PART=loop|ulp  ab: what to compare (default loop)
@@ -96,6 +109,35 @@ bench_loop() {
 		SV_BENCH_TESTS="${SV_BENCH_TESTS:-}" SV_BENCH_PROFILE="${SV_BENCH_PROFILE:-}" \
 		bash scripts/bench.sh --guest
 	echo "== host load average after: $(loadavg)"
+}
+
+# bench_cost KVER: kernel instructions per message, one single-threaded TCG
+# VM with the kcount plugin (built here: gcc, into build/kcount); the marks
+# in build/bench-cost.marks, the guest's output in build/bench-cost.log
+bench_cost() {
+	local kc=$root/build/kcount opts plugin
+	mkdir -p "$kc"
+	if ! gcc -Wall -O2 -shared -fPIC -o "$kc/kcount.so" tests/tools/kcount/kcount.c ||
+		! gcc -Wall -O2 -static -nostdlib -fno-stack-protector -o "$kc/mark" tests/tools/kcount/mark.c; then
+		echo "bench: cannot build tests/tools/kcount" >&2
+		return 1
+	fi
+	plugin=$kc/kcount.so,out=$root/build/bench-cost.marks
+	[ "${SV_BENCH_COST_SYMS:-0}" != 1 ] || plugin+=,blocks=$root/build/bench-cost.blocks
+	opts=(--tcg-single --smp "${SV_BENCH_COST_SMP:-1}" --plugin "$plugin")
+	[ -z "${SV_BENCH_COST_ICOUNT:-}" ] || opts+=(--icount "$SV_BENCH_COST_ICOUNT")
+	echo "== cost: one VM of $1 (TCG, one thread, ${SV_BENCH_COST_SMP:-1} vCPU${SV_BENCH_COST_ICOUNT:+, -icount $SV_BENCH_COST_ICOUNT}), kernel instructions per message"
+	echo "== host: $(nproc) CPUs, load average $(loadavg)"
+	rm -f build/bench-cost.marks build/bench-cost.blocks
+	tests/vm/run.sh --kver "$1" --timeout 3600 "${opts[@]}" -- \
+		env SV_MODULE="$root/build/$1/kmod/softverbs.ko" SV_KCOUNT_MARK="$kc/mark" \
+		SV_BENCH_ROUNDS="${SV_BENCH_ROUNDS:-}" SV_BENCH_TIMEOUT="${SV_BENCH_TIMEOUT:-}" \
+		SV_BENCH_COST_MSGS="${SV_BENCH_COST_MSGS:-}" SV_BENCH_COST_MSGS_BIG="${SV_BENCH_COST_MSGS_BIG:-}" \
+		SV_BENCH_COST_SYMS="${SV_BENCH_COST_SYMS:-}" bash scripts/bench-cost.sh |
+		tee build/bench-cost.log | grep --line-buffered -v '^kcount-syms '
+	echo "== host load average after: $(loadavg)"
+	bash scripts/bench-cost.sh --report build/bench-cost.marks build/bench-cost.log
+	[ "${SV_BENCH_COST_SYMS:-0}" != 1 ] || python3 scripts/bench-cost-attr.py build/bench-cost.blocks build/bench-cost.log
 }
 
 # bench_ab KVER: softverbs of SV_BENCH_AB_BASE against this tree's, one VM
@@ -238,8 +280,8 @@ bench_wire() {
 if [ "${1:-}" != --guest ]; then
 	mode=${SV_BENCH:-all}
 	case $mode in
-	loop | sweep | scale | ulp | wire | all | ab) ;;
-	*) echo "bench: SV_BENCH=loop, sweep, scale, ulp, wire, all or ab" >&2; exit 2 ;;
+	loop | cost | sweep | scale | ulp | wire | all | ab) ;;
+	*) echo "bench: SV_BENCH=loop, cost, sweep, scale, ulp, wire, all or ab" >&2; exit 2 ;;
 	esac
 	case ${SV_BENCH_AB_PART:-loop} in
 	loop | ulp) ;;
@@ -256,6 +298,9 @@ if [ "${1:-}" != --guest ]; then
 	rc=0
 	if [ "$mode" = loop ] || [ "$mode" = all ]; then
 		bench_loop "$kver" || rc=$?
+	fi
+	if [ "$mode" = cost ] || [ "$mode" = all ]; then
+		bench_cost "$kver" || rc=$?
 	fi
 	if [ "$mode" = sweep ] || [ "$mode" = all ]; then
 		bench_sweep "$kver" || rc=$?

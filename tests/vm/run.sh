@@ -3,7 +3,8 @@
 #
 #   run.sh [--kver KVER | --kernel IMAGE [--modules DIR]] [--log FILE] [--results FILE]
 #          [--timeout SEC] [--mem MB] [--smp N] [--append 'CMDLINE'] [--nic] [--fs 9p|virtiofs]
-#          [--wire PATH:a|b] [--root DIR] -- COMMAND [ARG...]
+#          [--wire PATH:a|b] [--root DIR] [--tcg-single] [--icount OPTS]
+#          [--plugin SO[,ARGS]] -- COMMAND [ARG...]
 #
 #   --kver KVER     a stock kernel: /boot/vmlinuz-KVER + /lib/modules/KVER (default: uname -r),
 #                   or a kernel unpacked by scripts/cloud-kernel.sh ($SV_CACHE/cloud/KVER)
@@ -79,6 +80,7 @@ usage() { sed -n '2,/^set -euo/{/^set/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2; }
 
 kver= kernel= modules= log= results= timeout=600 mem=1024 smp=2 append= nic=(-nic none) fs= wire=()
 guest_root=
+tcg=multi extra=()
 wire_sock=
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -125,6 +127,9 @@ while [ $# -gt 0 ]; do
 			-device "virtio-net-pci,netdev=w0,romfile=,mac=52:54:00:5e:00:0$side")
 		shift 2
 		;;
+	--tcg-single) tcg=single; shift ;;
+	--icount) tcg=single extra+=(-icount "$2"); shift 2 ;;
+	--plugin) extra+=(-plugin "$2"); shift 2 ;;
 	--) shift; break ;;
 	-h | --help) usage ;;
 	*) echo "run.sh: unknown option $1" >&2; usage ;;
@@ -303,8 +308,8 @@ else
 	share=(-object "memory-backend-memfd,id=mem,size=${mem}M,share=on" -machine memory-backend=mem
 		-chardev "socket,id=vfs,path=$tmp/vfs.sock" -device vhost-user-fs-pci,chardev=vfs,tag=host)
 fi
-qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m "$mem" -smp "$smp"
-	-nographic -nodefaults -no-reboot "${nic[@]}" "${wire[@]}" -monitor none
+qemu=(qemu-system-x86_64 -accel "tcg,thread=$tcg" -cpu max -m "$mem" -smp "$smp"
+	-nographic -nodefaults -no-reboot "${nic[@]}" "${wire[@]}" -monitor none "${extra[@]}"
 	-kernel "$image" -initrd "$initrd" -append "$cmdline"
 	"${share[@]}"
 	-serial "file:$log" -serial "file:$results")

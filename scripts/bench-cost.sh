@@ -1,0 +1,231 @@
+#!/bin/bash
+# bench-cost.sh: make bench's counted part (SV_BENCH=cost): kernel
+# instructions per message, softverbs beside Soft-RoCE, counted by the TCG
+# plugin tests/tools/kcount in a single-threaded TCG guest.
+#
+#   bench-cost.sh                      the guest half (run by scripts/bench.sh
+#                                      in the VM, as root)
+#   bench-cost.sh --report MARKS LOG   the table, on the host: MARKS is the
+#                                      plugin's out= file, LOG the guest's output
+#
+#   init_net: cost0 (rdma_rxe, then softverbs) on veth xc0 10.196.0.1
+#             (xc1, its carrier, in netns sv-cost-c)
+#
+# rdma_rxe binds UDP 4791 in init_net, so the two providers take the same
+# netdev in turn: load, create the device, run every case, delete it,
+# unload; Soft-RoCE first in odd rounds, softverbs first in even ones.
+# Each case is a perftest pair on the one device (server and client in the
+# guest, the device talking to itself), run at two lengths N1 and N2, each
+# run between two marks (the marker program SV_KCOUNT_MARK).  The set-up
+# (exec, device open, QP, connection, teardown) is in both runs and cancels:
+#
+#   cost per message = (kernel(N2 run) - kernel(N1 run)) / (N2 - N1)
+#
+# Cases: ib_write_bw, ib_send_bw, ib_read_bw at 64 B (SV_BENCH_COST_MSGS
+# messages, default "5000 25000") and ib_write_bw at 64 KiB
+# (SV_BENCH_COST_MSGS_BIG, default "200 1000"); SV_BENCH_ROUNDS rounds
+# (default 3), the table gives the median and the range of the rounds.
+# Before each provider's cases, one short unmarked run of every case warms
+# the page cache and the slab caches.  With two or more vCPUs the server
+# runs on CPU 0 and the client on CPU 1.
+#
+# The guest half prints "kcount-label SEQ PROVIDER CASE ROUND N begin|end
+# [ok|fail] [MPPS]" for every mark, in the order the marks were executed;
+# --report pairs them with the plugin's "kcount SEQ KERNEL ALL" lines.
+# With SV_BENCH_COST_SYMS=1 it also prints "kcount-syms SEQ BASE64" lines:
+# the text symbols of /proc/kallsyms (gzip, base64), the kernel's once (SEQ
+# 0) and the modules' before each provider's first mark (SEQ that mark's),
+# for scripts/bench-cost-attr.py.
+set -uo pipefail
+
+# --- host: the table -----------------------------------------------------------
+if [ "${1:-}" = --report ]; then
+	marks=$2 log=$3
+	awk '
+	# median and range of the numbers in string S: sets med, lo, hi
+	function stats(s,   v, n, i, j, t) {
+		n = split(s, v, " ")
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) {
+				t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
+			}
+		if (!n) { med = lo = hi = ""; return 0 }
+		med = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+		lo = v[1]; hi = v[n]
+		return n
+	}
+	FILENAME == ARGV[1] && $1 == "kcount" { kern[$2] = $3; nmarks++ }
+	FILENAME == ARGV[2] && $1 == "kcount-label" {
+		nlabels++
+		k = $3 SUBSEP $4 SUBSEP $5
+		if ($7 == "begin") { b[k, $6] = $2; next }
+		e[k, $6] = $2
+		ok[k, $6] = $8 == "ok"
+		if (!(k in seen)) { seen[k] = 1; keys[++nk] = k }
+		ns[k] = ns[k] " " $6
+		if (!($4 in caseseen)) { caseseen[$4] = 1; cases[++ncases] = $4 }
+	}
+	END {
+		# the guest labels each block after it: a block cut short
+		# leaves marks without labels, only at the end
+		if (nmarks < nlabels || !nlabels) {
+			printf "bench-cost: %d marks counted, %d labelled: no table\n", nmarks, nlabels
+			exit 1
+		}
+		if (nmarks > nlabels)
+			printf "bench-cost: %d marks without a label (a block cut short)\n", nmarks - nlabels
+		for (i = 1; i <= nk; i++) {
+			k = keys[i]
+			split(k, p, SUBSEP)
+			if (split(ns[k], n, " ") != 2) continue
+			n1 = n[1] + 0; n2 = n[2] + 0
+			if (n1 == n2 || !ok[k, n[1]] || !ok[k, n[2]]) {
+				printf "cost %s %s round %s: a run failed\n", p[1], p[2], p[3]
+				continue
+			}
+			k1 = kern[e[k, n[1]]] - kern[b[k, n[1]]]
+			k2 = kern[e[k, n[2]]] - kern[b[k, n[2]]]
+			v = (k2 - k1) / (n2 - n1)
+			printf "cost %s %s round %s: %d kernel instructions per message (runs of %d and %d: %.0f and %.0f M)\n",
+				p[1], p[2], p[3], v, n1, n2, k1 / 1e6, k2 / 1e6
+			per[p[1], p[2]] = per[p[1], p[2]] " " v
+		}
+		printf "\n%-22s %11s %11s %6s %17s %17s\n", "kernel insns/message", "softverbs", "Soft-RoCE", "ratio", "softverbs range", "Soft-RoCE range"
+		for (i = 1; i <= ncases; i++) {
+			c = cases[i]
+			sm = sr = rm = rr = "-"
+			if (stats(per["sv", c])) { sm = sprintf("%d", med); sr = sprintf("%d-%d", lo, hi); s = med } else s = 0
+			if (stats(per["rxe", c])) { rm = sprintf("%d", med); rr = sprintf("%d-%d", lo, hi); r = med } else r = 0
+			ratio = s > 0 && r > 0 ? sprintf("%.2f", s / r) : "-"
+			printf "%-22s %11s %11s %6s %17s %17s\n", c, sm, rm, ratio, sr, rr
+		}
+	}' "$marks" "$log"
+	exit
+fi
+
+# --- guest ---------------------------------------------------------------------
+cd "$(dirname "$0")/.." || exit 1
+. tests/user/lib.sh
+set +e
+mark=${SV_KCOUNT_MARK:?the marker program (tests/tools/kcount/mark.c, built by scripts/bench.sh)}
+rounds=${SV_BENCH_ROUNDS:-3}
+to=${SV_BENCH_TIMEOUT:-120}
+read -r small1 small2 <<<"${SV_BENCH_COST_MSGS:-5000 25000}"
+read -r big1 big2 <<<"${SV_BENCH_COST_MSGS_BIG:-200 1000}"
+addr=10.196.0.1
+# case name: program, message size, the two lengths
+declare -A cases=(
+	[write-64B]="ib_write_bw 64 $small1 $small2"
+	[send-64B]="ib_send_bw 64 $small1 $small2"
+	[read-64B]="ib_read_bw 64 $small1 $small2"
+	[write-64KiB]="ib_write_bw 65536 $big1 $big2"
+)
+order=(write-64B send-64B read-64B write-64KiB)
+port=27000 seq=0 gid=
+tmp=$(mktemp -d)
+pin_s=() pin_c=()
+if [ "$(nproc)" -ge 2 ]; then
+	pin_s=(taskset -c 0) pin_c=(taskset -c 1)
+fi
+
+ulimit -l unlimited
+modprobe ib_core
+modprobe ib_uverbs
+ip netns add sv-cost-c
+sv_on_exit "ip netns del sv-cost-c; rm -rf '$tmp'"
+ip link add xc0 type veth peer name xc1 netns sv-cost-c
+ip -n sv-cost-c link set xc1 up
+ip link set xc0 up
+ip addr add $addr/24 dev xc0
+
+# syms SEQ FILTER: the text symbols that FILTER (an awk condition on
+# /proc/kallsyms' fields) keeps, as one kcount-syms line valid from mark SEQ
+syms() {
+	[ "${SV_BENCH_COST_SYMS:-0}" = 1 ] || return 0
+	echo "kcount-syms $1 $(awk "\$2 ~ /^[tT]\$/ && $2 { print \$1, \$3, \$4 }" /proc/kallsyms | gzip -1 | base64 -w0)"
+}
+syms 0 'NF == 3'
+
+# up PROVIDER: load it, cost0 on xc0; sets gid (the RoCE v2 GID of addr)
+up() {
+	local g=0000:0000:0000:0000:0000:ffff:0ac4:0001	# 10.196.0.1
+	if [ "$1" = rxe ]; then
+		modprobe rdma_rxe && rdma link add cost0 type rxe netdev xc0
+	else
+		# shellcheck disable=SC2119 # no module parameters
+		sv_load_module && rdma link add cost0 type softverbs netdev xc0
+	fi || return 1
+	sv_wait_for "_sv_xport_gid cost0 $g" 20 || return 1
+	gid=$(_sv_xport_gid cost0 $g)
+}
+
+# down PROVIDER: delete cost0, unload the provider
+down() {
+	rdma link delete cost0 2>/dev/null
+	if [ "$1" = rxe ]; then modprobe -r rdma_rxe; else sv_unload_module; fi
+}
+
+# run PROG SIZE N [LABEL]: one perftest pair of N messages on cost0; with
+# LABEL ("PROVIDER CASE ROUND"), between two marks.  Only the client's run
+# and the server's exit lie between the marks: the server is listening
+# before the first, and the labels are written to a tmpfs file outside.
+run() {
+	local prog=$1 size=$2 n=$3 label=${4:-} pid v
+	port=$((port + 1))
+	"${pin_s[@]}" timeout "$to" "$prog" -d cost0 -x "$gid" -p $port -F -s "$size" -n "$n" >"$tmp/s" 2>&1 &
+	pid=$!
+	if ! sv_wait_for "sv_tcp_listening $port" 30; then
+		kill $pid 2>/dev/null
+		wait $pid 2>/dev/null
+		[ -z "$label" ] || echo "bench-cost: $prog on $label: no server" >&2
+		return 1
+	fi
+	if [ -n "$label" ]; then
+		echo "kcount-label $((++seq)) $label $n begin" >>"$tmp/labels"
+		"$mark"
+	fi
+	"${pin_c[@]}" timeout "$to" "$prog" -d cost0 -x "$gid" -p $port -F -s "$size" -n "$n" $addr >"$tmp/c" 2>&1
+	wait $pid 2>/dev/null
+	[ -z "$label" ] || "$mark"
+	v=$(xp_perf_value "$tmp/c" 5)
+	if [ -z "$label" ]; then
+		:
+	elif [ -n "$v" ]; then
+		echo "kcount-label $((++seq)) $label $n end ok $v" >>"$tmp/labels"
+	else
+		echo "kcount-label $((++seq)) $label $n end fail" >>"$tmp/labels"
+		echo "bench-cost: $prog -s $size -n $n on $label: no result" >&2
+		tail -n 5 "$tmp/c" | sed 's/^/  client: /' >&2
+		tail -n 5 "$tmp/s" | sed 's/^/  server: /' >&2
+	fi
+	[ -n "$v" ]
+}
+
+for ((r = 1; r <= rounds; r++)); do
+	provs="rxe sv"
+	[ $((r % 2)) = 1 ] || provs="sv rxe"
+	for p in $provs; do
+		echo "== round $r of $rounds: $p"
+		if ! up "$p"; then
+			echo "bench-cost: no $p device" >&2
+			down "$p"
+			continue
+		fi
+		for c in "${order[@]}"; do
+			read -r prog size n1 n2 <<<"${cases[$c]}"
+			run "$prog" "$size" 200
+		done
+		syms $((seq + 1)) 'NF == 4'
+		for c in "${order[@]}"; do
+			read -r prog size n1 n2 <<<"${cases[$c]}"
+			run "$prog" "$size" "$n1" "$p $c $r"
+			run "$prog" "$size" "$n2" "$p $c $r"
+		done
+		down "$p"
+		# outside every window, and a partial table if a later block hangs
+		cat "$tmp/labels" 2>/dev/null
+		rm -f "$tmp/labels"
+	done
+done
+echo "== kernel $(uname -r), $(nproc) vCPUs"
+exit 0
