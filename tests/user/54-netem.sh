@@ -43,19 +43,9 @@ if [ -n "$SV_QUICK" ]; then
 fi
 [ "$XP_A_DEV" != "$XP_B_DEV" ] || XP_LOSSY=0
 
-# Permanent neighbour entries both ways: every QP's RTR transition resolves
-# the peer's MAC (ib_core gives up with ETIMEDOUT after a second without an
-# ARP reply), and under 3 % loss each way about one run in twenty lost the
-# ARP exchange itself; under 100 % loss the entry could also go FAILED
-# before retry_blackhole's QP is set up.  The loss is meant for RDMA.
-for s in A B; do
-	o=B; [ $s = A ] || o=A
-	ifv=XP_${s}_IF nsv=XP_${s}_NS oifv=XP_${o}_IF onsv=XP_${o}_NS oipv=XP_${o}_IP4
-	mac=$(ip ${!onsv:+-n "${!onsv}"} -br link show "${!oifv}") || sv_fail "no link ${!oifv}"
-	read -r _ _ mac _ <<<"$mac"
-	ip ${!nsv:+-n "${!nsv}"} neigh replace "${!oipv}" lladdr "$mac" dev "${!ifv}" nud permanent ||
-		sv_fail "cannot set a permanent neighbour ${!oipv} on ${!ifv}"
-done
+# sv_xport_setup made permanent neighbour entries both ways: under 3 % loss
+# each way about one run in twenty lost the ARP exchange itself, and under
+# 100 % loss an entry could go FAILED before retry_blackhole's QP is set up.
 
 # netem SIDES ARGS...: set (or with "off", remove) netem on the veth end of
 # each side in SIDES ("A", "B" or "AB").  tc enters the namespace itself

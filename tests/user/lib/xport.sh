@@ -201,7 +201,9 @@ sv_xport_setup() {
 		ip netns add "$ns"
 		sv_on_exit "ip netns del '$ns'"
 	done
-	cmds="link add x${tag}a type veth peer name x${tag}b"
+	# fixed MACs, so that each side's permanent neighbour entry for the
+	# other goes into the same ip batch as its addresses (below)
+	cmds="link add x${tag}a address 02:5f:00:00:$hex:01 type veth peer name x${tag}b address 02:5f:00:00:$hex:02"
 	[ -z "$XP_A_NS" ] || cmds+=$'\n'"link set x${tag}a netns $XP_A_NS"
 	[ -z "$XP_B_NS" ] || cmds+=$'\n'"link set x${tag}b netns $XP_B_NS"
 	# deleting either end removes both; A's end is in XP_A_NS unless
@@ -221,6 +223,13 @@ sv_xport_setup() {
 		fi
 		cmds+=$'\n'"addr add 10.$((100 + 10#${tag: -2})).0.$n/24 dev $ifn"
 		cmds+=$'\n'"addr add fd$hex::$n/64 dev $ifn nodad"
+		# Permanent neighbour entries for the peer: every RTR transition
+		# resolves the peer's MAC, and ib_core gives up with ETIMEDOUT
+		# after one second without an ARP or ND reply, which a loaded
+		# TCG guest sometimes takes.  What a test drops or delays is
+		# meant for RDMA, not for address resolution.
+		cmds+=$'\n'"neigh replace 10.$((100 + 10#${tag: -2})).0.$((3 - n)) lladdr 02:5f:00:00:$hex:0$((3 - n)) dev $ifn nud permanent"
+		cmds+=$'\n'"neigh replace fd$hex::$((3 - n)) lladdr 02:5f:00:00:$hex:0$((3 - n)) dev $ifn nud permanent"
 		ip ${ns:+-n "$ns"} -batch - <<<"$cmds"
 		printf -v "XP_${s}_IF" %s "$ifn"
 		printf -v "XP_${s}_IP4" %s "10.$((100 + 10#${tag: -2})).0.$n"
