@@ -104,6 +104,11 @@ sv_version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 #                      what Debian 12's cloud images boot): what is worth
 #                      its cost on one cloud kernel, not on each
 #               all    debug,first,stock (not cloud)
+#               trixie the Debian 13 root of scripts/test-root.sh (its
+#                      rdma-core, UCX, libfabric, Open MPI), booted with
+#                      run.sh --root on each kernel of SV_TRIXIE_ROOT_KERNELS
+#                      (default: the last stock kernel, 6.12, the series
+#                      Debian 13 ships)
 #               sid    the sid root of scripts/test-root.sh (rdma-core 65,
 #                      its pyverbs suite), booted with run.sh --root on each
 #                      kernel of SV_SID_KERNELS (see "the sid root" below)
@@ -166,7 +171,7 @@ meta_parse() {
 			[ "$v" != all ] || v=debug,first,stock
 			for k in ${v//,/ }; do
 				case $k in
-				debug | first | stock | cloud | cloud1 | sid) ;;
+				debug | first | stock | cloud | cloud1 | trixie | sid) ;;
 				*) warn "$name: unknown kernel class '$k' in '$w'" ;;
 				esac
 			done
@@ -308,6 +313,14 @@ done)
 sid_filter=$(filter_of "${sel_sid[@]}")
 read -ra sid_kernels <<<"${SV_SID_KERNELS:-${stock[*]:1}}"
 [ ${#sel_sid[@]} -gt 0 ] && [ "${SV_SID:-1}" != 0 ] || sid_kernels=()
+# the Debian 13 root's VMs: its tests, on SV_TRIXIE_ROOT_KERNELS (default:
+# the last stock kernel); none without its tests or with SV_TRIXIE_ROOT=0
+mapfile -t sel_troot < <(for t in $(tests_on trixie); do
+	if filter_runs "${SV_TESTS:-}" "$t"; then echo "$t"; fi
+done)
+troot_filter=$(filter_of "${sel_troot[@]}")
+read -ra troot_kernels <<<"${SV_TRIXIE_ROOT_KERNELS:-${stock[*]: -1}}"
+[ ${#sel_troot[@]} -gt 0 ] && [ "${SV_TRIXIE_ROOT:-1}" != 0 ] || troot_kernels=()
 # without a debug kernel the first stock kernel runs everything (see below:
 # also when the debug kernel's build fails)
 first_filter=${SV_TESTS:-}
@@ -438,6 +451,7 @@ if [ -n "${SV_PLAN:-}" ]; then
 	fi
 	[ ${#stock[@]} -eq 0 ] || plan_vm "${stock[0]} (first)" stock "$first_filter"
 	for kver in "${sid_kernels[@]}"; do plan_vm "$kver (sid root)" stock "$sid_filter"; done
+	for kver in "${troot_kernels[@]}"; do plan_vm "$kver (Debian 13 root)" stock "$troot_filter"; done
 	[ $demo_wanted = 0 ] || echo "demo: make demo in a fresh clone, ~$demo_secs s"
 	exit 0
 fi
@@ -866,6 +880,24 @@ if [ ${#sid_kernels[@]} -gt 0 ]; then
 	fi
 fi
 
+# --- the Debian 13 root --------------------------------------------------------
+# Debian 13's user space as its users have it (UCX with its verbs
+# transports, which sid's UCX lacks; Open MPI 5): scripts/test-root.sh
+# builds a trixie root once (~1.5 min, ~520 MB in the cache) and the
+# kernels=trixie tests run in it on each kernel of troot_kernels.  Root only.
+troot=
+if [ ${#troot_kernels[@]} -gt 0 ]; then
+	if [ "$(id -u)" != 0 ]; then
+		row "Debian 13 root" 0 0 1 0 "not root: debootstrap needs root (SV_TRIXIE_ROOT=0 skips it)"
+		troot_kernels=()
+	elif stage test-root-trixie bash scripts/test-root.sh build trixie; then
+		troot=$(sed -n 's/^ROOT=//p' "$results/test-root-trixie.log" | tail -n 1)
+	else
+		row "Debian 13 root" 0 1 0 "$stage_secs" "see results/test-root-trixie.log (SV_TRIXIE_ROOT=0 skips it)"
+		troot_kernels=()
+	fi
+fi
+
 # The packages installed as a user installs them ("apt install ./*.deb",
 # DKMS building the module) in a throwaway copy of this host, one kernel at
 # a time, for each VM that runs tests/user/17-deb.sh, which then uses the
@@ -988,6 +1020,13 @@ for kver in "${sid_kernels[@]}"; do
 	# shellcheck disable=SC2046 # nic_arg: one word or none
 	launch "$results/$kver-sid" vm_job "$kver sid root" "$kver" "$results/$kver-sid" "$vm_timeout" "$sid_filter" \
 		--kver "$kver" --root "$sid_root" $(nic_arg "$sid_filter")
+done
+# the Debian 13 root's VMs (UCX, libfabric, Open MPI of Debian 13)
+for kver in "${troot_kernels[@]}"; do
+	[ -n "$troot" ] || break
+	# shellcheck disable=SC2046 # nic_arg: one word or none
+	launch "$results/$kver-trixie" vm_job "$kver Debian 13 root" "$kver" "$results/$kver-trixie" "$vm_timeout" "$troot_filter" \
+		--kver "$kver" --root "$troot" $(nic_arg "$troot_filter")
 done
 # last, in the lane that frees first: about two minutes
 if [ $demo_wanted = 1 ]; then

@@ -33,13 +33,14 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cache=${SV_CACHE:-/var/tmp/softverbs-cache}
 
 # What the test VMs run: rdma-core's tools, providers and pyverbs suite, the
-# benchmarks and upper libraries of issue 42, and what tests/vm/init and
+# benchmarks and upper libraries (UCX, libfabric, Open MPI with mpi4py for
+# tests/user/72-mpi), and what tests/vm/init and
 # tests/user/lib.sh use (kmod's modprobe, iproute2's ip and rdma, procps,
 # python3).  Each suite's own versions.
 packages=(
 	rdma-core ibverbs-utils ibverbs-providers python3-pyverbs perftest
 	rdmacm-utils iproute2 kmod procps python3 ethtool
-	ucx-utils libfabric-bin openmpi-bin
+	ucx-utils libfabric-bin openmpi-bin python3-mpi4py
 )
 # bump when the build steps below change what a root holds
 steps=1

@@ -1,5 +1,5 @@
 #!/bin/bash
-# sv-test: kernels=debug,stock needs=rxe cost=L
+# sv-test: kernels=debug,stock,trixie needs=rxe cost=L
 # UCX (ucx-utils' ucx_perftest) over softverbs, then over Soft-RoCE in the
 # same VM as the baseline: UCP put bandwidth, tag-matching latency and
 # bandwidth and active-message latency, each over rc_verbs (UCX_TLS=rc_v:

@@ -1,5 +1,5 @@
 #!/bin/bash
-# sv-test: kernels=debug,stock needs=rxe cost=M
+# sv-test: kernels=debug,stock,trixie,sid needs=rxe cost=M
 # libfabric's verbs provider (libfabric-bin's fi_pingpong) over softverbs,
 # then over Soft-RoCE in the same VM as the baseline: the three endpoint
 # types, msg (rdma_cm connection), rdm (ofi_rxm over msg) and dgram (UD,
