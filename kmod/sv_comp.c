@@ -126,8 +126,8 @@ static bool sv_comp_read_resp_locked(struct sv_qp *qp, struct sv_swqe *sw,
 				     const struct sv_pkt_info *p, bool *retire,
 				     bool *progress)
 {
-	u32 len = sw->wqe->dma.length;
-	u32 rest = len - sw->resp_len;
+	struct sv_send_wqe *wqe = sv_req_wqe(qp, sw);
+	u32 rest = wqe->dma.length - sw->resp_len;
 	bool last = p->info->flags & SV_OP_LAST;
 	int err;
 
@@ -139,7 +139,7 @@ static bool sv_comp_read_resp_locked(struct sv_qp *qp, struct sv_swqe *sw,
 	if (last ? p->paylen != rest : (p->paylen != sw->mtu || rest <= sw->mtu))
 		return false;
 
-	err = p->paylen ? sv_req_sge_copy(qp, sw->wqe, sw->resp_len,
+	err = p->paylen ? sv_req_sge_copy(qp, wqe, sw->resp_len,
 					  (void *)sv_pkt_payload(p), p->paylen,
 					  SV_COPY_TO_MR) : 0;
 	if (err == -EAGAIN) {
@@ -170,7 +170,7 @@ static void sv_comp_atomic_ack_locked(struct sv_qp *qp, struct sv_swqe *sw,
 	u64 orig = sv_atmack_orig(p->hdr);
 	int err;
 
-	err = sv_req_sge_copy(qp, sw->wqe, 0, &orig, sizeof(orig),
+	err = sv_req_sge_copy(qp, sv_req_wqe(qp, sw), 0, &orig, sizeof(orig),
 			      SV_COPY_TO_MR);
 	if (err == -EAGAIN) {
 		sv_comp_odp_park(qp, p);
@@ -275,6 +275,7 @@ void sv_comp_rcv(struct sv_qp *qp, struct sv_rx_pkt *pkt)
 	struct sv_dev *sv = pkt->sv;
 	bool retire = false, progress = false, kick = false;
 	u32 flags = p->info->flags;
+	const struct sv_send_wqe *wqe;
 	enum ib_qp_state state;
 	struct sv_swqe *sw;
 	u8 syn = 0;
@@ -345,8 +346,9 @@ void sv_comp_rcv(struct sv_qp *qp, struct sv_rx_pkt *pkt)
 				sv_comp_go_back_locked(qp, &kick);
 			goto out_timer;
 		}
+		wqe = sv_req_wqe(qp, sw);
 		if (flags & SV_OP_READ_RESP) {
-			if (sv_opcode_wr_flags(sw->wqe->wr.opcode) & SV_WR_READ)
+			if (sv_opcode_wr_flags(wqe->wr.opcode) & SV_WR_READ)
 				sv_comp_read_resp_locked(qp, sw, p, &retire,
 							 &progress);
 			else if (sw->flags & SV_SWQE_ACK_ENDS)
@@ -354,8 +356,7 @@ void sv_comp_rcv(struct sv_qp *qp, struct sv_rx_pkt *pkt)
 							&progress);
 		} else if (sw->flags & SV_SWQE_ACK_ENDS) {
 			/* an Atomic ACK is no answer to FLUSH/ATOMIC WRITE */
-		} else if (!(sv_opcode_wr_flags(sw->wqe->wr.opcode) &
-			     SV_WR_READ)) {
+		} else if (!(sv_opcode_wr_flags(wqe->wr.opcode) & SV_WR_READ)) {
 			sv_comp_atomic_ack_locked(qp, sw, p, &retire,
 						  &progress);
 		}
@@ -478,7 +479,7 @@ static void sv_comp_retire_sq(struct sv_qp *qp, bool flush_err)
 		}
 		if (qp->req.in_flight) {
 			struct sv_swqe *sw = sv_req_swqe(qp, idx);
-			const struct sv_send_wqe *wqe = sw->wqe;
+			const struct sv_send_wqe *wqe = sv_req_wqe(qp, sw);
 
 			if (sw->state == SV_SWQE_DONE) {
 				wc.status = sw->status;

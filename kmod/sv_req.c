@@ -325,7 +325,7 @@ static bool sv_req_start_locked(struct sv_qp *qp, u32 idx, bool *retire)
 {
 	struct sv_queue *q = qp->sq.queue;
 	struct sv_swqe *sw = sv_req_swqe(qp, idx);
-	struct sv_send_wqe *wqe = sw->wqe;
+	struct sv_send_wqe *wqe = sv_req_wqe(qp, sw);
 	enum ib_wc_status status = IB_WC_SUCCESS;
 	u32 opcode, wr_flags, len, mtu;
 
@@ -481,7 +481,7 @@ static int sv_req_path(struct sv_qp *qp, const struct sv_send_wqe *wqe,
 static void sv_req_build_ext(struct sv_qp *qp, struct sv_swqe *sw, u8 *hdr,
 			     const struct sv_opcode_info *info)
 {
-	const struct sv_send_wqe *wqe = sw->wqe;
+	const struct sv_send_wqe *wqe = sv_req_wqe(qp, sw);
 
 	/* XRC: the remote SRQ, checked when the WQE was copied (sv_wqe.c) */
 	if (sv_opcode_has(info, SV_EXT_XRCETH))
@@ -535,7 +535,7 @@ static int sv_req_build_locked(struct sv_qp *qp, struct sv_swqe *sw,
 			       struct sv_req_pkt *pk, bool *retire)
 {
 	struct sv_dev *sv = sv_req_dev(qp);
-	const struct sv_send_wqe *wqe = sw->wqe;
+	const struct sv_send_wqe *wqe = sv_req_wqe(qp, sw);
 	bool rc = sv_qp_reliable(qp);
 	u32 wr_flags = sv_opcode_wr_flags(wqe->wr.opcode);
 	bool read = wr_flags & SV_WR_READ;
@@ -867,7 +867,7 @@ void sv_req_sched(struct sv_qp *qp)
 /* --- life cycle ------------------------------------------------------------ */
 
 /*
- * @n WQE copies: per copy the state, then (after all states) the WQE, as
+ * @n WQE copies: the states, then the WQEs (sv_swqe_copy()), each as
  * large as the QP's WQEs (struct sv_send_wqe and the SGE/inline room), not
  * the ring's power-of-two slot.  Above a page, vmalloc: kmalloc (and so
  * kvmalloc) would round 33 KiB up to a 64 KiB block.  A user QP's copies
@@ -877,14 +877,10 @@ void sv_req_sched(struct sv_qp *qp)
 static struct sv_swqe *sv_req_swqe_alloc(struct sv_qp *qp, u32 n,
 					 size_t *bytes)
 {
-	/* 8-byte fields in every copy */
-	size_t wqe_size = ALIGN(sv_qp_send_wqe_size(qp), 16);
 	gfp_t gfp = GFP_KERNEL;
 	struct sv_swqe *swqe;
-	u8 *copies;
-	u32 i;
 
-	*bytes = array_size(n, sizeof(struct sv_swqe) + wqe_size);
+	*bytes = sv_req_swqe_bytes(qp, n);
 	if (qp->uc) {
 		if (sv_ucontext_charge(qp->uc, *bytes))
 			return NULL;
@@ -899,9 +895,6 @@ static struct sv_swqe *sv_req_swqe_alloc(struct sv_qp *qp, u32 n,
 			sv_ucontext_uncharge(qp->uc, *bytes);
 		return NULL;
 	}
-	copies = (u8 *)(swqe + n);
-	for (i = 0; i < n; i++)
-		swqe[i].wqe = (struct sv_send_wqe *)(copies + i * wqe_size);
 	return swqe;
 }
 
@@ -921,9 +914,10 @@ static void sv_req_swqe_free(struct sv_qp *qp, struct sv_swqe *swqe,
  * destroy, through RESET.  Flushing WQEs that never started reads the
  * ring, not the copies (sv_comp_retire_sq()).
  *
- * First SV_REQ_SWQE_FIRST copies (or the SQ's slots, if fewer): a QP that
- * has a few WQEs in flight at a time, as most do, never needs more.  The
- * first time a QP fills them, sv_req_grow_work() gives it one per slot.
+ * First sv_req_swqe_first() copies: a QP that has a few WQEs in flight
+ * at a time, as most do, never needs more, and an idle one pays one small
+ * block.  The first time a QP fills them, sv_req_grow_work() gives it one
+ * per slot.
  * Not a UD, GSI or UC QP: one per slot from the start.  Their sends
  * outlive the QP (sv_req_linger()), and a destroyed QP cannot grow: with
  * its completer deferred, its WQEs sent but not yet retired fill the
@@ -940,7 +934,7 @@ int sv_req_alloc(struct sv_qp *qp)
 	if (qp->req.swqe)
 		return 0;
 	if (type != IB_QPT_UD && type != IB_QPT_GSI && type != IB_QPT_UC)
-		n = min(n, SV_REQ_SWQE_FIRST);
+		n = sv_req_swqe_first(qp);
 	swqe = sv_req_swqe_alloc(qp, n, &bytes);
 	if (!swqe)
 		return -ENOMEM;
@@ -972,7 +966,7 @@ static void sv_req_grow_work(struct work_struct *work)
 	struct sv_qp *qp = container_of(work, struct sv_qp, req.grow_work);
 	struct sv_queue *q = qp->sq.queue;
 	u32 slots = q->index_mask + 1;
-	size_t wqe_size = ALIGN(sv_qp_send_wqe_size(qp), 16);
+	size_t wqe_size = sv_req_wqe_size(qp);
 	struct sv_swqe *swqe, *old = NULL;
 	size_t bytes, old_bytes = 0;
 	struct mem_cgroup *memcg;
@@ -988,12 +982,10 @@ static void sv_req_grow_work(struct work_struct *work)
 		for (i = 0; i < qp->req.in_flight; i++) {
 			u32 idx = (q->cons + i) & q->index_mask;
 			struct sv_swqe *from = sv_req_swqe(qp, idx);
-			struct sv_swqe *to = &swqe[idx];
-			struct sv_send_wqe *wqe = to->wqe;
 
-			*to = *from;
-			to->wqe = wqe;
-			memcpy(wqe, from->wqe, wqe_size);
+			swqe[idx] = *from;
+			memcpy(sv_swqe_copy(swqe, slots, idx, wqe_size),
+			       sv_req_wqe(qp, from), wqe_size);
 		}
 		old = qp->req.swqe;
 		old_bytes = qp->req.swqe_bytes;

@@ -42,8 +42,8 @@ enum sv_swqe_flags {
 };
 
 /**
- * struct sv_swqe - the requester's state of one send WQE
- * @wqe:	private copy of the ring slot (checked, never re-read)
+ * struct sv_swqe - the requester's state of one send WQE, whose private
+ * copy (checked, never re-read from the ring) is sv_req_wqe()'s
  * @first_psn:	PSN of its first request packet
  * @last_psn:	PSN of its last packet: the last request packet, or for a
  *		READ the last response packet
@@ -58,7 +58,6 @@ enum sv_swqe_flags {
  * @flags:	enum sv_swqe_flags
  */
 struct sv_swqe {
-	struct sv_send_wqe	*wqe;
 	u32			first_psn;
 	u32			last_psn;
 	u32			npkts;
@@ -101,8 +100,60 @@ static inline struct sv_swqe *sv_req_swqe(const struct sv_qp *qp, u32 idx)
 	return &qp->req.swqe[idx & qp->req.swqe_mask];
 }
 
-/* WQE copies a QP starts with (sv_req_alloc()): what fits in a page */
-#define SV_REQ_SWQE_FIRST	8U
+/* One WQE copy: as large as the QP's WQEs, 8-byte fields aligned */
+static inline size_t sv_req_wqe_size(const struct sv_qp *qp)
+{
+	return ALIGN(sv_qp_send_wqe_size(qp), 16);
+}
+
+/*
+ * Copy @i of @n states and copies allocated together (sv_req_alloc()):
+ * the states first, then the copies in the same order.  No pointer in
+ * each state: 8 bytes of every copy, and what decides how many copies
+ * fit a slab block.
+ */
+static inline struct sv_send_wqe *sv_swqe_copy(struct sv_swqe *swqe, u32 n,
+					       u32 i, size_t wqe_size)
+{
+	return (struct sv_send_wqe *)((u8 *)swqe +
+				      ALIGN(n * sizeof(*swqe), 16) +
+				      i * wqe_size);
+}
+
+/* The private copy of @sw's WQE; @sw is one of qp->req.swqe */
+static inline struct sv_send_wqe *sv_req_wqe(const struct sv_qp *qp,
+					     const struct sv_swqe *sw)
+{
+	return sv_swqe_copy(qp->req.swqe, qp->req.swqe_mask + 1,
+			    sw - qp->req.swqe, sv_req_wqe_size(qp));
+}
+
+/* Bytes of @n states and WQE copies (sv_swqe_copy()) */
+static inline size_t sv_req_swqe_bytes(const struct sv_qp *qp, u32 n)
+{
+	return ALIGN(n * sizeof(struct sv_swqe), 16) +
+	       array_size(n, sv_req_wqe_size(qp));
+}
+
+/* what the first WQE copies of a QP (sv_req_alloc()) may take */
+#define SV_REQ_SWQE_FIRST_BYTES	1024U
+/* ... unless that is fewer than this many */
+#define SV_REQ_SWQE_FIRST_MIN	2U
+
+/*
+ * How many WQE copies an RC or XRC QP starts with: as many as fit one
+ * SV_REQ_SWQE_FIRST_BYTES block (4 of one or no SGE), a power of two, at
+ * least SV_REQ_SWQE_FIRST_MIN, at most one per SQ slot.
+ */
+static inline u32 sv_req_swqe_first(const struct sv_qp *qp)
+{
+	u32 n = qp->sq.queue->index_mask + 1;
+
+	while (n > SV_REQ_SWQE_FIRST_MIN &&
+	       sv_req_swqe_bytes(qp, n) > SV_REQ_SWQE_FIRST_BYTES)
+		n /= 2;
+	return n;
+}
 
 /* sv_comp.c; sv_comp_init() from sv_req_init(): the retiring task */
 void sv_comp_init(struct sv_qp *qp);

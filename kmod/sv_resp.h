@@ -25,7 +25,12 @@ enum sv_res_type {
 	SV_RES_ATOMIC_WRITE,
 };
 
-/* One responder resource: an RDMA READ or atomic request (IBTA 9.7.5.1.4). */
+/*
+ * One responder resource: an RDMA READ or atomic request (IBTA 9.7.5.1.4).
+ * A READ's cursors and an atomic's operands share their room: a resource
+ * is one or the other for its life (sv_resp_res_new() zeroes it), and 64
+ * bytes make the usual 16 of a connection one 1 KiB block.
+ */
 struct sv_resp_res {
 	u8		type;		/* enum sv_res_type */
 	bool		pending;	/* response (still) to be sent */
@@ -35,20 +40,28 @@ struct sv_resp_res {
 	u32		last_psn;	/* last response PSN */
 	u32		msn;		/* MSN of its responses */
 	u32		rkey;
-	u64		va;
-	u32		length;		/* read: DMA length */
-	u32		mtu;		/* read: segment size it started with */
-	/* read: where sending continues; start_psn: its First packet */
-	u32		start_psn;
-	u32		cur_psn;
-	u32		cur_off;
-	/* read: where this serving ends, length or less for a duplicate */
-	u32		end_off;
-	u64		swap_add;
-	u64		compare;
-	u64		orig;		/* atomic: original value returned */
-	u64		value;		/* atomic write: the 8 bytes, as sent */
+	u32		length;		/* read, flush: DMA length */
 	u32		xrc_srqn;	/* XRC target: the request's SRQ */
+	u64		va;
+	union {
+		struct {	/* SV_RES_READ */
+			u32	mtu;	/* segment size it started with */
+			/* where sending continues; start_psn: its First */
+			u32	start_psn;
+			u32	cur_psn;
+			u32	cur_off;
+			/* where this serving ends: length or less (dup) */
+			u32	end_off;
+		};
+		struct {	/* SV_RES_ATOMIC, SV_RES_ATOMIC_WRITE */
+			union {
+				u64	swap_add;
+				u64	value;	/* atomic write: as sent */
+			};
+			u64	compare;
+			u64	orig;	/* atomic: original value returned */
+		};
+	};
 };
 
 /* resp.nak_deferred: the NAK due once the queued responses are out */

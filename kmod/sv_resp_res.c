@@ -44,6 +44,7 @@ int sv_resp_res_reserve(struct sv_qp *qp, u32 max_dest_rd_atomic)
 	struct sv_resp_res *res, *old;
 	u32 seq, n;
 
+	static_assert(sizeof(*res) == 64);
 	might_sleep();
 	/* an XRC initiator never responds: only RC and XRC targets need them */
 	if (qp->ibqp.qp_type != IB_QPT_RC &&
@@ -710,13 +711,14 @@ void sv_resp_rewind(struct sv_qp *qp, struct sv_resp_out *out,
 			if (first)
 				qp->resp.res_serve = cb->seq;
 			first = false;
-			if (!res->pending ||
-			    (res->type == SV_RES_READ &&
+			/* only a READ has cursors (an atomic's share them) */
+			if (res->type == SV_RES_READ &&
+			    (!res->pending ||
 			     sv_psn_before(cb->cur_psn, res->cur_psn))) {
 				res->cur_psn = cb->cur_psn;
 				res->cur_off = cb->cur_off;
-				res->pending = true;
 			}
+			res->pending = true;
 		}
 		kfree_skb(skb);
 	} while ((skb = __skb_dequeue(&out->txq)));

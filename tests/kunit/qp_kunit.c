@@ -709,7 +709,7 @@ static void qp_sqd_drained_by_completer(struct kunit *test)
 	spin_unlock_irqrestore(&qp->sq.producer_lock, flags);
 	spin_lock_bh(&qp->req.lock);
 	sw = sv_req_swqe(qp, q->cons);
-	memcpy(sw->wqe, slot, sizeof(*slot));
+	memcpy(sv_req_wqe(qp, sw), slot, sizeof(*slot));
 	sw->state = SV_SWQE_SENT;
 	sw->status = IB_WC_SUCCESS;
 	sw->flags = 0;
@@ -787,7 +787,7 @@ static void qp_swqe_grow(struct kunit *test)
 	struct sv_qp *qp = make_qp(test, IB_QPT_RC);
 	struct sv_qp *ud = make_qp(test, IB_QPT_UD);
 	struct ib_qp_attr rts = { .sq_psn = 7 };
-	u32 slots = qp->sq.queue->index_mask + 1, i;
+	u32 slots = qp->sq.queue->index_mask + 1, first, i;
 
 	KUNIT_ASSERT_EQ(test, to_state(ud, IB_QPS_INIT, UD_INIT_MASK,
 				       &init_attr), 0);
@@ -805,19 +805,23 @@ static void qp_swqe_grow(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sv_req_alloc(qp), 0);
 	mutex_unlock(&qp->modify_mutex);
 	KUNIT_ASSERT_NOT_NULL(test, qp->req.swqe);
-	KUNIT_ASSERT_EQ(test, qp->req.swqe_mask + 1, SV_REQ_SWQE_FIRST);
-	KUNIT_ASSERT_GT(test, slots, SV_REQ_SWQE_FIRST);
+	first = qp->req.swqe_mask + 1;
+	KUNIT_ASSERT_EQ(test, first, sv_req_swqe_first(qp));
+	if (first > SV_REQ_SWQE_FIRST_MIN)
+		KUNIT_EXPECT_LE(test, qp->req.swqe_bytes,
+				(size_t)SV_REQ_SWQE_FIRST_BYTES);
+	KUNIT_ASSERT_GT(test, slots, first);
 
 	spin_lock_bh(&qp->req.lock);
-	for (i = 0; i < SV_REQ_SWQE_FIRST; i++) {
+	for (i = 0; i < first; i++) {
 		struct sv_swqe *sw = sv_req_swqe(qp, 5 + i);
 
 		sw->state = SV_SWQE_DONE;
 		sw->first_psn = 100 + i;
-		sw->wqe->wr.wr_id = 200 + i;
+		sv_req_wqe(qp, sw)->wr.wr_id = 200 + i;
 	}
 	qp->sq.queue->cons = 5;
-	qp->req.in_flight = SV_REQ_SWQE_FIRST;
+	qp->req.in_flight = first;
 	/* what sv_req_grow_locked() does */
 	qp->req.growing = true;
 	sv_qp_get(qp);
@@ -828,12 +832,12 @@ static void qp_swqe_grow(struct kunit *test)
 	/* a requester run in INIT does nothing */
 	KUNIT_EXPECT_EQ(test, qp->req.swqe_mask + 1, slots);
 	KUNIT_EXPECT_FALSE(test, qp->req.growing);
-	for (i = 0; i < SV_REQ_SWQE_FIRST; i++) {
+	for (i = 0; i < first; i++) {
 		struct sv_swqe *sw = sv_req_swqe(qp, 5 + i);
 
 		KUNIT_EXPECT_PTR_EQ(test, sw, &qp->req.swqe[5 + i]);
 		KUNIT_EXPECT_EQ(test, sw->first_psn, 100 + i);
-		KUNIT_EXPECT_EQ(test, sw->wqe->wr.wr_id, 200ULL + i);
+		KUNIT_EXPECT_EQ(test, sv_req_wqe(qp, sw)->wr.wr_id, 200ULL + i);
 	}
 	/* nothing was in flight after all */
 	spin_lock_bh(&qp->req.lock);
