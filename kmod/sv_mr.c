@@ -663,13 +663,6 @@ static const struct mmu_interval_notifier_ops sv_mr_odp_chunk_ops = {
 };
 
 /*
- * Map [@addr, @addr + @len) of @odp (user addresses, inside it); returns
- * how many of its pages are mapped now, or a negative errno.  @use, if
- * set, runs while they are still mapped: under umem_mutex, which every
- * invalidation of @odp takes first, so an access it makes to the range
- * cannot miss (see sv_mr_odp_fault_use()).
- */
-/*
  * hmm_range_fault() faults without FAULT_FLAG_KILLABLE: a page of a file
  * whose read never ends (a FUSE daemon that does not answer) holds it,
  * and the ODP thread with it, in an uninterruptible wait that a kill does
@@ -721,6 +714,13 @@ static int sv_mr_odp_prefault(struct ib_umem_odp *odp, u64 addr, u64 len,
 	return err;
 }
 
+/*
+ * Map [@addr, @addr + @len) of @odp (user addresses, inside it); returns
+ * how many of its pages are mapped now, or a negative errno.  @use, if
+ * set, runs while they are still mapped: under umem_mutex, which every
+ * invalidation of @odp takes first, so an access it makes to the range
+ * cannot miss (see sv_mr_odp_fault_use()).
+ */
 static int sv_mr_odp_map(struct ib_umem_odp *odp, u64 addr, u64 len,
 			 u64 mask, bool fault, void (*use)(void *arg),
 			 void *arg)
@@ -785,7 +785,6 @@ static struct sv_ucontext *sv_mr_odp_payer(struct ib_pd *pd)
 {
 	return pd->uobject ? to_sv_uc(pd->uobject->context) : NULL;
 }
-
 
 /*
  * Is [@addr, @addr + 1) inside a mapping of the MR's process?  A chunk is
