@@ -12,6 +12,7 @@
 #include <linux/mm.h>
 #include <linux/random.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_umem_odp.h>
@@ -662,6 +663,58 @@ static const struct mmu_interval_notifier_ops sv_mr_odp_chunk_ops = {
 };
 
 /*
+ * hmm_range_fault() faults without FAULT_FLAG_KILLABLE: a page of a file
+ * whose read never ends (a FUSE daemon that does not answer) holds it,
+ * and the ODP thread with it, in an uninterruptible wait that a kill does
+ * not end.  So the file pages of the range are faulted first the way
+ * get_user_pages() does, with fixup_user_fault(): its waits for the page
+ * are killable, and a teardown's kill (sv_odp.c) ends them with -EINTR.
+ * Anonymous memory needs nothing of the kind (hmm faults it), and a page
+ * present already costs a walk.  A filesystem's own waits for a request
+ * it sent are its own (FUSE waits out a synchronous read the daemon took:
+ * only aborting the connection ends it).  Other errors are left to
+ * hmm_range_fault() to report.
+ */
+static int sv_mr_odp_prefault(struct ib_umem_odp *odp, u64 addr, u64 len,
+			      bool write)
+{
+	struct mm_struct *mm = odp->umem.owning_mm;
+	unsigned int flags = FAULT_FLAG_REMOTE;
+	u64 end = addr + len;
+	int err = 0;
+
+	if (write)
+		flags |= FAULT_FLAG_WRITE;
+	if (!mmget_not_zero(mm))
+		return 0;
+	if (mmap_read_lock_killable(mm)) {
+		mmput(mm);
+		return -EINTR;
+	}
+	while (addr < end) {
+		struct vm_area_struct *vma = vma_lookup(mm, addr);
+		bool unlocked = false;
+
+		if (!vma)
+			break;
+		if (!vma->vm_file || (vma->vm_flags & (VM_IO | VM_PFNMAP))) {
+			addr = vma->vm_end;
+			continue;
+		}
+		/* the lock may have been dropped: the vma is looked up again */
+		if (fixup_user_fault(mm, addr, flags, &unlocked) == -EINTR ||
+		    fatal_signal_pending(current)) {
+			err = -EINTR;
+			break;
+		}
+		addr = (addr & PAGE_MASK) + PAGE_SIZE;
+	}
+	mmap_read_unlock(mm);
+	mmput(mm);
+	return err;
+}
+
+/*
  * Map [@addr, @addr + @len) of @odp (user addresses, inside it); returns
  * how many of its pages are mapped now, or a negative errno.  @use, if
  * set, runs while they are still mapped: under umem_mutex, which every
@@ -675,6 +728,12 @@ static int sv_mr_odp_map(struct ib_umem_odp *odp, u64 addr, u64 len,
 	u64 start, idx;
 	int npages, mapped = 0;
 
+	if (fault) {
+		npages = sv_mr_odp_prefault(odp, addr, len,
+					    mask & SV_ODP_ACCESS_WRITE);
+		if (npages)
+			return npages;
+	}
 	/* returns with umem_mutex held on success */
 	npages = ib_umem_odp_map_dma_and_lock(odp, addr, len, mask, fault);
 	if (npages < 0)
@@ -1286,7 +1345,10 @@ static void sv_mr_destroy(struct sv_mr *mr)
 
 	sv_mkey_unpublish(sv, &mr->mkey);
 	sv_mkey_put(&mr->mkey);
-	sv_mkey_wait(sv, &mr->mkey);
+	if (mr->kind == SV_MR_ODP)
+		sv_odp_mr_wait(mr);	/* kills a fault of it that hangs */
+	else
+		sv_mkey_wait(sv, &mr->mkey);
 	sv_mr_free_resources(mr);
 	kfree_rcu(mr, mkey.rcu);
 	sv_mkey_count_put(sv, &sv->num_mr);
@@ -1386,12 +1448,18 @@ static struct sv_mr *sv_mr_create_odp_implicit(struct sv_dev *sv,
 {
 	struct ib_umem_odp *odp;
 	struct sv_mr *mr;
+	int err;
 
 	if (iova)
 		return ERR_PTR(-EINVAL);
 	mr = sv_mr_alloc(sv, pd, SV_MR_ODP, access);
 	if (IS_ERR(mr))
 		return mr;
+	err = sv_odp_ctx_get(sv_mr_odp_payer(pd));
+	if (err) {
+		sv_mr_free(mr);
+		return ERR_PTR(err);
+	}
 	odp = ib_umem_odp_alloc_implicit(&sv->ibdev, access);
 	if (IS_ERR(odp)) {
 		sv_mr_free(mr);
@@ -1444,6 +1512,10 @@ static struct sv_mr *sv_mr_create_odp(struct sv_dev *sv, struct ib_pd *pd,
 		return mr;
 	/* the pages of [start, start + length), two more for the ends */
 	mr->odp_uc = sv_mr_odp_payer(pd);
+	/* its faults run on the context's ODP thread (sv_odp.c) */
+	err = sv_odp_ctx_get(mr->odp_uc);
+	if (err)
+		goto err_free_mr;
 	err = sv_mr_odp_charge(mr, SV_ODP_TABLE_BYTES((length >> PAGE_SHIFT) +
 						      2));
 	if (err)
@@ -1698,7 +1770,7 @@ int sv_mr_dereg(struct ib_mr *ibmr, struct ib_udata *udata)
 
 /* an asynchronous prefetch: its ranges, each with an MR reference */
 struct sv_mr_prefetch {
-	struct work_struct	work;
+	struct sv_odp_item	item;
 	struct sv_dev		*sv;	/* counted in sv->num_prefetch */
 	bool			write;
 	bool			fault;
@@ -1710,17 +1782,28 @@ struct sv_mr_prefetch {
 	} r[];
 };
 
-static void sv_mr_prefetch_work(struct work_struct *work)
+/*
+ * On the ODP thread of the MRs' context (one: the PD's).  An MR being
+ * deregistered is not faulted: its dereg waits for our reference, and
+ * kills the fault it finds us in (sv_odp_mr_wait()).
+ */
+static void sv_mr_prefetch_work(struct sv_odp_item *item)
 {
-	struct sv_mr_prefetch *pf = container_of(work, struct sv_mr_prefetch,
-						 work);
+	struct sv_mr_prefetch *pf = container_of(item, struct sv_mr_prefetch,
+						 item);
 	u32 i;
 
 	for (i = 0; i < pf->num; i++) {
+		struct sv_mr *mr = pf->r[i].mr;
+
 		/* a hint: a range that cannot be mapped is left as it is */
-		sv_mr_odp_fault(pf->r[i].mr, pf->r[i].iova, pf->r[i].len,
-				pf->write, pf->fault);
-		sv_mr_put(pf->r[i].mr);
+		if (READ_ONCE(mr->state) == SV_MR_VALID) {
+			sv_odp_using(mr, true);
+			sv_mr_odp_fault(mr, pf->r[i].iova, pf->r[i].len,
+					pf->write, pf->fault);
+			sv_odp_using(mr, false);
+		}
+		sv_mr_put(mr);
 		cond_resched();
 	}
 	sv_dev_count_put(&pf->sv->num_prefetch);
@@ -1735,7 +1818,8 @@ static void sv_mr_prefetch_work(struct work_struct *work)
  * and lie inside it: checked before anything is done, -EINVAL/-EACCES/
  * -ERANGE otherwise.  With IB_UVERBS_ADVISE_MR_FLAG_FLUSH the pages are
  * mapped when this returns (the first failure is returned); without it a
- * work item on sv_odp_wq maps them, holding a reference on each MR, or the
+ * work item on the context's ODP thread (sv_odp.c) maps them, holding a
+ * reference on each MR, or the
  * caller does when SV_MAX_ASYNC_PREFETCH are queued (a hint still: no error).
  */
 int sv_mr_advise(struct ib_pd *ibpd, enum ib_uverbs_advise_mr_advice advice,
@@ -1799,10 +1883,11 @@ int sv_mr_advise(struct ib_pd *ibpd, enum ib_uverbs_advise_mr_advice advice,
 	 * SV_MAX_ASYNC_PREFETCH queued already: then the caller does the
 	 * work, and an asynchronous prefetch stays a hint (no error).
 	 */
-	if (!(flags & IB_UVERBS_ADVISE_MR_FLAG_FLUSH) &&
+	if (!(flags & IB_UVERBS_ADVISE_MR_FLAG_FLUSH) && pf->num &&
 	    sv_dev_count_get(&sv->num_prefetch, SV_MAX_ASYNC_PREFETCH)) {
-		INIT_WORK(&pf->work, sv_mr_prefetch_work);
-		queue_work(sv_odp_wq, &pf->work);
+		sv_odp_item_init(&pf->item, sv_mr_prefetch_work);
+		/* the MRs are the PD's: one context, one thread */
+		sv_odp_queue(pf->r[0].mr, &pf->item);
 		return 0;
 	}
 	for (i = 0; i < pf->num; i++) {

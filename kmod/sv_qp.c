@@ -980,6 +980,8 @@ int sv_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 	 */
 	sv_mcast_detach_all(qp);
 	xa_store_bh(&sv->qp_xa, ibqp->qp_num, NULL, GFP_KERNEL);
+	/* a fault of ours stuck in user memory must not hold us (sv_odp.c) */
+	sv_odp_qp_stop(qp);
 	sv_qp_put(qp);
 	wait_for_completion(&qp->released);
 

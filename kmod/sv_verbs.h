@@ -22,10 +22,19 @@
 struct sv_dev;
 
 /* sv_ucontext.c: a user context */
+struct sv_odp_ctx;
+
 struct sv_ucontext {
 	struct ib_ucontext	ibuc;
 	/* bytes of the context's queues (sv_ucontext_charge()) */
 	atomic64_t		mem_bytes;
+	/*
+	 * The thread that faults the context's ODP MRs (sv_odp.c), made by
+	 * its first ODP MR under odp_mutex; read locklessly after (an MR is
+	 * published after it is set).
+	 */
+	struct mutex		odp_mutex;
+	struct sv_odp_ctx	*odp;
 };
 
 static inline struct sv_ucontext *to_sv_uc(struct ib_ucontext *ibuc)
@@ -203,10 +212,20 @@ struct sv_qp_handle {
 };
 
 /*
+ * A job for the ODP thread of a user context (sv_odp.c): @fn runs there,
+ * in process context; @entry links it in the thread's queue while queued.
+ */
+struct sv_odp_item {
+	struct list_head	entry;
+	void			(*fn)(struct sv_odp_item *item);
+};
+
+/*
  * The page faults one role of a QP asks for (sv_odp.c): @mr (a reference)
  * at [@iova, @iova + @len), for writing or reading, waiting for the work
- * item (mr NULL: none waits); @busy: the work item is queued or running,
- * and holds a QP reference.  @failed: the last fault of this role failed
+ * item (mr NULL: none waits); @busy: the work item is queued or running
+ * on the ODP thread @ctx (that of the MR it faults), and holds a QP
+ * reference; @dead: the QP is being destroyed, nothing is queued any more.  @failed: the last fault of this role failed
  * (not mapped, no rights) for the MR @failed_mr with key @failed_key (for
  * comparison only: no reference, the key tells a new MR at the same
  * address apart) at iovas [@failed_start, @failed_end); the next miss of
@@ -222,7 +241,8 @@ enum sv_odp_role {
 
 struct sv_odp_fault {
 	spinlock_t		lock;
-	struct work_struct	work;
+	struct sv_odp_item	item;
+	struct sv_odp_ctx	*ctx;
 	struct sv_qp		*qp;
 	enum sv_odp_role	role;
 	struct sv_mr		*mr;
@@ -230,6 +250,7 @@ struct sv_odp_fault {
 	u64			len;
 	bool			write;
 	bool			busy;
+	bool			dead;
 	bool			failed;
 	u32			failed_key;
 	const struct sv_mr	*failed_mr;
