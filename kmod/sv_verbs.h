@@ -154,6 +154,52 @@ static inline size_t sv_srq_wqe_size(u32 max_sge)
 	return sizeof(struct sv_recv_wqe) + max_sge * sizeof(struct sv_sge);
 }
 
+/*
+ * sv_cntr.c: a completion counter (ib_core's comp_cntr object, where
+ * ib_core has it: compat/sv_compat_cntr.h).  Two 64-bit counts, of
+ * completions and of error completions, that the transport adds to as the
+ * work requests of the QPs it is attached to complete (per operation type,
+ * enum sv_cntr_op), and that live in the memory of the process that made
+ * it: what the kernel counts is stored into two words of its memory,
+ * pinned and mapped at create, so a read is a load (Documentation/ulib.md,
+ * "Completion counters").
+ */
+enum sv_cntr_op {
+	/* the bit numbers of enum ib_uverbs_qp_attach_comp_cntr_op */
+	SV_CNTR_SEND,		/* requester: SEND completions */
+	SV_CNTR_RECV,		/* responder: receive WQE completions */
+	SV_CNTR_READ,		/* requester: RDMA READ completions */
+	SV_CNTR_REMOTE_READ,	/* responder: RDMA READ requests served */
+	SV_CNTR_WRITE,		/* requester: RDMA WRITE completions */
+	SV_CNTR_REMOTE_WRITE,	/* responder: RDMA WRITE messages placed */
+	SV_CNTR_OPS,
+};
+
+enum sv_cntr_entry {
+	SV_CNTR_COMP,		/* successful completions */
+	SV_CNTR_ERR,		/* error completions, flushes included */
+	SV_CNTR_ENTRIES,
+};
+
+struct sv_cntr {
+	/*
+	 * lock (irqsave: counts come from softirq and process context; a
+	 * leaf, Documentation/design.md "Locking") serialises the
+	 * transport's additions with set and inc: val[] is the truth, and
+	 * each change is stored (release) into user[] under it, so user
+	 * space never sees a count go back.
+	 */
+	spinlock_t		lock;
+	u64			val[SV_CNTR_ENTRIES];
+	/* immutable after create: the user's words, mapped (vmap) */
+	u64			*user[SV_CNTR_ENTRIES];
+	void			*map[SV_CNTR_ENTRIES];
+	struct ib_umem		*umem[SV_CNTR_ENTRIES];
+	/* attachments (sv_qp.cntr[]): destroy is refused while there are any */
+	atomic_t		attached;
+	struct sv_ucontext	*uc;		/* charged for the counter */
+};
+
 /* sv_qp.c */
 
 /*
@@ -491,6 +537,14 @@ struct sv_qp {
 		u32		seq_naks;
 		u32		dup_reqs;
 	} resp;
+
+	/*
+	 * Completion counters per operation type (sv_cntr.c): set by attach
+	 * under modify_mutex in RESET or INIT, never changed after; read by
+	 * the transport with READ_ONCE.  Each holds an attachment
+	 * (sv_cntr.attached), dropped by destroy_qp once nothing counts.
+	 */
+	struct sv_cntr		*cntr[SV_CNTR_OPS];
 
 	/* struct sv_mcg_attach of this QP; under sv_mcast_mutex */
 	struct list_head	mcast_list;

@@ -557,4 +557,27 @@ struct sv_mw_bind_args {
 int sv_mw_bind(struct sv_dev *sv, struct ib_pd *pd, struct sv_mw_binds *binds,
 	       const struct sv_mw_bind_args *args);
 
+/*
+ * sv_cntr.c: completion counters.  The transport counts each completed
+ * work request of an operation type with sv_cntr_count(): the requester
+ * when it retires a send WQE (signaled or not, flushes included), the
+ * responder when it completes a receive WQE and when it places a remote
+ * RDMA WRITE or serves a remote RDMA READ (or fails one).  Any context; no
+ * QP lock needed (the counter's lock is a leaf).
+ */
+void sv_cntr_add(struct sv_cntr *c, enum sv_cntr_entry e, u64 n);
+enum sv_cntr_op sv_cntr_wc_op(enum ib_wc_opcode opcode);
+
+static inline void sv_cntr_count(struct sv_qp *qp, enum sv_cntr_op op,
+				 bool ok)
+{
+	struct sv_cntr *c;
+
+	if (op >= SV_CNTR_OPS)
+		return;
+	c = READ_ONCE(qp->cntr[op]);
+	if (c)
+		sv_cntr_add(c, ok ? SV_CNTR_COMP : SV_CNTR_ERR, 1);
+}
+
 #endif /* SV_XPORT_H */
