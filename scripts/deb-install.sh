@@ -149,13 +149,8 @@ mount -t tmpfs sv-deb-install "$t"
 trap 'umount -R "$t" 2>/dev/null || umount -R -l "$t"; rmdir "$t"' EXIT
 mkdir "$t/up" "$t/work" "$t/kup" "$t/kwork" "$t/root"
 if [ -n "$troot" ]; then
-	# the layers of --root (above); the -common headers' Makefile and the
-	# kbuild tree's links are relative or name /usr/src already
-	mkdir -p "$t/fix/usr/src/linux-headers-$kver" "$t/fix/usr/lib/modules/$kver"
-	sed -e "s|^include $ktop/usr/src/|include /usr/src/|" -e "s|^KBUILD_OUTPUT=$ktop/usr/src/|KBUILD_OUTPUT=/usr/src/|" \
-		"$ktop/usr/src/linux-headers-$kver/Makefile" >"$t/fix/usr/src/linux-headers-$kver/Makefile"
-	! grep -qF "$ktop" "$t/fix/usr/src/linux-headers-$kver/Makefile" || fail "the headers' Makefile names $ktop still"
-	ln -s "/usr/src/linux-headers-$kver" "$t/fix/usr/lib/modules/$kver/build"
+	# the layers of --root (above)
+	bash "$root/scripts/trixie-kernel.sh" debian-layer "$kver" "$t/fix" || fail "trixie-kernel.sh debian-layer failed"
 	mount -t overlay sv-deb-root -o "lowerdir=$t/fix:$ktop:$troot,upperdir=$t/up,workdir=$t/work" "$t/root"
 	cut -d' ' -f1 "$troot/.sv-key" >"$out/root"
 else
