@@ -27,7 +27,20 @@
  *     flags, duplicates, faulting pointers, read-only attribute arrays.
  *     They map rings, close an fd with everything on it, fork children
  *     that use the inherited fds and exit, and are SIGKILLed by the
- *     parent at random moments (mid-command).
+ *     parent at random moments (mid-command).  About an eighth of their
+ *     commands are the newer verbs: REG_MR with IB_ACCESS_ON_DEMAND over
+ *     live mappings (RACE, below) and implicit (start 0, length SIZE_MAX),
+ *     pinned MRs over RACE, ADVISE_MR (PREFETCH, PREFETCH_WRITE,
+ *     PREFETCH_NO_FAULT, with and without FLUSH, on the L_Keys of live
+ *     and dead MRs, ranges inside, across, before, wrapping, at the top of
+ *     the address space), REG_DMABUF_MR on a udmabuf (where the kernel has
+ *     /dev/udmabuf) and on fds that are no dma-buf, OPEN_XRCD (no inode
+ *     or a memfd's, O_CREAT, O_EXCL) and CLOSE_XRCD, XRC SRQs, XRC_INI
+ *     and XRC_TGT QPs, the targets taken towards RTS.  In most workers a
+ *     racer thread meanwhile munmap()s, mremap()s (MREMAP_DONTUNMAP or
+ *     not), madvise()s (DONTNEED, FREE, REMOVE), mprotect()s, touches and
+ *     replaces (MAP_FIXED) pages of RACE under those MRs, and forks
+ *     children that write to it (copy on write under live MRs) and exit.
  *   a netlink worker (2-6 s each): RDMA_NLDEV_CMD_* (and the other RDMA
  *     netlink clients) with random and wrong-typed, wrong-length,
  *     truncated, nested and duplicated attributes, unknown device, port
@@ -41,7 +54,9 @@
  *     (ib_uverbs disassociates their contexts) and creates it again.
  *
  * Every worker first runs a probe on DEV: a fresh context, PD, CQs, an
- * SRQ, RC and UD QPs (RC taken to RTS), MR, MW, AH, through both ABIs,
+ * SRQ, RC and UD QPs (RC taken to RTS), MR, MW, AH, an ODP MR and its
+ * synchronous prefetch, an XRCD with an XRC SRQ and an XRC_TGT QP taken
+ * to RTR, through both ABIs,
  * all of which must succeed; so does a final probe at the end.  At the
  * end the parent also turns fault injection off, restores the RDMA
  * subsystem settings, checks that no device was created by the fuzzing
@@ -68,6 +83,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -77,6 +93,7 @@
 #include <sys/wait.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
+#include <linux/udmabuf.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/ib_user_ioctl_cmds.h>
 #include <rdma/ib_user_ioctl_verbs.h>
@@ -181,13 +198,15 @@ static __thread unsigned int keep = 85;
 enum {
 	C_WRITE, C_WRITE_OK, C_IOCTL, C_IOCTL_OK, C_RDMANL, C_GENL, C_NL_OK,
 	C_CREATED, C_DESTROYED, C_PROBES, C_CLOSES, C_FORKS, C_MMAPS,
-	C_WORKERS, C_KILLED, C_OVERRUN, C_CYCLES, C_ORPHANS, C_NUM
+	C_WORKERS, C_KILLED, C_OVERRUN, C_CYCLES, C_ORPHANS,
+	C_ODP, C_ADVISE, C_DMABUF, C_XRC, C_RACES, C_RACE_FORKS, C_NUM
 };
 
 static const char *const cname[C_NUM] = {
 	"write", "write_ok", "ioctl", "ioctl_ok", "rdma_nl", "genl", "nl_ok",
 	"created", "destroyed", "probes", "fd_closes", "forks", "mmaps",
 	"workers", "killed", "overruns", "victim_cycles", "orphans",
+	"odp_mrs", "advise", "dmabuf_mrs", "xrc", "mem_races", "race_forks",
 };
 
 /* what came back, per command: -v prints it (for tuning the fuzzer) */
@@ -319,7 +338,7 @@ static uint64_t bad_ptr(void)
 
 /* --- uverbs contexts and handles -------------------------------------------- */
 
-enum { O_PD, O_CQ, O_QP, O_SRQ, O_MR, O_MW, O_AH, O_NUM };
+enum { O_PD, O_CQ, O_QP, O_SRQ, O_MR, O_MW, O_AH, O_XRCD, O_NUM };
 
 #define MAXH 24
 struct hset {
@@ -1020,6 +1039,7 @@ static int uv_modify_qp(struct uctx *c, bool valid, bool ex, uint32_t h,
 	struct ib_uverbs_modify_qp *m = &xc->base;
 	uint32_t mask = IB_QP_STATE;
 	bool ud = qpt == IB_UVERBS_QPT_UD;
+	bool ini = qpt == IB_UVERBS_QPT_XRC_INI, tgt = qpt == IB_UVERBS_QPT_XRC_TGT;
 
 	memset(r.core, 0, sizeof(r.core));
 	m->qp_handle = h;
@@ -1033,16 +1053,18 @@ static int uv_modify_qp(struct uctx *c, bool valid, bool ex, uint32_t h,
 		if (!ud) {
 			mask |= IB_QP_AV | IB_QP_PATH_MTU | IB_QP_DEST_QPN |
 				IB_QP_RQ_PSN;
-			if (qpt == IB_UVERBS_QPT_RC)
+			if (qpt == IB_UVERBS_QPT_RC || tgt)
 				mask |= IB_QP_MAX_DEST_RD_ATOMIC |
 					IB_QP_MIN_RNR_TIMER;
 		}
 		break;
 	case IB_QPS_RTS:
 		mask |= IB_QP_SQ_PSN;
-		if (qpt == IB_UVERBS_QPT_RC)
+		if (qpt == IB_UVERBS_QPT_RC || ini)
 			mask |= IB_QP_TIMEOUT | IB_QP_RETRY_CNT |
 				IB_QP_RNR_RETRY | IB_QP_MAX_QP_RD_ATOMIC;
+		else if (tgt)	/* IBTA 9.5.1.2: no requester side */
+			mask |= IB_QP_TIMEOUT;
 		break;
 	default:
 		break;
@@ -1139,6 +1161,11 @@ static int uv_destroy(struct uctx *c, int t, uint32_t h, bool valid)
 		r.core_len = sizeof(struct ib_uverbs_destroy_qp);
 		r.resp_core = sizeof(struct ib_uverbs_destroy_qp_resp);
 		break;
+	case O_XRCD:
+		r.cmd = IB_USER_VERBS_CMD_CLOSE_XRCD;
+		((struct ib_uverbs_close_xrcd *)r.core)->xrcd_handle = h;
+		r.core_len = sizeof(struct ib_uverbs_close_xrcd);
+		break;
 	case O_SRQ:
 		r.cmd = IB_USER_VERBS_CMD_DESTROY_SRQ;
 		r.has_resp = true;
@@ -1216,7 +1243,7 @@ static const struct mspec methods[] = {
 		A(UVERBS_ATTR_CREATE_QP_SEND_CQ_HANDLE, K_IDR, O_CQ, 0, V_ANY, false),
 		A(UVERBS_ATTR_CREATE_QP_RECV_CQ_HANDLE, K_IDR, O_CQ, 0, V_ANY, false),
 		A(UVERBS_ATTR_CREATE_QP_SRQ_HANDLE, K_IDR, O_SRQ, 0, V_ANY, true),
-		A(UVERBS_ATTR_CREATE_QP_XRCD_HANDLE, K_IDR, O_PD, 0, V_ANY, OPT_FUZZ),
+		A(UVERBS_ATTR_CREATE_QP_XRCD_HANDLE, K_IDR, O_XRCD, 0, V_ANY, OPT_FUZZ),
 		A(UVERBS_ATTR_CREATE_QP_IND_TABLE_HANDLE, K_IDR, O_CQ, 0, V_ANY, OPT_FUZZ),
 		A(UVERBS_ATTR_CREATE_QP_USER_HANDLE, K_IN, -1, 8, V_ANY, false),
 		A(UVERBS_ATTR_CREATE_QP_CAP, K_IN, -1,
@@ -1859,7 +1886,7 @@ static void fuzz_write_misc(struct uctx *c)
 		q->max_sge = PICK(keep, 1 + rnd(4), fz32());
 		q->srq_limit = PICK(keep, 0, fz32());
 		q->max_num_tags = fz32();
-		q->xrcd_handle = fz32();
+		q->xrcd_handle = pick_handle(c, O_XRCD, keep);
 		q->cq_handle = pick_handle(c, O_CQ, keep);
 		r.core_len = sizeof(*q);
 		r.resp_core = sizeof(struct ib_uverbs_create_srq_resp);
@@ -1939,6 +1966,613 @@ static void fuzz_write_misc(struct uctx *c)
 	}
 	}
 	wsend(c, &r, chance(15));
+}
+
+int main(int argc, char **argv);
+
+/* --- uverbs: ODP, prefetch, dma-buf and XRC; memory races under MRs ---------- */
+
+/*
+ * RACE is an area of RACE_PAGES pages that MRs (ODP and pinned) cover and
+ * that the racer thread unmaps, moves (mremap), drops (MADV_DONTNEED,
+ * MADV_FREE, MADV_REMOVE on its shared parts), protects and touches under
+ * them, and forks over.  Nothing else in the process uses it, so those
+ * operations only change what the kernel finds behind the MRs.  A hole the
+ * racer leaves is refilled with MAP_FIXED_NOREPLACE: if another mapping
+ * (a ring) took it meanwhile, those pages are never the racer's again.
+ */
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+#ifndef MREMAP_DONTUNMAP
+#define MREMAP_DONTUNMAP 4
+#endif
+#define RACE_PAGES 128
+static uint8_t *race_buf;
+static uint8_t race_ours[RACE_PAGES];	/* the racer's own: only it reads this */
+static double worker_end;
+
+/* the L_Keys of registered MRs and what they cover, for advise_mr */
+struct mrkey {
+	uint32_t lkey;
+	uint32_t pd;
+	uint64_t addr, len;
+};
+static struct mrkey mrkeys[32];
+static int nmrkeys;
+static uint32_t probe_lkey;
+static int udmabuf_fd = -1, dmabuf_memfd = -1, xrcd_file = -1;
+#define DMABUF_SIZE (64 * 1024)
+
+static void mrkey_add(uint32_t lkey, uint32_t pd, uint64_t addr, uint64_t len)
+{
+	pthread_mutex_lock(&hl);
+	mrkeys[nmrkeys < 32 ? nmrkeys++ : (int)rnd(32)] =
+		(struct mrkey){ lkey, pd, addr, len };
+	pthread_mutex_unlock(&hl);
+}
+
+/* a range to register: in RACE mostly, else across its end, high, wrapping */
+static void race_range(uint64_t *start, uint64_t *len)
+{
+	uint64_t base = (uint64_t)(uintptr_t)race_buf, size = RACE_PAGES * PAGE;
+	uint64_t off = rnd(RACE_PAGES) * PAGE + (chance(30) ? rnd(PAGE) : 0);
+
+	if (off >= size)
+		off = size - 1;
+	*start = base + off;
+	*len = 1 + rnd(size - off);
+	switch (chance(75) ? 0 : rnd(5)) {
+	case 0:
+		break;
+	case 1:		/* over the end of RACE */
+		*len += PAGE * (1 + rnd(64));
+		break;
+	case 2:		/* the top of the user address space */
+		*start = 0x7ffffffff000ULL - PAGE * rnd(4) + rnd(PAGE);
+		*len = PAGE * (1 + rnd(8));
+		break;
+	case 3:		/* wraps */
+		*len = ~0ULL - *start + 1 + rnd(2 * PAGE);
+		break;
+	default:	/* MR_BUF, never unmapped */
+		*start = (uint64_t)(uintptr_t)mr_buf + rnd(MR_BUF_SIZE / 2);
+		*len = 1 + rnd(MR_BUF_SIZE / 2);
+		break;
+	}
+}
+
+/*
+ * REG_MR over RACE (or elsewhere): with @odp IB_ACCESS_ON_DEMAND, and with
+ * @implicit the whole address space (start 0, length SIZE_MAX), which
+ * softverbs refuses unless it offers implicit ODP.
+ */
+static int uv_reg_race(struct uctx *c, bool valid, bool odp, bool implicit,
+		       uint32_t pd)
+{
+	struct wreq r = { .cmd = IB_USER_VERBS_CMD_REG_MR, .has_resp = true };
+	struct ib_uverbs_reg_mr *cmd = (void *)r.core;
+	uint64_t start, len;
+	int err;
+
+	race_range(&start, &len);
+	if (implicit) {
+		start = 0;
+		len = chance(80) ? ~0ULL : fz64();
+	}
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->start = start;
+	cmd->length = len;
+	cmd->hca_va = chance(70) || implicit ? start :
+		((rnd64() >> 4) & ~(PAGE - 1)) | (start & (PAGE - 1));
+	cmd->pd_handle = valid ? pd : pick_handle(c, O_PD, keep);
+	cmd->access_flags = mr_access() | (odp ? IB_UVERBS_ACCESS_ON_DEMAND : 0);
+	if (!valid) {
+		cmd->hca_va = PICK(keep, cmd->hca_va, fz64());
+		cmd->access_flags = PICK(keep, cmd->access_flags, fz32());
+	}
+	r.core_len = sizeof(*cmd);
+	r.resp_core = sizeof(struct ib_uverbs_reg_mr_resp);
+	r.resp = resp_ptr(valid ? 0 : 10);
+	err = wsend(c, &r, !valid && chance(8));
+	if (odp)
+		count(C_ODP);
+	if (!err && resp_good(r.resp)) {
+		struct ib_uverbs_reg_mr_resp *resp = (void *)RESP;
+
+		obj_add(c, O_MR, resp->mr_handle, 0, 0);
+		mrkey_add(resp->lkey, cmd->pd_handle, cmd->hca_va, cmd->length);
+	}
+	return err;
+}
+
+/* one RDMA_VERBS_IOCTL with @n attributes already in @a; counts under @m */
+static int ioc(struct uctx *c, const char *m, uint16_t obj, uint16_t meth,
+	       struct ib_uverbs_attr *a, int n)
+{
+	struct ib_uverbs_ioctl_hdr *hdr = (void *)(zone + 24 * 1024);
+	const struct mspec *ms = method(m);
+	int ret;
+
+	memset(hdr, 0, sizeof(*hdr));
+	hdr->object_id = obj;
+	hdr->method_id = meth;
+	hdr->driver_id = RDMA_DRIVER_RXE;
+	hdr->num_attrs = n;
+	hdr->length = sizeof(*hdr) + n * sizeof(*a);
+	memcpy(hdr->attrs, a, n * sizeof(*a));
+	count(C_IOCTL);
+	ret = ioctl(c->fd, RDMA_VERBS_IOCTL, hdr);
+	count_err(sh->ierr[ms ? ms - methods : NMETH - 1], ret < 0 ? -errno : 0);
+	if (ret < 0)
+		return -errno;
+	count(C_IOCTL_OK);
+	memcpy(a, hdr->attrs, n * sizeof(*a));
+	return 0;
+}
+
+#define ATTR(i, v, l) ((struct ib_uverbs_attr){ .attr_id = (i), .len = (l), \
+	.flags = UVERBS_ATTR_F_MANDATORY * chance(50), .data = (v) })
+
+/*
+ * ADVISE_MR: PREFETCH, PREFETCH_WRITE or PREFETCH_NO_FAULT, with and
+ * without FLUSH, over SGEs that name registered MRs (ODP or not, of this
+ * PD or another) by L_Key, inside, across and outside their ranges, at
+ * the top of the address space and wrapping.
+ */
+static void uv_advise(struct uctx *c)
+{
+	struct ib_uverbs_sge *sge = (void *)(zone + 40 * 1024);
+	struct ib_uverbs_attr a[4];
+	uint32_t pd = pick_handle(c, O_PD, 92);
+	int nsge = chance(90) ? 1 + rnd(4) : rnd(64), n = 0;
+
+	for (int i = 0; i < nsge; i++) {
+		struct mrkey k = { fz32(), pd, 0, PAGE };
+
+		pthread_mutex_lock(&hl);
+		if (nmrkeys && chance(85))
+			k = mrkeys[rnd(nmrkeys)];
+		pthread_mutex_unlock(&hl);
+		if (chance(80))
+			pd = k.pd;
+		sge[i].lkey = k.lkey;
+		sge[i].addr = k.addr + (k.len > 1 ? rnd64() % k.len : 0);
+		sge[i].length = 1 + rnd(k.len < 65536 ? k.len : 65536);
+		switch (chance(70) ? 0 : rnd(5)) {
+		case 0:
+			break;
+		case 1:		/* past the end */
+			sge[i].length += k.len;
+			break;
+		case 2:		/* before the start */
+			sge[i].addr = k.addr - 1 - rnd(PAGE);
+			break;
+		case 3:		/* wraps */
+			sge[i].addr = ~0ULL - rnd(PAGE);
+			sge[i].length = PAGE + rnd(PAGE);
+			break;
+		default:
+			sge[i].length = chance(50) ? 0 : fz32();
+			break;
+		}
+	}
+	a[n++] = ATTR(UVERBS_ATTR_ADVISE_MR_PD_HANDLE, pd, 0);
+	a[n++] = ATTR(UVERBS_ATTR_ADVISE_MR_ADVICE,
+		      chance(95) ? rnd(3) : fz64(), 8);
+	a[n++] = ATTR(UVERBS_ATTR_ADVISE_MR_FLAGS, chance(95) ?
+		      IB_UVERBS_ADVISE_MR_FLAG_FLUSH * rnd(2) : fz32(), 4);
+	a[n++] = ATTR(UVERBS_ATTR_ADVISE_MR_SGE_LIST, (uintptr_t)sge,
+		      nsge * sizeof(*sge));
+	if (chance(5))
+		a[3].len = chance(50) ? rnd(40) : fz32();
+	if (chance(3))
+		a[3].data = bad_ptr();
+	count(C_ADVISE);
+	ioc(c, "mr_advise", UVERBS_OBJECT_MR, UVERBS_METHOD_ADVISE_MR, a, n);
+}
+
+/* a udmabuf over a sealed memfd, if the kernel has /dev/udmabuf */
+static void udmabuf_make(void)
+{
+	struct udmabuf_create cr = { .flags = UDMABUF_FLAGS_CLOEXEC,
+				     .size = DMABUF_SIZE };
+	int dev = open("/dev/udmabuf", O_RDWR | O_CLOEXEC), fd;
+
+	if (dmabuf_memfd < 0) {
+		dmabuf_memfd = memfd_create("cmdfuzz", MFD_ALLOW_SEALING | MFD_CLOEXEC);
+		if (dmabuf_memfd >= 0 &&
+		    (ftruncate(dmabuf_memfd, DMABUF_SIZE) ||
+		     fcntl(dmabuf_memfd, F_ADD_SEALS, F_SEAL_SHRINK)))
+			perror("memfd");
+	}
+	if (dev < 0)
+		return;
+	cr.memfd = dmabuf_memfd;
+	fd = ioctl(dev, UDMABUF_CREATE, &cr);
+	close(dev);
+	if (fd < 0)
+		return;
+	/* a dma-buf closed under the MRs made from it: they hold their own */
+	pthread_mutex_lock(&hl);
+	int old = udmabuf_fd;
+
+	udmabuf_fd = fd;
+	pthread_mutex_unlock(&hl);
+	if (old >= 0)
+		close(old);
+}
+
+/* REG_DMABUF_MR on a udmabuf, or on fds that are no dma-buf */
+static void uv_reg_dmabuf(struct uctx *c)
+{
+	uint32_t *keys = (void *)(zone + 40 * 1024);
+	struct ib_uverbs_attr a[9];
+	uint32_t pd = pick_handle(c, O_PD, 92);
+	uint64_t off = chance(80) ? PAGE * rnd(DMABUF_SIZE / PAGE) : fz64();
+	uint64_t len = chance(80) ? 1 + rnd(DMABUF_SIZE - (off % DMABUF_SIZE)) :
+		fz64();
+	uint64_t iova = chance(60) ? off : fz64() & ~0xfffULL;
+	int64_t fd;
+	int n = 0;
+
+	if (chance(5))
+		udmabuf_make();
+	switch (chance(60) ? 0 : rnd(6)) {
+	case 0:
+		fd = udmabuf_fd >= 0 ? udmabuf_fd : dmabuf_memfd;
+		break;
+	case 1:
+		fd = dmabuf_memfd;
+		break;
+	case 2:
+		fd = c->fd;
+		break;
+	case 3:
+		fd = stray_fds[rnd(8)];
+		break;
+	case 4:
+		fd = xrcd_file;
+		break;
+	default:
+		fd = (int32_t)fz32();
+		break;
+	}
+	a[n++] = ATTR(UVERBS_ATTR_REG_DMABUF_MR_HANDLE, chance(95) ? 0 : fz64(), 0);
+	a[n++] = ATTR(UVERBS_ATTR_REG_DMABUF_MR_PD_HANDLE, pd, 0);
+	a[n++] = ATTR(UVERBS_ATTR_REG_DMABUF_MR_OFFSET, off, 8);
+	a[n++] = ATTR(UVERBS_ATTR_REG_DMABUF_MR_LENGTH, len, 8);
+	a[n++] = ATTR(UVERBS_ATTR_REG_DMABUF_MR_IOVA, iova, 8);
+	a[n++] = ATTR(UVERBS_ATTR_REG_DMABUF_MR_FD, (uint32_t)fd, 4);
+	a[n++] = ATTR(UVERBS_ATTR_REG_DMABUF_MR_ACCESS_FLAGS, chance(90) ?
+		      mr_access() | IB_UVERBS_ACCESS_ON_DEMAND * chance(20) :
+		      fz32(), 4);
+	a[n++] = ATTR(UVERBS_ATTR_REG_DMABUF_MR_RESP_LKEY, (uintptr_t)&keys[0], 4);
+	a[n++] = ATTR(UVERBS_ATTR_REG_DMABUF_MR_RESP_RKEY, (uintptr_t)&keys[1], 4);
+	count(C_DMABUF);
+	if (!ioc(c, "mr_reg_dmabuf", UVERBS_OBJECT_MR,
+		 UVERBS_METHOD_REG_DMABUF_MR, a, n)) {
+		obj_add(c, O_MR, a[0].data, 0, 0);
+		mrkey_add(keys[0], pd, iova, len);
+	}
+}
+
+/* OPEN_XRCD: no inode (fd -1), or a file's, O_CREAT and O_EXCL or not */
+static int uv_open_xrcd(struct uctx *c, bool valid, uint32_t *h)
+{
+	struct wreq r = { .cmd = IB_USER_VERBS_CMD_OPEN_XRCD, .has_resp = true };
+	struct ib_uverbs_open_xrcd *cmd = (void *)r.core;
+	int err;
+
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->fd = chance(60) ? xrcd_file : -1;
+	cmd->oflags = O_CREAT;
+	if (!valid) {
+		/* without O_CREAT EAGAIN if the file has no domain yet; O_EXCL
+		 * EINVAL if it has */
+		cmd->fd = PICK(keep, cmd->fd, chance(50) ? stray_fds[rnd(8)] : fz32());
+		cmd->oflags = PICK(keep, chance(50) ? O_CREAT : chance(50) ?
+				   O_CREAT | O_EXCL : 0, fz32());
+	}
+	r.core_len = sizeof(*cmd);
+	r.resp_core = sizeof(struct ib_uverbs_open_xrcd_resp);
+	r.resp = resp_ptr(valid ? 0 : 10);
+	if (!valid)
+		r.drv_in = drv_size(0, false);
+	err = wsend(c, &r, !valid && chance(8));
+	count(C_XRC);
+	if (!err && resp_good(r.resp)) {
+		*h = ((struct ib_uverbs_open_xrcd_resp *)RESP)->xrcd_handle;
+		obj_add(c, O_XRCD, *h, 0, 0);
+	}
+	return err;
+}
+
+/* CREATE_XSRQ of type XRC on an XRCD, with a CQ */
+static int uv_create_xrc_srq(struct uctx *c, bool valid, uint32_t pd,
+			     uint32_t xrcd, uint32_t cq, uint32_t *h)
+{
+	struct wreq r = { .cmd = IB_USER_VERBS_CMD_CREATE_XSRQ, .has_resp = true };
+	struct ib_uverbs_create_xsrq *q = (void *)r.core;
+	size_t want = sizeof(struct sv_create_srq_resp);
+	int err;
+
+	memset(q, 0, sizeof(*q));
+	q->user_handle = rnd64();
+	q->srq_type = PICK(valid ? 100 : keep, IB_UVERBS_SRQT_XRC, fz32());
+	q->pd_handle = valid ? pd : pick_handle(c, O_PD, keep);
+	q->xrcd_handle = valid ? xrcd : pick_handle(c, O_XRCD, keep);
+	q->cq_handle = valid ? cq : pick_handle(c, O_CQ, keep);
+	q->max_wr = PICK(valid ? 100 : keep, 1 + rnd(64), fz32());
+	q->max_sge = PICK(valid ? 100 : keep, 1 + rnd(4), fz32());
+	q->srq_limit = PICK(valid ? 100 : keep, 0, fz32());
+	r.core_len = sizeof(*q);
+	r.resp_core = sizeof(struct ib_uverbs_create_srq_resp);
+	r.resp = resp_ptr(valid ? 0 : 10);
+	r.drv_out = drv_size(want, valid);
+	err = wsend(c, &r, !valid && chance(8));
+	count(C_XRC);
+	if (!err && resp_good(r.resp)) {
+		*h = ((struct ib_uverbs_create_srq_resp *)RESP)->srq_handle;
+		obj_add(c, O_SRQ, *h, 0, 0);
+		if (r.drv_out >= want)
+			add_ring(c, (void *)(RESP + r.resp_core));
+	}
+	return err;
+}
+
+/*
+ * XRC QPs by the write ABI: an XRC_TGT names its XRCD where others name
+ * the PD and has no CQ, SRQ or queues; an XRC_INI has a send queue only.
+ */
+static int uv_create_xrc_qp(struct uctx *c, bool valid, bool tgt, uint32_t *h,
+			    uint32_t *qpn)
+{
+	uint32_t pd = live_handle(c, tgt ? O_XRCD : O_PD), cq = live_handle(c, O_CQ);
+
+	valid = valid && pd != ~0U && (tgt || cq != ~0U);
+	count(C_XRC);
+	return uv_create_qp(c, valid, chance(30), tgt ? IB_UVERBS_QPT_XRC_TGT :
+			    IB_UVERBS_QPT_XRC_INI, pd, tgt ? 0 : cq, 0, ~0U, h, qpn);
+}
+
+/* an XRC_TGT QP taken towards RTS, or a live QP of either XRC type moved */
+static void fuzz_xrc(struct uctx *c)
+{
+	uint32_t h, qpn, x;
+	bool valid = chance(50);
+
+	switch (rnd(6)) {
+	case 0:
+		uv_open_xrcd(c, valid, &x);
+		break;
+	case 1:
+		uv_destroy(c, O_XRCD, pick_handle(c, O_XRCD, 80), chance(70));
+		break;
+	case 2: {
+		uint32_t pd = live_handle(c, O_PD), xr = live_handle(c, O_XRCD);
+		uint32_t cq = live_handle(c, O_CQ);
+
+		uv_create_xrc_srq(c, valid && pd != ~0U && xr != ~0U && cq != ~0U,
+				  pd, xr, cq, &h);
+		break;
+	}
+	case 3:
+		uv_create_xrc_qp(c, valid, false, &h, &qpn);
+		break;
+	default:
+		if (uv_create_xrc_qp(c, valid, true, &h, &qpn) || !chance(60))
+			break;
+		for (int st = IB_QPS_INIT; st <= IB_QPS_RTS; st++)
+			if (uv_modify_qp(c, chance(85), chance(30), h, qpn,
+					 IB_UVERBS_QPT_XRC_TGT, st))
+				break;
+		break;
+	}
+}
+
+/* the new commands: ODP and pinned MRs over RACE, prefetch, dma-buf, XRC */
+static void fuzz_new(struct uctx *c)
+{
+	uint32_t pd = live_handle(c, O_PD);
+	bool valid = chance(70) && pd != ~0U;
+
+	switch (rnd(10)) {
+	case 0:
+	case 1:
+		uv_reg_race(c, valid, true, false, pd);
+		break;
+	case 2:
+		uv_reg_race(c, valid, true, true, pd);
+		break;
+	case 3:
+		uv_reg_race(c, valid, false, false, pd);
+		break;
+	case 4:
+	case 5:
+		uv_advise(c);
+		break;
+	case 6:
+		uv_reg_dmabuf(c);
+		break;
+	default:
+		fuzz_xrc(c);
+		break;
+	}
+}
+
+static void race_refill(int pg, int n)
+{
+	uint8_t *p = race_buf + pg * PAGE;
+	int shared = chance(30) ? MAP_SHARED : MAP_PRIVATE;
+	void *q = mmap(p, n * PAGE, PROT_READ | PROT_WRITE,
+		       shared | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+
+	if (q == (void *)p)
+		return;
+	if (q != MAP_FAILED)	/* a kernel without NOREPLACE put it elsewhere */
+		munmap(q, n * PAGE);
+	/* partly somebody else's now, partly a hole: never the racer's again */
+	for (int i = pg; i < pg + n; i++)
+		race_ours[i] = 0;
+}
+
+static bool race_mine(int pg, int n)
+{
+	for (int i = pg; i < pg + n; i++)
+		if (!race_ours[i])
+			return false;
+	return true;
+}
+
+static void race_segv(int sig)
+{
+	(void)sig;
+	_exit(0);
+}
+
+/* one operation of the racer on the memory under the MRs */
+static void race_op(void)
+{
+	int n = 1 + rnd(16), pg = rnd(RACE_PAGES - n + 1), dst;
+	uint8_t *p = race_buf + pg * PAGE;
+	size_t len = n * PAGE;
+	pid_t pid;
+
+	if (!race_mine(pg, n))
+		return;
+	count(C_RACES);
+	switch (rnd(9)) {
+	case 0:		/* a hole for a moment */
+		munmap(p, len);
+		if (chance(50))
+			usleep(rnd(300));
+		race_refill(pg, n);
+		break;
+	case 1:		/* new pages in place, in one step */
+		if (mmap(p, len, PROT_READ | PROT_WRITE, MAP_FIXED | MAP_ANONYMOUS |
+			 (chance(30) ? MAP_SHARED : MAP_PRIVATE), -1, 0) == MAP_FAILED)
+			race_refill(pg, n);	/* it may have unmapped them */
+		break;
+	case 2: {	/* the pages move to another part of RACE */
+		bool keep_src = chance(50);
+
+		dst = rnd(RACE_PAGES - n + 1);
+		if ((dst < pg + n && pg < dst + n) || !race_mine(dst, n))
+			break;
+		/*
+		 * A failed move (the source spans two mappings, or a shared
+		 * one with DONTUNMAP) may leave the destination unmapped.
+		 */
+		if (mremap(p, len, len, MREMAP_MAYMOVE | MREMAP_FIXED |
+			   (keep_src ? MREMAP_DONTUNMAP : 0),
+			   race_buf + dst * PAGE) == MAP_FAILED) {
+			race_refill(dst, n);
+			break;
+		}
+		if (!keep_src)
+			race_refill(pg, n);
+		break;
+	}
+	case 3:
+		madvise(p, len, MADV_DONTNEED);
+		break;
+	case 4:
+		madvise(p, len, MADV_FREE);
+		break;
+	case 5:		/* punches holes where RACE is shared, EINVAL elsewhere */
+		madvise(p, len, MADV_REMOVE);
+		break;
+	case 6:
+		mprotect(p, len, chance(50) ? PROT_READ : PROT_NONE);
+		if (chance(50))
+			usleep(rnd(300));
+		mprotect(p, len, PROT_READ | PROT_WRITE);
+		break;
+	case 7:		/* fault pages in (for writing) */
+		for (size_t i = 0; i < len; i += PAGE)
+			p[i + rnd(PAGE)] = rnd(256);
+		break;
+	default:	/* fork over the MRs: the child writes (COW) and exits */
+		count(C_RACE_FORKS);
+		pid = fork();
+		if (pid == 0) {
+			signal(SIGSEGV, race_segv);
+			for (size_t i = 0; i < len; i += PAGE)
+				if (chance(60))
+					p[i] = rnd(256);
+			if (chance(30))
+				madvise(p, len, MADV_DONTNEED);
+			if (chance(20))
+				raise(SIGKILL);
+			_exit(0);
+		}
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+		break;
+	}
+}
+
+/* a fault of the fuzzer itself: where, for tests/fuzz/cmdfuzz.c's author */
+static void worker_segv(int sig, siginfo_t *si, void *uc)
+{
+	ucontext_t *u = uc;
+	char msg[256];
+	int n;
+
+	n = snprintf(msg, sizeof(msg),
+		     "cmdfuzz: signal %d at %p, pc %#llx (main at %p), race %p..%p, zone %p\n",
+		     sig, si->si_addr, (unsigned long long)u->uc_mcontext.gregs[REG_RIP],
+		     (void *)main, race_buf, race_buf + RACE_PAGES * PAGE, zone);
+	if (write(2, msg, n) < 0)
+		_exit(4);
+	{
+		static char maps[65536];
+		int fd = open("/proc/self/maps", O_RDONLY);
+		ssize_t got = fd >= 0 ? read(fd, maps, sizeof(maps) - 1) : -1;
+		uintptr_t at = (uintptr_t)si->si_addr;
+
+		n = snprintf(msg, sizeof(msg), "code %d ours %d\n", si->si_code,
+			     at - (uintptr_t)race_buf < RACE_PAGES * PAGE ?
+			     race_ours[(at - (uintptr_t)race_buf) / PAGE] : -1);
+		if (write(2, msg, n) < 0)
+			_exit(4);
+		for (char *l = maps; got > 0 && l < maps + got;) {
+			char *e = memchr(l, '\n', maps + got - l);
+			unsigned long lo, hi;
+
+			if (!e)
+				break;
+			if (sscanf(l, "%lx-%lx", &lo, &hi) == 2 &&
+			    hi > (uintptr_t)race_buf - 64 * PAGE &&
+			    lo < (uintptr_t)race_buf + (RACE_PAGES + 64) * PAGE)
+				if (write(2, l, e - l + 1) < 0)
+					_exit(4);
+			l = e + 1;
+		}
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void *racer_thread(void *arg)
+{
+	rs = (uint64_t)(uintptr_t)arg;
+	while (now() < worker_end && !sh->failed) {
+		race_op();
+		usleep(rnd(2000));
+	}
+	return NULL;
+}
+
+/* RACE, the XRCD file and a dma-buf for this worker */
+static void race_init(void)
+{
+	race_buf = map_anon(RACE_PAGES * PAGE, PROT_READ | PROT_WRITE);
+	memset(race_buf, 0x3c, RACE_PAGES * PAGE);
+	memset(race_ours, 1, sizeof(race_ours));
+	xrcd_file = memfd_create("cmdfuzz-xrcd", MFD_CLOEXEC);
+	udmabuf_make();
 }
 
 /* --- uverbs: opening, the probe, the worker ------------------------------------ */
@@ -2133,10 +2767,58 @@ static void uctx_close(struct uctx *c)
  * UD QP on the SRQ (ioctl), an MR, type 1 and 2 MWs, an AH; then all of it
  * destroyed again (QPs and AH by ioctl).  Any failure fails the run.
  */
+/* the probe's ODP MR: 16 pages of MR_BUF, local write */
+static int uv_reg_odp_probe(struct uctx *c, uint32_t pd, uint32_t *h)
+{
+	struct wreq r = { .cmd = IB_USER_VERBS_CMD_REG_MR, .has_resp = true };
+	struct ib_uverbs_reg_mr *cmd = (void *)r.core;
+	int err;
+
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->start = cmd->hca_va = (uintptr_t)mr_buf;
+	cmd->length = 16 * PAGE;
+	cmd->pd_handle = pd;
+	cmd->access_flags = IB_UVERBS_ACCESS_LOCAL_WRITE | IB_UVERBS_ACCESS_ON_DEMAND;
+	r.core_len = sizeof(*cmd);
+	r.resp_core = sizeof(struct ib_uverbs_reg_mr_resp);
+	r.resp = resp_ptr(0);
+	err = wsend(c, &r, false);
+	if (!err) {
+		struct ib_uverbs_reg_mr_resp *resp = (void *)RESP;
+
+		*h = resp->mr_handle;
+		obj_add(c, O_MR, *h, 0, 0);
+		probe_lkey = resp->lkey;
+	}
+	return err;
+}
+
+/* a synchronous PREFETCH_WRITE of the probe's ODP MR */
+static int uv_advise_probe(struct uctx *c, uint32_t pd, uint32_t mr)
+{
+	struct ib_uverbs_sge *sge = (void *)(zone + 40 * 1024);
+	struct ib_uverbs_attr a[4] = {
+		{ .attr_id = UVERBS_ATTR_ADVISE_MR_PD_HANDLE, .data = pd },
+		{ .attr_id = UVERBS_ATTR_ADVISE_MR_ADVICE, .len = 8,
+		  .data = IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE },
+		{ .attr_id = UVERBS_ATTR_ADVISE_MR_FLAGS, .len = 4,
+		  .data = IB_UVERBS_ADVISE_MR_FLAG_FLUSH },
+		{ .attr_id = UVERBS_ATTR_ADVISE_MR_SGE_LIST, .len = sizeof(*sge),
+		  .data = (uintptr_t)sge },
+	};
+
+	(void)mr;
+	sge->addr = (uintptr_t)mr_buf + PAGE;
+	sge->length = 3 * PAGE;
+	sge->lkey = probe_lkey;
+	return ioc(c, "mr_advise", UVERBS_OBJECT_MR, UVERBS_METHOD_ADVISE_MR, a, 4);
+}
+
 static bool probe(void)
 {
 	struct uctx pc = { 0 }, *c = &pc;
 	uint32_t pd, cq, cq2, srq, qp, qpn, mr, mw1, mw2, ah, udqp;
+	uint32_t xrcd, xsrq, tqp, tqpn, odp;
 	bool ok = false;
 
 	c->fd = c->async_fd = -1;
@@ -2172,6 +2854,20 @@ static bool probe(void)
 	PROBE("DEALLOC_MW", uv_destroy(c, O_MW, mw1, true));
 	PROBE("ALLOC_MW again", uv_alloc_mw(c, true, pd, &mw2));
 	PROBE("DEREG_MR", uv_destroy(c, O_MR, mr, true));
+	PROBE("REG_MR (ODP)", uv_reg_odp_probe(c, pd, &odp));
+	PROBE("ADVISE_MR (prefetch, flush)", uv_advise_probe(c, pd, odp));
+	PROBE("DEREG_MR (ODP)", uv_destroy(c, O_MR, odp, true));
+	PROBE("OPEN_XRCD", uv_open_xrcd(c, true, &xrcd));
+	PROBE("CREATE_XSRQ (XRC)", uv_create_xrc_srq(c, true, pd, xrcd, cq, &xsrq));
+	PROBE("CREATE_QP (XRC_TGT)", uv_create_qp(c, true, false,
+		IB_UVERBS_QPT_XRC_TGT, xrcd, 0, 0, ~0U, &tqp, &tqpn));
+	PROBE("MODIFY_QP (XRC_TGT) to INIT", uv_modify_qp(c, true, false, tqp, tqpn,
+		IB_UVERBS_QPT_XRC_TGT, IB_QPS_INIT));
+	PROBE("MODIFY_QP (XRC_TGT) to RTR", uv_modify_qp(c, true, false, tqp, tqpn,
+		IB_UVERBS_QPT_XRC_TGT, IB_QPS_RTR));
+	PROBE("DESTROY_QP (XRC_TGT)", uv_destroy(c, O_QP, tqp, true));
+	PROBE("DESTROY_SRQ (XRC)", uv_destroy(c, O_SRQ, xsrq, true));
+	PROBE("CLOSE_XRCD", uv_destroy(c, O_XRCD, xrcd, true));
 	PROBE("DESTROY_SRQ (ioctl)", ioctl_send(c, method("srq_destroy"), true));
 	PROBE("DESTROY_CQ", uv_destroy(c, O_CQ, cq, true));
 	PROBE("DESTROY_CQ (ioctl)", ioctl_send(c, method("cq_destroy"), true));
@@ -2348,18 +3044,20 @@ static void uverbs_op(void)
 			uctx_open(c, true, false);
 		return;
 	}
-	if (r < 280)
+	if (r < 240)
 		fuzz_create(c);
-	else if (r < 400)
+	else if (r < 345)
 		fuzz_destroy(c);
-	else if (r < 500)
+	else if (r < 435)
 		fuzz_modify(c);
-	else if (r < 750)
+	else if (r < 650)
 		fuzz_ioctl(c);
-	else if (r < 900)
+	else if (r < 780)
 		fuzz_write_misc(c);
-	else if (r < 960)
+	else if (r < 830)
 		fuzz_mmap(c);
+	else if (r < 960)
+		fuzz_new(c);
 	else if (r < 965) {
 		/* close with whatever is on it; the other thread may be using it */
 		count(C_CLOSES);
@@ -2387,8 +3085,6 @@ static void uverbs_op(void)
 	}
 }
 
-static double worker_end;
-
 static void *uverbs_thread(void *arg)
 {
 	rs = (uint64_t)(uintptr_t)arg;
@@ -2400,11 +3096,17 @@ static void *uverbs_thread(void *arg)
 
 static void uverbs_worker(uint64_t seed, double life)
 {
-	pthread_t t;
-	bool two;
+	pthread_t t, rt;
+	bool two, racer;
+
+	struct sigaction sa = { .sa_sigaction = worker_segv,
+				.sa_flags = SA_SIGINFO };
 
 	rs = seed;
 	zone_init();
+	race_init();
+	sigaction(SIGSEGV, &sa, NULL);
+	sigaction(SIGBUS, &sa, NULL);
 	worker_end = now() + life;
 	if (!probe())
 		_exit(3);
@@ -2426,10 +3128,14 @@ static void uverbs_worker(uint64_t seed, double life)
 	stray_fds[7] = INT32_MAX;
 	two = !pthread_create(&t, NULL, uverbs_thread,
 			      (void *)(uintptr_t)rnd64());
+	racer = chance(70) && !pthread_create(&rt, NULL, racer_thread,
+					      (void *)(uintptr_t)rnd64());
 	while (now() < worker_end && !sh->failed)
 		uverbs_op();
 	if (two)
 		pthread_join(t, NULL);
+	if (racer)
+		pthread_join(rt, NULL);
 	switch (rnd(4)) {
 	case 0:		/* tidy: destroy what is known, then close */
 		for (int i = 0; i < NCTX; i++)

@@ -53,6 +53,23 @@ def load(name, path):
 RC_OPS = list(range(0x00, 0x17)) + [0x1c, 0x1d]
 UC_OPS = list(range(0x20, 0x2c))
 UD_OPS = [0x64, 0x65]
+# XRC (IBTA 9.2, A14): the RC requests and responses with the transport 0xa0
+XRC_OPS = [0xa0 | op for op in RC_OPS]
+
+
+def xrceth(rng, srqn):
+    """an XRCETH (A14.4.2) naming srqn, a neighbour, any SRQ, or truncated"""
+    r = rng.random()
+    if r < 0.6:
+        n = srqn
+    elif r < 0.75:
+        n = srqn + rng.choice([-1, 1, 2, 1 << 23])
+    elif r < 0.9:
+        n = rng.getrandbits(24)
+    else:
+        return rng.randbytes(rng.randint(0, 3))
+    hi = rng.getrandbits(8) << 24 if rng.random() < 0.1 else 0
+    return struct.pack('>I', hi | (n & 0xffffff))
 
 
 def ext_headers(rng, op, rkey, va):
@@ -91,14 +108,20 @@ def ext_headers(rng, op, rkey, va):
 def transport(rng, qpns, rkey, va):
     """one hostile BTH..payload (no ICRC)"""
     target = rng.random()
+    srqns = [int(k[4:]) for _, k in qpns if k.startswith('xrc/')] or [0]
     if target < 0.85:
         qpn, kind = rng.choice(qpns)
+        kind, _, srqn = kind.partition('/')
+        srqn = int(srqn) if srqn else rng.choice(srqns)
     else:
-        qpn, kind = rng.getrandbits(24), 'any'
+        qpn, kind, srqn = rng.getrandbits(24), 'any', rng.choice(srqns)
     if rng.random() < 0.2 or kind == 'any':
         op = rng.getrandbits(8)
+    elif rng.random() < 0.08:       # XRC at the other transports' QPs
+        op = rng.choice(XRC_OPS)
     else:
-        op = rng.choice({'rc': RC_OPS, 'uc': UC_OPS, 'ud': UD_OPS}[kind])
+        op = rng.choice({'rc': RC_OPS, 'uc': UC_OPS, 'ud': UD_OPS,
+                         'xrc': XRC_OPS}[kind])
     if rng.random() < 0.7:
         psn = (0xfffff0 + rng.randint(-8, 40)) & 0xffffff
     else:
@@ -113,6 +136,11 @@ def transport(rng, qpns, rkey, va):
     hi = rng.getrandbits(8) << 24 if rng.random() < 0.1 else 0
     ack = rng.getrandbits(1) << 31
     bth = struct.pack('>BBHII', op, flags, pkey, hi | qpn, ack | psn)
+    # an XRC opcode carries the XRCETH right after the BTH; now and then
+    # another opcode does, or an XRC one lacks it
+    xrc = (op & 0xe0) == 0xa0
+    if xrc != (rng.random() < 0.05):
+        bth += xrceth(rng, srqn)
     t = bytearray(bth + ext_headers(rng, op, rkey, va) + payload +
                   b'\0' * pad)
     if rng.random() < 0.1:
@@ -135,9 +163,10 @@ def fuzz(src6, dst6, ifname, dmac, qpns, rkey, va, count, seed):
     dmac = bytes.fromhex(dmac.replace(':', ''))
     sgid = socket.inet_pton(socket.AF_INET6, src6)
     dgid = socket.inet_pton(socket.AF_INET6, dst6)
-    sent = {'v2': 0, 'v1': 0, 'bad_icrc': 0}
+    sent = {'v2': 0, 'v1': 0, 'bad_icrc': 0, 'xrc_op': 0}
     for i in range(count):
         t = transport(rng, qpns, rkey, va)
+        sent['xrc_op'] += (t[0] & 0xe0) == 0xa0
         good = rng.random() >= 0.1
         if rng.random() < 0.25:
             pkt = roce1.packet(sgid, dgid, t, hop=rng.choice([1, 64, 255]),
@@ -165,6 +194,31 @@ def fuzz(src6, dst6, ifname, dmac, qpns, rkey, va, count, seed):
 
 # --- the run ------------------------------------------------------------
 
+class XrcVictim:
+    """an XRC target QP and its XRC SRQ (receives posted) on @dev, connected
+    to @peer_gid: ulib/examples/xrcvictim, through libsoftverbs (pyverbs
+    over librxe has no XRC), until close()"""
+
+    def __init__(self, dev, gid_idx, peer_gid):
+        tools = os.environ.get('SV_TOOLS', os.path.join(HERE, '..', '..'))
+        prog = os.path.join(tools, 'ulib', 'examples', 'xrcvictim')
+        self.p = subprocess.Popen([prog, dev, str(gid_idx), peer_gid],
+                                  stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, text=True)
+        line = self.p.stdout.readline().split()
+        if len(line) != 2:
+            raise AssertionError(f"xrcvictim: no QPN and SRQN ({line})")
+        self.qpn, self.srqn = int(line[0]), int(line[1])
+
+    def close(self):
+        out, _ = self.p.communicate(timeout=60)
+        if self.p.returncode or not out.startswith('ok '):
+            raise AssertionError(f"xrcvictim: exit {self.p.returncode}, "
+                                 f"{out!r}")
+        n, state = out.split()[1:3]
+        return int(n), int(state)
+
+
 def counters(dev):
     base = f"/sys/class/infiniband/{dev}/ports/1/hw_counters"
     out = {}
@@ -184,8 +238,12 @@ def run(dev_a, gid6_a, dev_b, gid6_b, gid4_a, gid4_b, ns_b, if_b, dmac,
     for p in victims:
         for i in range(16):
             p.post_recv([(i * 4096, 4096)], wr_id=i)
+    xrc = XrcVictim(dev_a, gid6_a, str(b.gid))
+    print(f"ok: XRC victim: QPN {xrc.qpn}, SRQ {xrc.srqn}", flush=True)
     qpns = ','.join(f"{p.qb.qp_num}:{k}" for p, k in
                     zip(victims, ('rc', 'uc', 'ud'))) + ',1:ud'
+    # the XRC target as often as the three others together
+    qpns += f",{xrc.qpn}:xrc/{xrc.srqn}" * 3
 
     # the real traffic: contexts, memory and GIDs (IPv4) of its own
     ra, rb = m.Side(dev_a, int(gid4_a)), m.Side(dev_b, int(gid4_b))
@@ -237,7 +295,11 @@ def run(dev_a, gid6_a, dev_b, gid6_b, gid4_a, gid4_b, ns_b, if_b, dmac,
     real.close()
     for p in victims:
         p.close()
+    n, state = xrc.close()
+    print(f"ok: XRC victim in state {state} after {n} receive completions")
     print("ok: victims destroyed")
+    print(f"SV_SUMMARY: fuzz seed {seed}: {count} packets, {drops} dropped, "
+          f"{rounds} real rounds, XRC target {n} receives", flush=True)
 
 
 def main():

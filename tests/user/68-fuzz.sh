@@ -4,7 +4,8 @@
 #
 #   netns sv-68a                              netns sv-68b
 #   sv68a (softverbs) on x68a  ========  x68b  sv68b (softverbs)
-#     victims: RC, UC, UD, QP1   <---  fuzzer (UDP socket, AF_PACKET)
+#     victims: RC, UC, UD, QP1,  <---  fuzzer (UDP socket, AF_PACKET)
+#       XRC target + XRC SRQ     <---  (xrcvictim, connected to sv68b's GID)
 #     real RC pair (IPv4 GIDs)   <-->  its peer
 #
 # From sv-68b, as the victims' own peer (so RC and UC packets pass the peer
@@ -13,7 +14,10 @@
 # PSNs near the expected ones or anywhere, extension headers that make
 # sense (the victims' R_Key, addresses in and out of their MR) or random
 # bytes, payloads of 0 to 1100 bytes, odd BTH flags and P_Keys, flipped
-# bits, a tenth with a wrong ICRC.  Meanwhile a real RC pair on contexts
+# bits, a tenth with a wrong ICRC; at an XRC target QP with its XRC SRQ
+# (ulib/examples/xrcvictim, through libsoftverbs), XRC opcodes with an
+# XRCETH naming its SRQ, another or any, or cut short, over v2 and v1
+# alike; afterwards the target can still be queried and destroyed.  Meanwhile a real RC pair on contexts
 # of its own writes, reads back, compares and sends, round after round.
 # Passes when every real round was intact, the hostile packets show as
 # drops, the victims are destroyed and the kernel log
@@ -28,6 +32,8 @@ helper=$(dirname "$0")/68-fuzz.py
 $py -c 'import importlib.util as u, sys; sys.exit(not u.find_spec("pyverbs.qp"))' 2>/dev/null ||
 	sv_skip "python3-pyverbs is not installed"
 [ -e /proc/net/if_inet6 ] || sv_skip "IPv6 is disabled"
+[ -x "$SV_TOOLS/ulib/examples/xrcvictim" ] ||
+	sv_fail "$SV_TOOLS/ulib/examples/xrcvictim is not built (make -C ulib)"
 
 log_start=$(dmesg | wc -l)
 sv_xport_setup 68 softverbs softverbs

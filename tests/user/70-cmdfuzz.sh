@@ -17,7 +17,11 @@
 # (random and real object, method and attribute ids, lengths, flags,
 # duplicates, faulting and read-only pointers); they map rings, close fds
 # with objects on them, fork children that use the fds and exit, and are
-# SIGKILLed at random moments.  A netlink worker sends random and malformed
+# SIGKILLed at random moments.  An eighth of their commands are ODP MRs
+# (explicit and implicit), ADVISE_MR prefetches, dma-buf MRs (a udmabuf
+# where the kernel has one, other fds) and XRC (XRCDs, XRC SRQs, XRC_INI
+# and XRC_TGT QPs), while a racer thread munmaps, mremaps, madvises,
+# mprotects and forks over the memory under the MRs.  A netlink worker sends random and malformed
 # RDMA netlink requests (every RDMA_NLDEV_CMD_*, wrong types and lengths,
 # unknown device, port and object numbers, link add/del with bogus netdevs
 # and types) and softverbs family requests (every command, missing,
