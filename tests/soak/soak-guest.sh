@@ -211,7 +211,7 @@ netem_set() {	# netem_set ARGS|off on both ends of x90
 		if [ "$1" = off ]; then
 			tc -n $ns qdisc del dev x90$s root 2>/dev/null || true
 		else
-			tc -n $ns qdisc replace dev x90$s root netem "$@"
+			tc -n $ns qdisc replace dev x90$s root netem "$@" || echo "tc netem $* on x90$s refused"
 		fi
 	done
 }
@@ -261,15 +261,15 @@ while [ ${EPOCHREALTIME/[.,]/} -lt $end_us ]; do
 		"$svctl" "${n[@]}" fault $dev tx drop 5% dup 1% rx reorder 2% corrupt 1% seed $RANDOM >/dev/null ||
 			what+=" (refused)"
 		hold
-		"$svctl" "${n[@]}" fault $dev off >/dev/null
+		"$svctl" "${n[@]}" fault $dev off >/dev/null || what+=" (off refused)"
 		;;
 	link-flap)
 		i=$((RANDOM % 3))
 		case $i in
-		0) what="x90a down/up"; ip -n sv-90a link set x90a down; hold; ip -n sv-90a link set x90a up ;;
-		1) what="x90b down/up"; ip -n sv-90b link set x90b down; hold; ip -n sv-90b link set x90b up ;;
+		0) what="x90a down/up"; ip -n sv-90a link set x90a down; hold; ip -n sv-90a link set x90a up || true ;;
+		1) what="x90b down/up"; ip -n sv-90b link set x90b down; hold; ip -n sv-90b link set x90b up || true ;;
 		2) what="x91a down/up"; ip link set x91a down; hold; ip link set x91a up
-			ip addr replace 10.191.0.1/24 dev x91a ;;
+			ip addr replace 10.191.0.1/24 dev x91a || true ;;
 		esac
 		;;
 	dev-readd)
@@ -330,7 +330,7 @@ done
 wait "${wpids[@]}" 2>/dev/null || true
 failed=0
 for w in "${works[@]}"; do
-	read -r a b c <"$W/$w.cnt"
+	read -r a b c <"$W/$w.cnt" 2>/dev/null || { a=0 b=0 c=0; }
 	log "workload $w: $a ok rounds, $b failed (cleanly), $c data errors"
 	[ "$c" -eq 0 ] || { failed=1; cat "$W/$w.dataerr.log"; }
 	[ "$a" -gt 0 ] || failed=1
@@ -394,7 +394,7 @@ for k in "${kinds[@]}"; do
 done
 echo "row|$SV_KVER|end of run (teardown)|-|-|$(derr_total)|$r|$leaked (objects $((r1a - res0a + r1b - res0b + r1n - res0n)), kmemleak $kleak, memory ${memd} kB)"
 for w in "${works[@]}"; do
-	read -r a b c <"$W/$w.cnt"
+	read -r a b c <"$W/$w.cnt" 2>/dev/null || { a=0 b=0 c=0; }
 	echo "work|$SV_KVER|$w|$a|$b|$c"
 done
 echo "duration|$SV_KVER|$minutes"
