@@ -133,6 +133,7 @@ struct sv_dev {
 	atomic_t		num_mr;
 	atomic_t		num_mw;
 	atomic_t		num_ah;
+	atomic_t		num_cntr;
 	/* asynchronous ibv_advise_mr() prefetches queued (sv_mr_advise()) */
 	atomic_t		num_prefetch;
 

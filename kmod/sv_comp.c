@@ -523,6 +523,9 @@ static void sv_comp_retire_sq(struct sv_qp *qp, bool flush_err)
 		lockdep_assert_not_held(&qp->req.lock);
 		if (post)
 			sv_cq_post(cq, &wc, false);
+		/* counted after its CQE, signaled or not */
+		sv_cntr_count(qp, sv_cntr_wc_op(wc.opcode),
+			      wc.status == IB_WC_SUCCESS);
 		retired = true;
 		if (wc.status != IB_WC_SUCCESS &&
 		    wc.status != IB_WC_WR_FLUSH_ERR) {

@@ -20,6 +20,7 @@
 
 #include "sv.h"
 #include "sv_eth.h"
+#include "compat/sv_compat_cntr.h"
 #include "compat/sv_compat_ops.h"
 
 /*
@@ -61,7 +62,8 @@ static void sv_dev_dealloc_driver(struct ib_device *ibdev)
 	WARN_ON(atomic_read(&sv->num_pd) || atomic_read(&sv->num_cq) ||
 		atomic_read(&sv->num_qp) || atomic_read(&sv->num_srq) ||
 		atomic_read(&sv->num_mr) || atomic_read(&sv->num_mw) ||
-		atomic_read(&sv->num_ah) || atomic_read(&sv->num_xrcd));
+		atomic_read(&sv->num_ah) || atomic_read(&sv->num_xrcd) ||
+		atomic_read(&sv->num_cntr));
 	WARN_ON(!xa_empty(&sv->qp_xa) || !xa_empty(&sv->mr_xa) ||
 		!xa_empty(&sv->srq_xa) || !xa_empty(&sv->ah_xa));
 	xa_destroy(&sv->qp_xa);
@@ -157,6 +159,9 @@ static const struct ib_device_ops sv_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_qp, sv_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_ah, sv_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_mw, sv_mw_obj, ibmw),
+
+	/* completion counters, where ib_core has them (sv_cntr.c) */
+	SV_OPS_COMP_CNTR
 };
 
 /*
@@ -392,6 +397,8 @@ int sv_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 	 * everything above: the ops go in last, once all of it is set up.
 	 */
 	ib_set_device_ops(&sv->ibdev, &sv_dev_ops);
+	/* our attributes of ib_core's methods (completion counters) */
+	sv->ibdev.driver_def = SV_CNTR_DRIVER_DEF;
 	if (sv->l3)
 		ib_set_device_ops(&sv->ibdev, &sv_dev_l3_ops);
 	/* the user named it; newer rdma-core's udev renamer then keeps it */

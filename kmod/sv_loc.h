@@ -47,6 +47,9 @@ int sv_srq_destroy(struct ib_srq *ibsrq, struct ib_udata *udata);
 int sv_srq_post_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		     const struct ib_recv_wr **bad_wr);
 
+/* sv_cntr.c (the ib_core entry points: compat/sv_compat_cntr.h) */
+void sv_cntr_qp_detach(struct sv_qp *qp);
+
 /* sv_qp.c */
 int sv_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		 struct ib_udata *udata);

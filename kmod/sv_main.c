@@ -38,13 +38,9 @@ static int __init sv_init(void)
 	if (err)
 		goto err_destroy_wq;
 
-	err = sv_odp_wq_create();
-	if (err)
-		goto err_destroy_req_wq;
-
 	err = sv_net_init();
 	if (err)
-		goto err_destroy_odp_wq;
+		goto err_destroy_req_wq;
 
 	err = sv_dev_notifier_register();
 	if (err)
@@ -63,8 +59,6 @@ err_notifier_unregister:
 	sv_dev_notifier_unregister();
 err_net_exit:
 	sv_net_exit();
-err_destroy_odp_wq:
-	sv_odp_wq_destroy();
 err_destroy_req_wq:
 	sv_req_wq_destroy();
 err_destroy_wq:
@@ -79,7 +73,6 @@ static void __exit sv_exit(void)
 	sv_dev_remove_all();
 	sv_dev_notifier_unregister();
 	sv_net_exit();
-	sv_odp_wq_destroy();
 	sv_req_wq_destroy();
 	destroy_workqueue(sv_wq);
 	pr_info("unloaded\n");

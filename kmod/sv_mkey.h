@@ -161,6 +161,11 @@ struct sv_mr {
 	 * is freed.  NULL for a kernel MR.
 	 */
 	struct sv_ucontext	*odp_uc;
+	/*
+	 * deregistration waits for it: a fault of it on the context's ODP
+	 * thread is killed (sv_odp.c); under that thread's lock
+	 */
+	bool			odp_dying;
 	size_t			odp_charged;
 
 	/*

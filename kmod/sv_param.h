@@ -86,6 +86,15 @@ enum sv_qp_params {
 	SV_LOCAL_CA_ACK_DELAY	= 15,
 };
 
+/*
+ * Completion counters (sv_cntr.c), per device: each pins up to two pages of
+ * its process and maps them into the vmalloc area, so they are bounded
+ * like the other objects.
+ */
+enum sv_cntr_params {
+	SV_MAX_CNTR		= 1 << 16,
+};
+
 /* Address handles (sv_av.c): AH numbers 1..SV_MAX_AH, 0 means "none" */
 enum sv_ah_params {
 	SV_MAX_AH		= 1 << 16,

@@ -135,6 +135,7 @@ static bool sv_qp_rq_flush_err_one(struct sv_qp *qp)
 	sv_wq_unlock(qp, wq, flags);
 
 	sv_cq_post(to_sv_cq(qp->ibqp.recv_cq), &wc, false);
+	sv_cntr_count(qp, SV_CNTR_RECV, false);
 	return true;
 }
 
@@ -980,6 +981,8 @@ int sv_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 	 */
 	sv_mcast_detach_all(qp);
 	xa_store_bh(&sv->qp_xa, ibqp->qp_num, NULL, GFP_KERNEL);
+	/* a fault of ours stuck in user memory must not hold us (sv_odp.c) */
+	sv_odp_qp_stop(qp);
 	sv_qp_put(qp);
 	wait_for_completion(&qp->released);
 
@@ -994,6 +997,8 @@ int sv_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 	xa_erase_bh(&sv->qp_xa, ibqp->qp_num);
 
 	sv_resp_cleanup(qp);
+	/* nor counts */
+	sv_cntr_qp_detach(qp);
 	/*
 	 * Nothing posts to the CQs for this QP any more.  A handler call
 	 * still on its way must land before ib_free_cq() can stop the CQ's

@@ -557,6 +557,8 @@ static enum sv_resp_err sv_resp_write(struct sv_qp *qp,
 		sv_resp_complete(qp, out, IB_WC_SUCCESS,
 				 IB_WC_RECV_RDMA_WITH_IMM, qp->resp.wr_len);
 	}
+	/* placed: a remote RDMA WRITE, with immediate or not (its WQE: RECV) */
+	sv_resp_cntr(out, SV_CNTR_REMOTE_WRITE, true);
 	sv_resp_msg_done(qp);
 	return SV_RESP_OK;
 }
@@ -713,6 +715,9 @@ static void sv_resp_rc(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 	}
 	if (err)
 		goto fail;
+	/* accepted: its responses follow (sv_resp_res.c) */
+	if (flags & SV_OP_READ)
+		sv_resp_cntr(out, SV_CNTR_REMOTE_READ, true);
 
 	/* a deferred NAK stays: what was dropped after this is still lost */
 	qp->resp.nak_sent = false;
@@ -724,6 +729,11 @@ static void sv_resp_rc(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 	return;
 
 fail:
+	/* a remote RDMA READ or WRITE that failed here is an error to count */
+	if (flags & SV_OP_READ)
+		sv_resp_cntr(out, SV_CNTR_REMOTE_READ, false);
+	else if (flags & SV_OP_WRITE)
+		sv_resp_cntr(out, SV_CNTR_REMOTE_WRITE, false);
 	sv_resp_rc_fail(qp, out, err, p->psn);
 }
 
@@ -1025,6 +1035,12 @@ void sv_resp_finish(struct sv_qp *qp, struct sv_resp_out *out)
 	else if (out->post_wc)
 		sv_cq_post(to_sv_cq(qp->ibqp.recv_cq), &out->wc,
 			   out->solicited);
+	/* counted after the CQE and before the error's flushes */
+	if (out->post_wc)
+		sv_cntr_count(qp, SV_CNTR_RECV,
+			      out->wc.status == IB_WC_SUCCESS);
+	if (out->cntr)
+		sv_cntr_count(qp, out->cntr_op, out->cntr_ok);
 	if (out->qp_error)
 		sv_qp_error(qp, out->event);
 }
@@ -1118,6 +1134,8 @@ void sv_resp_flush_err(struct sv_qp *qp)
 		sv_resp_post_xrc(qp, &out);
 	else if (out.post_wc)
 		sv_cq_post(to_sv_cq(qp->ibqp.recv_cq), &out.wc, false);
+	if (out.post_wc)
+		sv_cntr_count(qp, SV_CNTR_RECV, false);
 }
 
 /* Forget everything (RESET): no completion for a held WQE (IBTA 10.3.1). */

@@ -85,6 +85,10 @@ struct sv_resp_out {
 	bool			odp_retry;	/* sv_resp_odp_fault()'s */
 	bool			qp_error;
 	enum ib_event_type	event;	/* with qp_error; 0 = none */
+	/* a remote RDMA READ or WRITE ended, to count (sv_cntr_count()) */
+	bool			cntr;
+	bool			cntr_ok;
+	enum sv_cntr_op		cntr_op;
 };
 
 /*
@@ -142,6 +146,15 @@ static inline void sv_resp_out_init(struct sv_resp_out *out)
 {
 	memset(out, 0, sizeof(*out));
 	__skb_queue_head_init(&out->txq);
+}
+
+/* a remote operation of the packet ended: count it after the CQE */
+static inline void sv_resp_cntr(struct sv_resp_out *out, enum sv_cntr_op op,
+				bool ok)
+{
+	out->cntr = true;
+	out->cntr_op = op;
+	out->cntr_ok = ok;
 }
 
 static inline void sv_resp_msg_done(struct sv_qp *qp)

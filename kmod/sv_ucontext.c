@@ -2,13 +2,14 @@
 /*
  * User contexts: what a context holds of its own is the count of kernel
  * memory its queues and ODP page tables take, against the ctx_mem_max_mb
- * limit.
+ * limit, and the thread that faults its ODP MRs (sv_odp.c).
  *
  * Documentation/design.md, "Hostile peers and hostile users" (memory).
  */
 #include <linux/moduleparam.h>
 
 #include "sv.h"
+#include "sv_xport.h"
 
 static unsigned int ctx_mem_max_mb = 1024;
 module_param(ctx_mem_max_mb, uint, 0644);
@@ -17,14 +18,23 @@ MODULE_PARM_DESC(ctx_mem_max_mb,
 
 int sv_ucontext_alloc(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
-	atomic64_set(&to_sv_uc(ibuc)->mem_bytes, 0);
+	struct sv_ucontext *uc = to_sv_uc(ibuc);
+
+	atomic64_set(&uc->mem_bytes, 0);
+	mutex_init(&uc->odp_mutex);
+	uc->odp = NULL;
 	return 0;
 }
 
 void sv_ucontext_dealloc(struct ib_ucontext *ibuc)
 {
+	struct sv_ucontext *uc = to_sv_uc(ibuc);
+
 	/* ib_core destroys every object of a context before the context */
-	WARN_ON_ONCE(atomic64_read(&to_sv_uc(ibuc)->mem_bytes));
+	WARN_ON_ONCE(atomic64_read(&uc->mem_bytes));
+	/* so its ODP thread has nothing left to run (sv_odp.c) */
+	sv_odp_ctx_put(uc);
+	mutex_destroy(&uc->odp_mutex);
 }
 
 /*

@@ -22,10 +22,19 @@
 struct sv_dev;
 
 /* sv_ucontext.c: a user context */
+struct sv_odp_ctx;
+
 struct sv_ucontext {
 	struct ib_ucontext	ibuc;
 	/* bytes of the context's queues (sv_ucontext_charge()) */
 	atomic64_t		mem_bytes;
+	/*
+	 * The thread that faults the context's ODP MRs (sv_odp.c), made by
+	 * its first ODP MR under odp_mutex; read locklessly after (an MR is
+	 * published after it is set).
+	 */
+	struct mutex		odp_mutex;
+	struct sv_odp_ctx	*odp;
 };
 
 static inline struct sv_ucontext *to_sv_uc(struct ib_ucontext *ibuc)
@@ -145,6 +154,52 @@ static inline size_t sv_srq_wqe_size(u32 max_sge)
 	return sizeof(struct sv_recv_wqe) + max_sge * sizeof(struct sv_sge);
 }
 
+/*
+ * sv_cntr.c: a completion counter (ib_core's comp_cntr object, where
+ * ib_core has it: compat/sv_compat_cntr.h).  Two 64-bit counts, of
+ * completions and of error completions, that the transport adds to as the
+ * work requests of the QPs it is attached to complete (per operation type,
+ * enum sv_cntr_op), and that live in the memory of the process that made
+ * it: what the kernel counts is stored into two words of its memory,
+ * pinned and mapped at create, so a read is a load (Documentation/ulib.md,
+ * "Completion counters").
+ */
+enum sv_cntr_op {
+	/* the bit numbers of enum ib_uverbs_qp_attach_comp_cntr_op */
+	SV_CNTR_SEND,		/* requester: SEND completions */
+	SV_CNTR_RECV,		/* responder: receive WQE completions */
+	SV_CNTR_READ,		/* requester: RDMA READ completions */
+	SV_CNTR_REMOTE_READ,	/* responder: RDMA READ requests served */
+	SV_CNTR_WRITE,		/* requester: RDMA WRITE completions */
+	SV_CNTR_REMOTE_WRITE,	/* responder: RDMA WRITE messages placed */
+	SV_CNTR_OPS,
+};
+
+enum sv_cntr_entry {
+	SV_CNTR_COMP,		/* successful completions */
+	SV_CNTR_ERR,		/* error completions, flushes included */
+	SV_CNTR_ENTRIES,
+};
+
+struct sv_cntr {
+	/*
+	 * lock (irqsave: counts come from softirq and process context; a
+	 * leaf, Documentation/design.md "Locking") serialises the
+	 * transport's additions with set and inc: val[] is the truth, and
+	 * each change is stored (release) into user[] under it, so user
+	 * space never sees a count go back.
+	 */
+	spinlock_t		lock;
+	u64			val[SV_CNTR_ENTRIES];
+	/* immutable after create: the user's words, mapped (vmap) */
+	u64			*user[SV_CNTR_ENTRIES];
+	void			*map[SV_CNTR_ENTRIES];
+	struct ib_umem		*umem[SV_CNTR_ENTRIES];
+	/* attachments (sv_qp.cntr[]): destroy is refused while there are any */
+	atomic_t		attached;
+	struct sv_ucontext	*uc;		/* charged for the counter */
+};
+
 /* sv_qp.c */
 
 /*
@@ -203,10 +258,20 @@ struct sv_qp_handle {
 };
 
 /*
+ * A job for the ODP thread of a user context (sv_odp.c): @fn runs there,
+ * in process context; @entry links it in the thread's queue while queued.
+ */
+struct sv_odp_item {
+	struct list_head	entry;
+	void			(*fn)(struct sv_odp_item *item);
+};
+
+/*
  * The page faults one role of a QP asks for (sv_odp.c): @mr (a reference)
  * at [@iova, @iova + @len), for writing or reading, waiting for the work
- * item (mr NULL: none waits); @busy: the work item is queued or running,
- * and holds a QP reference.  @failed: the last fault of this role failed
+ * item (mr NULL: none waits); @busy: the work item is queued or running
+ * on the ODP thread @ctx (that of the MR it faults), and holds a QP
+ * reference; @dead: the QP is being destroyed, nothing is queued any more.  @failed: the last fault of this role failed
  * (not mapped, no rights) for the MR @failed_mr with key @failed_key (for
  * comparison only: no reference, the key tells a new MR at the same
  * address apart) at iovas [@failed_start, @failed_end); the next miss of
@@ -222,7 +287,8 @@ enum sv_odp_role {
 
 struct sv_odp_fault {
 	spinlock_t		lock;
-	struct work_struct	work;
+	struct sv_odp_item	item;
+	struct sv_odp_ctx	*ctx;
 	struct sv_qp		*qp;
 	enum sv_odp_role	role;
 	struct sv_mr		*mr;
@@ -230,6 +296,7 @@ struct sv_odp_fault {
 	u64			len;
 	bool			write;
 	bool			busy;
+	bool			dead;
 	bool			failed;
 	u32			failed_key;
 	const struct sv_mr	*failed_mr;
@@ -470,6 +537,14 @@ struct sv_qp {
 		u32		seq_naks;
 		u32		dup_reqs;
 	} resp;
+
+	/*
+	 * Completion counters per operation type (sv_cntr.c): set by attach
+	 * under modify_mutex in RESET or INIT, never changed after; read by
+	 * the transport with READ_ONCE.  Each holds an attachment
+	 * (sv_cntr.attached), dropped by destroy_qp once nothing counts.
+	 */
+	struct sv_cntr		*cntr[SV_CNTR_OPS];
 
 	/* struct sv_mcg_attach of this QP; under sv_mcast_mutex */
 	struct list_head	mcast_list;

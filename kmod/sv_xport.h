@@ -487,14 +487,35 @@ int sv_mr_odp_fault_use(struct sv_mr *mr, u64 iova, u64 len, bool write,
  * the role's next miss there fails.  Only this QP's role: another QP's
  * access to the same pages faults them itself.
  */
-extern struct workqueue_struct *sv_odp_wq;
-int sv_odp_wq_create(void);
-void sv_odp_wq_destroy(void);
 void sv_odp_init(struct sv_qp *qp);
 int sv_odp_fault_async(struct sv_qp *qp, enum sv_odp_role role,
 		       struct sv_mr *mr, u64 iova, u64 len, bool write);
 void sv_odp_fault_failed(struct sv_qp *qp, enum sv_odp_role role,
 			 const struct sv_mr *mr, u64 iova, u64 len, int err);
+/*
+ * The ODP thread of a user context (sv_odp.c; design.md, "On-demand
+ * paging"): every fault and asynchronous prefetch of the context's ODP
+ * MRs runs there, so a fault that never ends stops only its own context.
+ *
+ * sv_odp_ctx_get(): make @uc's thread if it has none (its first ODP MR).
+ * Process context.  Return: 0, or -ENOMEM / the error of kthread_run().
+ * sv_odp_ctx_put(): stop it (context dealloc: nothing of it is queued).
+ * sv_odp_queue(): run @item on @mr's thread.  Any context.
+ * sv_odp_using(): the item running on @mr's thread faults @mr now (@on),
+ * or is done with it (a kill sent for it is dropped).  That thread.
+ * sv_odp_qp_stop(): @qp is being destroyed: its fault items are cancelled
+ * if queued, killed if running.  Process context.
+ * sv_odp_mr_wait(): wait for the references of a deregistered ODP @mr,
+ * killing a fault of it its thread is stuck in.  Process context.
+ */
+int sv_odp_ctx_get(struct sv_ucontext *uc);
+void sv_odp_ctx_put(struct sv_ucontext *uc);
+void sv_odp_item_init(struct sv_odp_item *item,
+		      void (*fn)(struct sv_odp_item *item));
+void sv_odp_queue(struct sv_mr *mr, struct sv_odp_item *item);
+void sv_odp_using(const struct sv_mr *mr, bool on);
+void sv_odp_qp_stop(struct sv_qp *qp);
+void sv_odp_mr_wait(struct sv_mr *mr);
 /*
  * The fault of [@iova, @iova + @len) of @mr that the role asked for, and
  * its retry: under the fault's lock (sv_mr_odp_fault_use()) when the fault
@@ -535,5 +556,28 @@ struct sv_mw_bind_args {
  */
 int sv_mw_bind(struct sv_dev *sv, struct ib_pd *pd, struct sv_mw_binds *binds,
 	       const struct sv_mw_bind_args *args);
+
+/*
+ * sv_cntr.c: completion counters.  The transport counts each completed
+ * work request of an operation type with sv_cntr_count(): the requester
+ * when it retires a send WQE (signaled or not, flushes included), the
+ * responder when it completes a receive WQE and when it places a remote
+ * RDMA WRITE or serves a remote RDMA READ (or fails one).  Any context; no
+ * QP lock needed (the counter's lock is a leaf).
+ */
+void sv_cntr_add(struct sv_cntr *c, enum sv_cntr_entry e, u64 n);
+enum sv_cntr_op sv_cntr_wc_op(enum ib_wc_opcode opcode);
+
+static inline void sv_cntr_count(struct sv_qp *qp, enum sv_cntr_op op,
+				 bool ok)
+{
+	struct sv_cntr *c;
+
+	if (op >= SV_CNTR_OPS)
+		return;
+	c = READ_ONCE(qp->cntr[op]);
+	if (c)
+		sv_cntr_add(c, ok ? SV_CNTR_COMP : SV_CNTR_ERR, 1);
+}
 
 #endif /* SV_XPORT_H */

@@ -105,10 +105,12 @@ sv_version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 #                      its cost on one cloud kernel, not on each
 #               all    debug,first,stock (not cloud)
 #               trixie the Debian 13 root of scripts/test-root.sh (its
-#                      rdma-core, UCX, libfabric, Open MPI), booted with
-#                      run.sh --root on each kernel of SV_TRIXIE_ROOT_KERNELS
-#                      (default: the last stock kernel, 6.12, the series
-#                      Debian 13 ships)
+#                      rdma-core, UCX, libfabric, Open MPI, and its dkms
+#                      and gcc-14 for the DKMS and package tests), booted
+#                      with run.sh --root on each kernel of
+#                      SV_TRIXIE_ROOT_KERNELS (default: Debian 13's own
+#                      kernel with an image, 7.3 amd64, see "the Debian 13
+#                      root" below)
 #               sid    the sid root of scripts/test-root.sh (rdma-core 65,
 #                      its pyverbs suite), booted with run.sh --root on each
 #                      kernel of SV_SID_KERNELS (see "the sid root" below)
@@ -154,6 +156,9 @@ dk_vm_secs=65 dk_test_secs=4 stock_vm_secs=15 stock_test_secs=1 demo_secs=140
 # a module build 50-85, lint 91; with a debug VM beside them, more.
 host_fuzz_secs=130 host_dkms_secs=100 host_deb_secs=180 host_kmod_secs=65
 host_cloud_secs=140 host_lint_secs=110
+# the Debian 13 root's DKMS install and package install for its kernel,
+# gcc-14 without ccache (2026-11-29, on a loaded host: 44 + 36-122 s)
+host_troot_secs=120
 
 warn() { printf '[check] warning: %s\n' "$*" >&2; }
 
@@ -314,13 +319,22 @@ sid_filter=$(filter_of "${sel_sid[@]}")
 read -ra sid_kernels <<<"${SV_SID_KERNELS:-${stock[*]:1}}"
 [ ${#sel_sid[@]} -gt 0 ] && [ "${SV_SID:-1}" != 0 ] || sid_kernels=()
 # the Debian 13 root's VMs: its tests, on SV_TRIXIE_ROOT_KERNELS (default:
-# the last stock kernel); none without its tests or with SV_TRIXIE_ROOT=0
+# Debian 13's kernels with an image, known once fetched below (troot_auto);
+# without them, SV_TRIXIE=0, the last stock kernel, where the DKMS and
+# package tests skip); none without its tests or with SV_TRIXIE_ROOT=0
 mapfile -t sel_troot < <(for t in $(tests_on trixie); do
 	if filter_runs "${SV_TESTS:-}" "$t"; then echo "$t"; fi
 done)
 troot_filter=$(filter_of "${sel_troot[@]}")
-read -ra troot_kernels <<<"${SV_TRIXIE_ROOT_KERNELS:-${stock[*]: -1}}"
-[ ${#sel_troot[@]} -gt 0 ] && [ "${SV_TRIXIE_ROOT:-1}" != 0 ] || troot_kernels=()
+troot_auto=0 troot_kernels=()
+if [ -n "${SV_TRIXIE_ROOT_KERNELS:-}" ]; then
+	read -ra troot_kernels <<<"$SV_TRIXIE_ROOT_KERNELS"
+elif [ $trixie_vms = 1 ]; then
+	troot_auto=1
+else
+	read -ra troot_kernels <<<"${stock[*]: -1}"
+fi
+[ ${#sel_troot[@]} -gt 0 ] && [ "${SV_TRIXIE_ROOT:-1}" != 0 ] || troot_kernels=() troot_auto=0
 # without a debug kernel the first stock kernel runs everything (see below:
 # also when the debug kernel's build fails)
 first_filter=${SV_TESTS:-}
@@ -348,6 +362,7 @@ host_est() {
 	[ "${SV_DKMS:-1}" = 0 ] || t=$((t + host_dkms_secs))
 	[ "${SV_DEB:-1}" = 0 ] || t=$((t + host_deb_secs))
 	[ "${SV_LINT:-1}" = 0 ] || t=$((t + host_lint_secs))
+	[ $troot_auto = 0 ] || t=$((t + host_troot_secs))
 	echo $t
 }
 plan_debug_shards() {
@@ -452,6 +467,7 @@ if [ -n "${SV_PLAN:-}" ]; then
 	[ ${#stock[@]} -eq 0 ] || plan_vm "${stock[0]} (first)" stock "$first_filter"
 	for kver in "${sid_kernels[@]}"; do plan_vm "$kver (sid root)" stock "$sid_filter"; done
 	for kver in "${troot_kernels[@]}"; do plan_vm "$kver (Debian 13 root)" stock "$troot_filter"; done
+	[ $troot_auto = 0 ] || plan_vm "Debian 13's 7.3 (amd64) (Debian 13 root)" stock "$troot_filter"
 	[ $demo_wanted = 0 ] || echo "demo: make demo in a fresh clone, ~$demo_secs s"
 	exit 0
 fi
@@ -769,14 +785,17 @@ fi
 # DKMS: as root (CI, a test machine) install the module through DKMS for every
 # installed kernel; tests/user/16-dkms.sh then checks that a plain "modprobe
 # softverbs" in the VM loads it. Removed again when check.sh exits.
-dkms_ok=0 cloud=() cloud_dkms=()
+dkms_ok=0 cloud=() cloud_dkms=() troot_dkms=()
 if [ "$(id -u)" = 0 ] && [ "${SV_DKMS:-1}" != 0 ]; then
-	# dkms_remove_all: the cloud kernels' DKMS installs (below), out of
-	# their unpacked trees, then DKMS's own
+	# dkms_remove_all: the cloud kernels' and the Debian 13 root's DKMS
+	# installs (below), out of their unpacked trees, then DKMS's own
 	dkms_remove_all() {
 		local k
 		for k in "${cloud_dkms[@]}"; do
 			bash scripts/cloud-kernel.sh dkms-remove "$k" "softverbs/$sv_version" >/dev/null 2>&1 || true
+		done
+		for k in "${troot_dkms[@]}"; do
+			bash scripts/trixie-kernel.sh dkms-remove "$k" >/dev/null 2>&1 || true
 		done
 		make -s dkms-remove >/dev/null 2>&1 || true
 	}
@@ -861,6 +880,14 @@ if [ -z "${SV_SID_KERNELS:-}" ] && [ ${#sel_sid[@]} -gt 0 ] && [ "${SV_SID:-1}" 
 		[ ! -f "build/$kver/kmod/softverbs.ko" ] || sid_kernels+=("$kver")
 	done
 fi
+# the Debian 13 root's kernels by default: Debian 13's own, with an image
+# and a module (7.3 amd64); without one, the last stock kernel
+if [ $troot_auto = 1 ]; then
+	for kver in "${trixie[@]}"; do
+		[ ! -f "build/$kver/kmod/softverbs.ko" ] || troot_kernels+=("$kver")
+	done
+	[ ${#troot_kernels[@]} -gt 0 ] || read -ra troot_kernels <<<"${stock[*]: -1}"
+fi
 
 # --- the sid root --------------------------------------------------------------
 # rdma-core 65's suite needs sid's python3.14: scripts/test-root.sh builds a
@@ -882,9 +909,14 @@ fi
 
 # --- the Debian 13 root --------------------------------------------------------
 # Debian 13's user space as its users have it (UCX with its verbs
-# transports, which sid's UCX lacks; Open MPI 5): scripts/test-root.sh
-# builds a trixie root once (~1.5 min, ~520 MB in the cache) and the
-# kernels=trixie tests run in it on each kernel of troot_kernels.  Root only.
+# transports, which sid's UCX lacks; Open MPI 5; dkms and gcc-14):
+# scripts/test-root.sh builds a trixie root once (~1.5 min, ~800 MB in the
+# cache) and the kernels=trixie tests run in it on each kernel of
+# troot_kernels, by default Debian 13's 7.3.  For those of Debian 13's
+# kernels, its dkms builds the module into the unpacked tree, as a Debian
+# 13 user's "make dkms-install" would (16-dkms; removed at exit with the
+# other DKMS installs), and the packages install in a copy of it below
+# (17-deb).  Root only.
 troot=
 if [ ${#troot_kernels[@]} -gt 0 ]; then
 	if [ "$(id -u)" != 0 ]; then
@@ -897,50 +929,78 @@ if [ ${#troot_kernels[@]} -gt 0 ]; then
 		troot_kernels=()
 	fi
 fi
+# trixie_image KVER: KVER is one of Debian 13's kernels unpacked with its
+# image (scripts/trixie-kernel.sh), which the Debian 13 root can build for
+trixie_image() { grep -q '^KERNEL=' <<<"$(bash scripts/trixie-kernel.sh print "$1" 2>/dev/null)"; }
+if [ -n "$troot" ] && [ "${SV_DKMS:-1}" != 0 ] && filter_runs "$troot_filter" 16-dkms; then
+	for kver in "${troot_kernels[@]}"; do
+		trixie_image "$kver" || continue
+		troot_dkms+=("$kver")
+		if stage "dkms-$kver-trixie" bash scripts/trixie-kernel.sh dkms-install "$kver" "$troot"; then
+			row "$kver: dkms install (Debian 13 root)" 1 0 0 "$stage_secs"
+		else
+			row "$kver: dkms install (Debian 13 root)" 0 1 0 "$stage_secs" "see results/dkms-$kver-trixie.log"
+		fi
+	done
+fi
 
 # The packages installed as a user installs them ("apt install ./*.deb",
 # DKMS building the module) in a throwaway copy of this host, one kernel at
 # a time, for each VM that runs tests/user/17-deb.sh, which then uses the
 # install on its kernel: build/deb-inst/KVER (scripts/deb-install.sh; on
-# the first stock kernel through an upgrade from an older package).  Root
-# only (mount namespaces).  ~35 s a kernel alone with a warm compiler
-# cache; 6.1's upgrade is two builds.
+# the first stock kernel through an upgrade from an older package).  For
+# the Debian 13 root's VMs on Debian 13's kernels, in a copy of that root
+# with the kernel's unpacked headers, DKMS building with its gcc-14:
+# build/deb-inst/trixie/KVER (deb-install.sh --root).  Root only (mount
+# namespaces).  ~35 s a kernel alone with a warm compiler cache; 6.1's
+# upgrade is two builds; the Debian 13 root's, without ccache, 36-122 s.
 rm -rf build/deb-inst
 if [ $deb_ok = 1 ] && [ "$(id -u)" = 0 ]; then
-	deb_kernels=()
+	# one install each: "KVER|OUT|deb-install.sh's options|label"
+	deb_jobs=()
 	for kver in "${stock[@]}"; do
 		f=$stock_filter
 		[ "$kver" != "${stock[0]}" ] || f=$first_filter
-		! filter_runs "$f" 17-deb || deb_kernels+=("$kver")
+		how=
+		[ "$kver" != "${stock[0]}" ] || how=--upgrade
+		! filter_runs "$f" 17-deb || deb_jobs+=("$kver|$kver|$how|$kver")
 	done
-	[ ${#cloud[@]} -eq 0 ] || ! filter_runs "$cloud1_filter" 17-deb || deb_kernels+=("${cloud[0]}")
+	[ ${#cloud[@]} -eq 0 ] || ! filter_runs "$cloud1_filter" 17-deb || deb_jobs+=("${cloud[0]}|${cloud[0]}||${cloud[0]}")
+	if [ -n "$troot" ] && filter_runs "$troot_filter" 17-deb; then
+		for kver in "${troot_kernels[@]}"; do
+			! trixie_image "$kver" || deb_jobs+=("$kver|trixie/$kver|--root $troot|$kver-trixie")
+		done
+	fi
 	# all at once: each is mostly one process at a time (dpkg, Kbuild's
 	# tests, modpost, depmod); measured, 6.1's and 6.12's took 81 s side by
 	# side against 93 s one after the other
 	# (their own pids: the debug VM runs in the background too)
 	deb_pids=()
-	for kver in "${deb_kernels[@]}"; do
-		how=()
-		[ "$kver" != "${stock[0]:-}" ] || how=(--upgrade)
+	for job in "${deb_jobs[@]}"; do
+		IFS='|' read -r kver dir how name <<<"$job"
 		(
 			t0=$(now) rc=0
-			bash scripts/deb-install.sh "${how[@]}" "$kver" "build/deb-inst/$kver" \
-				>"$results/deb-install-$kver.log" 2>&1 || rc=$?
-			echo "$rc $(secs "$t0")" >"$results/deb-install-$kver.rc"
+			# shellcheck disable=SC2086 # options: none, one or two words
+			bash scripts/deb-install.sh $how "$kver" "build/deb-inst/$dir" \
+				>"$results/deb-install-$name.log" 2>&1 || rc=$?
+			echo "$rc $(secs "$t0")" >"$results/deb-install-$name.rc"
 		) &
 		deb_pids+=($!)
 	done
 	[ ${#deb_pids[@]} -eq 0 ] || wait "${deb_pids[@]}"
-	for kver in "${deb_kernels[@]}"; do
-		read -r rc stage_secs <"$results/deb-install-$kver.rc"
-		timings+=("deb-install-$kver|$stage_secs")
+	for job in "${deb_jobs[@]}"; do
+		IFS='|' read -r kver dir how name <<<"$job"
+		label="$kver: deb install"
+		[ "$dir" = "$kver" ] || label+=" (Debian 13 root)"
+		read -r rc stage_secs <"$results/deb-install-$name.rc"
+		timings+=("deb-install-$name|$stage_secs")
 		if [ "$rc" = 0 ]; then
-			say "deb-install-$kver: ok (${stage_secs}s)"
-			row "$kver: deb install" 1 0 0 "$stage_secs" "$(cat "build/deb-inst/$kver/summary")"
+			say "deb-install-$name: ok (${stage_secs}s)"
+			row "$label" 1 0 0 "$stage_secs" "$(cat "build/deb-inst/$dir/summary")"
 		else
-			say "deb-install-$kver: FAILED, exit $rc (${stage_secs}s), log: results/deb-install-$kver.log"
-			tail -n 20 "$results/deb-install-$kver.log" | sed 's/^/    /'
-			row "$kver: deb install" 0 1 0 "$stage_secs" "see results/deb-install-$kver.log and build/deb-inst/$kver"
+			say "deb-install-$name: FAILED, exit $rc (${stage_secs}s), log: results/deb-install-$name.log"
+			tail -n 20 "$results/deb-install-$name.log" | sed 's/^/    /'
+			row "$label" 0 1 0 "$stage_secs" "see results/deb-install-$name.log and build/deb-inst/$dir"
 		fi
 	done
 fi

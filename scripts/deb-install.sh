@@ -1,9 +1,10 @@
 #!/bin/bash
-# deb-install.sh [--upgrade] KVER OUT: install make deb's packages for one
-# kernel the way a user does ("apt install ./*.deb"), in a throwaway copy
-# of this system, check the result, and leave in OUT what the kernel's VM
-# needs to use it (tests/user/17-deb.sh); then "apt remove" them there and
-# check that nothing is left.
+# deb-install.sh [--upgrade] [--root DIR] KVER OUT: install make deb's
+# packages for one kernel the way a user does ("apt install ./*.deb"), in a
+# throwaway copy of this system (or of the Debian root DIR), check the
+# result, and leave in OUT what the kernel's VM needs to use it
+# (tests/user/17-deb.sh); then "apt remove" them there and check that
+# nothing is left.
 #
 #   a private mount namespace
 #     overlay over /             (this host, writes to a tmpfs)
@@ -16,9 +17,29 @@
 #     apt-get install ./softverbs-dkms ./libsoftverbs1 ./libsoftverbs-dev
 #                     ./softverbs-tools      (dh_dkms's postinst: DKMS
 #                                             builds and installs for KVER)
-#     check: dpkg's state, DKMS's, the module's place and version
+#     check: dpkg's state, DKMS's, the module's place and version, and
+#            its compiler: the one the kernel's headers name
 #     OUT/root.tar   <- what the install wrote outside dpkg's database
 #     apt-get remove -> check: no module, no DKMS tree, no tools, no library
+#
+# --root DIR: the copy is of DIR, a root of scripts/test-root.sh (the
+# Debian 13 one: its dkms, gcc-14 and what Debian 13's linux-headers
+# packages depend on), not of /, for a Debian 13 kernel unpacked by
+# scripts/trixie-kernel.sh: the packages install as on a Debian 13 machine
+# with that kernel's headers installed, and the postinst's DKMS builds
+# with Debian 13's own compiler.  The kernel's packages are not installed
+# (nor downloaded): their unpacked tree is a layer of the overlay, below a
+# layer that undoes the cache's relocation, so the files are where
+# Debian's packages put them:
+#     overlay over DIR, lower layers (top first):
+#       fix    the flavour Makefile naming /usr/src/... again, and
+#              /lib/modules/KVER/build -> /usr/src/linux-headers-KVER
+#       tree   $SV_CACHE/trixie/KVER: /usr/src/linux-headers-KVER(-common),
+#              /usr/lib/linux-kbuild-*, /usr/lib/modules/KVER
+#       DIR
+# Then the same install, checks and root.tar.  OUT/root names the root
+# ("host", or DIR's suite from its .sv-key): 17-deb uses an install only in
+# the root it was made in.
 #
 # Why on the host: DKMS's build in a TCG guest took 6-10 minutes per build
 # in make check (Documentation/testing.md, "The package tests"); here it
@@ -32,15 +53,22 @@
 # hidden that is KVER.
 #
 # OUT gets: root.tar, install.log (install-old.log), remove.log, summary
-# (one line for the test's SV_SUMMARY) and "ok" when every check passed,
-# else "failed" with the reason.  Root only.  Env: SV_CACHE (its
-# ccache-dkms holds DKMS's compiler cache), SV_DEBS (default build/deb).
+# (one line for the test's SV_SUMMARY), root, and "ok" when every check
+# passed, else "failed" with the reason.  Root only.  Env: SV_CACHE (its
+# ccache-dkms holds DKMS's compiler cache; not used with --root, whose
+# root has no ccache, as a user's machine), SV_DEBS (default build/deb).
 set -euo pipefail
 
 root=$(realpath "$(dirname "$0")/..")
-upgrade=0
-[ "${1:-}" != --upgrade ] || { upgrade=1; shift; }
-[ $# -eq 2 ] || { echo "usage: deb-install.sh [--upgrade] KVER OUT" >&2; exit 2; }
+upgrade=0 troot=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--upgrade) upgrade=1; shift ;;
+	--root) troot=$(realpath "${2:?--root DIR}"); shift 2 ;;
+	*) break ;;
+	esac
+done
+[ $# -eq 2 ] || { echo "usage: deb-install.sh [--upgrade] [--root DIR] KVER OUT" >&2; exit 2; }
 kver=$1 out=$2
 [ "$(id -u)" = 0 ] || { echo "deb-install.sh: needs root (a mount namespace)" >&2; exit 1; }
 debs=${SV_DEBS:-$root/build/deb}
@@ -60,9 +88,19 @@ for p in "${pkgs[@]:1}"; do
 	files+=("$(realpath "$f")")
 done
 
-# the kernel's module tree: installed, or unpacked by cloud-kernel.sh
-ktree=/lib/modules/$kver
-if [ ! -e "$ktree/build/include" ]; then
+# the kernel's module tree: installed, or unpacked by cloud-kernel.sh; with
+# --root, the tree unpacked by trixie-kernel.sh (ktop: its top directory)
+ktree=/lib/modules/$kver ktop=
+if [ -n "$troot" ]; then
+	[[ -x $troot/usr/bin/dpkg && -f $troot/.sv-key ]] ||
+		{ echo "deb-install.sh: $troot is not a root of scripts/test-root.sh" >&2; exit 1; }
+	ktree=$(bash "$root/scripts/trixie-kernel.sh" print "$kver" 2>/dev/null | sed -n 's/^MODULES=//p')
+	ktop=${ktree%/lib/modules/"$kver"}
+	if [ -z "$ktree" ] || [ ! -f "$ktop/usr/src/linux-headers-$kver/Makefile" ]; then
+		echo "deb-install.sh: --root: $kver is not a kernel unpacked with its image by scripts/trixie-kernel.sh" >&2
+		exit 1
+	fi
+elif [ ! -e "$ktree/build/include" ]; then
 	ktree=$(bash "$root/scripts/cloud-kernel.sh" print "$kver" 2>/dev/null | sed -n 's/^MODULES=//p')
 	if [ -z "$ktree" ] || [ ! -e "$ktree/build/include" ]; then
 		echo "deb-install.sh: no headers for $kver (nor an unpacked cloud kernel)" >&2
@@ -76,10 +114,14 @@ fi
 cache=${SV_CACHE:-/var/tmp/softverbs-cache}/ccache-dkms
 # ccache hashes the locale too: the caller's, as check.sh's "make
 # dkms-install" has it, so the two share the cache.
+# A root without ccache (Debian 13's: a user's machine) builds without.
 dkms_env=()
 [ -z "${LANG:-}" ] || dkms_env+=(LANG="$LANG")
 [ -z "${LC_ALL:-}" ] || dkms_env+=(LC_ALL="$LC_ALL")
-if command -v ccache >/dev/null; then
+if [ -n "$troot" ]; then
+	cache=
+	dkms_env=(LANG=C.UTF-8)
+elif command -v ccache >/dev/null; then
 	mkdir -p "$cache"
 	dkms_env+=(DEBIAN_KERNEL_USE_CCACHE=1 CCACHE_DIR="$cache")
 	[ -n "${SV_DEB_NS:-}" ] || CCACHE_DIR=$cache ccache -z >/dev/null
@@ -93,6 +135,7 @@ if [ -z "${SV_DEB_NS:-}" ]; then
 	rm -rf "$out"
 	mkdir -p "$out"
 	args=("$kver" "$(realpath "$out")")
+	[ -z "$troot" ] || args=(--root "$troot" "${args[@]}")
 	[ $upgrade = 0 ] || args=(--upgrade "${args[@]}")
 	exec unshare --mount --propagation private env SV_DEB_NS=1 bash "$0" "${args[@]}"
 fi
@@ -101,9 +144,19 @@ fail() { echo "$*" >"$out/failed"; echo "deb-install.sh: $kver: $*" >&2; exit 1;
 
 t=$(mktemp -d /tmp/sv-deb-install.XXXXXX)
 mount -t tmpfs sv-deb-install "$t"
-trap 'umount -R "$t"; rmdir "$t"' EXIT
+# (lazily when busy: in a Debian 13 root something keeps a pty of the
+# bound /dev/pts open to the end; the namespace's mounts go with it)
+trap 'umount -R "$t" 2>/dev/null || umount -R -l "$t"; rmdir "$t"' EXIT
 mkdir "$t/up" "$t/work" "$t/kup" "$t/kwork" "$t/root"
-mount -t overlay sv-deb-root -o "lowerdir=/,upperdir=$t/up,workdir=$t/work" "$t/root"
+if [ -n "$troot" ]; then
+	# the layers of --root (above)
+	bash "$root/scripts/trixie-kernel.sh" debian-layer "$kver" "$t/fix" || fail "trixie-kernel.sh debian-layer failed"
+	mount -t overlay sv-deb-root -o "lowerdir=$t/fix:$ktop:$troot,upperdir=$t/up,workdir=$t/work" "$t/root"
+	cut -d' ' -f1 "$troot/.sv-key" >"$out/root"
+else
+	mount -t overlay sv-deb-root -o "lowerdir=/,upperdir=$t/up,workdir=$t/work" "$t/root"
+	echo host >"$out/root"
+fi
 r=$t/root
 mount -t proc proc "$r/proc"
 mount --rbind /sys "$r/sys"
@@ -116,8 +169,11 @@ mount -t tmpfs sv-run "$r/run"
 for d in "$r"/lib/modules/*; do
 	[ "${d##*/}" = "$kver" ] || mount -t tmpfs sv-hidden "$d"
 done
-mkdir -p "$r/lib/modules/$kver"
-mount -t overlay sv-deb-kmods -o "lowerdir=$ktree,upperdir=$t/kup,workdir=$t/kwork" "$r/lib/modules/$kver"
+# (with --root the tree is in the root's overlay already)
+if [ -z "$troot" ]; then
+	mkdir -p "$r/lib/modules/$kver"
+	mount -t overlay sv-deb-kmods -o "lowerdir=$ktree,upperdir=$t/kup,workdir=$t/kwork" "$r/lib/modules/$kver"
+fi
 
 # A clean slate: check.sh's "make dkms-install" (for 16-dkms) registered
 # the same module version with DKMS on this host
@@ -167,8 +223,15 @@ if [ "$upgrade" = 1 ]; then
 	old_ko=$(stat -c '%i %y' "$r$ko")
 fi
 
+# the packages where the chroot sees them (another root has no checkout)
+mkdir "$r/tmp/softverbs-debs"
+in_files=()
+for f in "${files[@]}"; do
+	cp "$f" "$r/tmp/softverbs-debs/"
+	in_files+=("/tmp/softverbs-debs/${f##*/}")
+done
 t0=$SECONDS
-in_root apt-get install -y --no-install-recommends "${files[@]}" >"$out/install.log" 2>&1 ||
+in_root apt-get install -y --no-install-recommends "${in_files[@]}" >"$out/install.log" 2>&1 ||
 	fail "apt-get install of the packages failed (install.log)"
 if [ "$upgrade" = 1 ]; then
 	summary+=("apt upgrade with rebuild $((SECONDS - t0)) s")
@@ -176,9 +239,25 @@ else
 	summary+=("apt install with DKMS build $((SECONDS - t0)) s")
 fi
 installed "$version" "${pkgs[@]}"
-grep -q "Building initial module for $kver" "$out/install.log" ||
-	fail "the postinst did not build the module for $kver (install.log)"
+# (dkms 3.0, Debian 12's, says "module for KVER"; 3.2, Debian 13's,
+# "module softverbs/VERSION for KVER")
+grep -qF -e "Building initial module for $kver" -e "Building initial module softverbs/$version for $kver" \
+	"$out/install.log" || fail "the postinst did not build the module for $kver (install.log)"
 ko=$(module_of)
+# built by the compiler the kernel was built with, as its headers name it
+# (CONFIG_CC_VERSION_TEXT, "x86_64-linux-gnu-gcc-14 (Debian 14.2.0-19)
+# 14.2.0"): the module's .comment says "GCC: (Debian 14.2.0-19) 14.2.0"
+# (read in the chroot: build is an absolute link)
+kcc=$(in_root cat "/lib/modules/$kver/build/include/config/auto.conf") || fail "the headers have no auto.conf"
+kcc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\{0,1\}[^ ]* \([^"]*\)"\{0,1\}$/\1/p' <<<"$kcc")
+case $ko in
+*.xz) xz -dc "$r$ko" >"$t/module.ko" ;;
+*.zst) zstd -qdc "$r$ko" >"$t/module.ko" ;;
+*) cp "$r$ko" "$t/module.ko" ;;
+esac
+mcc=$(readelf -p .comment "$t/module.ko" | sed -n 's/^ *\[ *[0-9]*\] *GCC: //p' | sort -u)
+[[ -n $kcc && $mcc == "$kcc" ]] || fail "the module was built by \"$mcc\", the kernel by \"$kcc\""
+summary+=("built by GCC ${kcc##* }")
 if [ "$upgrade" = 1 ]; then
 	# rebuilt: the old prerm took the module out, the new postinst built it
 	[ "$(stat -c '%i %y' "$r$ko")" != "$old_ko" ] || fail "the upgrade left the old module file in place"
@@ -192,10 +271,11 @@ fi
 	cd "$t/up"
 	for d in usr etc var/lib/dkms; do [ ! -e "$d" ] || find "$d" ! -type c -print0; done
 ) | tar -C "$t/up" --null --no-recursion -T - -cf "$out/root.tar"
-find "$t/kup" -mindepth 1 ! -type c -printf '%P\0' |
+[ -n "$troot" ] || find "$t/kup" -mindepth 1 ! -type c -printf '%P\0' |
 	tar -C "$t/kup" --null --no-recursion -T - --transform "s,^,usr/lib/modules/$kver/," -rf "$out/root.tar"
-# (a copy of tar's listing, as in module_of)
-grep -qx "usr/lib/modules/$kver/${ko#/lib/modules/"$kver"/}" <<<"$(tar -tf "$out/root.tar")" ||
+# (a copy of tar's listing, as in module_of; modinfo names /lib or /usr/lib)
+rel=${ko#/usr}
+grep -qx "usr/lib/modules/$kver/${rel#/lib/modules/"$kver"/}" <<<"$(tar -tf "$out/root.tar")" ||
 	fail "root.tar lacks the module ${ko}"
 
 # apt remove takes everything away again

@@ -11,7 +11,8 @@
 #                               their versions (what is recorded in the root)
 #   test-root.sh clean SUITE    remove it
 #
-# SUITE: trixie (Debian 13: rdma-core 56, UCX, libfabric 2, Open MPI 5), or
+# SUITE: trixie (Debian 13: rdma-core 56, UCX, libfabric 2, Open MPI 5, and
+# dkms with gcc-14 for its kernels' DKMS builds), or
 # sid (rdma-core 65, whose python3-pyverbs needs sid's python3.14; its test
 # suite is /usr/share/doc/rdma-core/tests).
 #
@@ -42,6 +43,21 @@ packages=(
 	rdmacm-utils iproute2 kmod procps python3 ethtool
 	ucx-utils libfabric-bin openmpi-bin python3-mpi4py
 )
+# Debian 13's root is also where its user installs softverbs' packages
+# with apt and DKMS builds them for Debian 13's kernel
+# (scripts/deb-install.sh --root, tests/user/16-dkms.sh and 17-deb.sh):
+# what such a machine has for that.  dkms; what linux-headers-7.3.4+deb13
+# and its kbuild package depend on (gcc-14-for-host, pahole, linux-base and
+# the libraries of kbuild's tools), less the headers themselves, which
+# come from the unpacked tree of scripts/trixie-kernel.sh; what the
+# packages depend on (libibverbs-dev, libmnl0); and what 17-deb builds a
+# program with (gcc, pkg-config).  Not sid's: nothing tests DKMS there.
+if [ "${2:-}" = trixie ]; then
+	packages+=(
+		dkms gcc gcc-14-for-host make libc6-dev pkg-config pahole
+		linux-base libelf1t64 libssl3t64 zlib1g libibverbs-dev libmnl0
+	)
+fi
 # bump when the build steps below change what a root holds
 steps=1
 

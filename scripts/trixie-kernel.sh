@@ -14,6 +14,19 @@
 #   trixie-kernel.sh print [KVER]
 #                        the paths of unpacked kernels (all, or KVER's);
 #                        exit 1 if there is none
+#   trixie-kernel.sh debian-layer KVER DIR
+#                        write into DIR what puts KVER's unpacked tree back
+#                        where Debian's packages place it, as an overlay
+#                        layer above the tree (see "Layout")
+#   trixie-kernel.sh dkms-install KVER ROOT
+#                        build this checkout's module through DKMS for KVER
+#                        the Debian 13 way: ROOT's dkms and gcc-14 (the
+#                        Debian 13 root of test-root.sh), in a throwaway
+#                        copy of ROOT with the tree's headers; installed
+#                        into the unpacked tree (the guest's
+#                        /lib/modules/KVER, for tests/user/16-dkms.sh)
+#   trixie-kernel.sh dkms-remove KVER
+#                        and remove it again
 #   trixie-kernel.sh list
 #                        the kernel headers the archive serves (the
 #                        series fetch can take)
@@ -33,7 +46,12 @@
 # pointed at the tree's own common headers (Debian's says
 # /usr/src/linux-headers-*-common) and the modules get a modules.dep
 # (depmod -b).  The tree is keyed by the .deb file names: a rebuilt
-# kernel replaces it.  Debian 13's modules are .ko.xz.
+# kernel replaces it.  Debian 13's modules are .ko.xz.  An overlay of
+# debian-layer's DIR over the tree (over a Debian 13 root: lowerdir=
+# DIR:TREE:ROOT) has the headers, kbuild and modules where installing the
+# packages would put them, the Makefile naming /usr/src/... and
+# /lib/modules/KVER/build -> /usr/src/linux-headers-KVER again: what
+# dkms-install and scripts/deb-install.sh --root build in.
 #
 # What the archive serves (2026-11-29): headers of 7.2.x and 7.3.4 in
 # trixie-backports; 6.16, 6.17, 7.0 and 7.1 only as images there, no
@@ -97,6 +115,11 @@ unpack() {
 	key=$(printf '%s\n' "$@")
 	if [ -f "$tree/.sv-key" ] && [ "$(cat "$tree/.sv-key")" = "$key" ]; then
 		touch "$tree/.sv-key"
+		# a DKMS install that an interrupted run left behind
+		if [ -d "$tree/lib/modules/$kver/updates" ]; then
+			rm -rf "$tree/lib/modules/$kver/updates"
+			depmod -b "$tree" "$kver"
+		fi
 		return 0
 	fi
 	stage=$base/.stage-$kver.$$
@@ -169,7 +192,88 @@ fetch() {
 	done
 }
 
+# debian_layer KVER DIR: see the usage
+debian_layer() {
+	local kver=$1 dir=$2 tree=$base/$1
+	[ -f "$tree/usr/src/linux-headers-$kver/Makefile" ] || die "$kver is not unpacked (fetch)"
+	mkdir -p "$dir/usr/src/linux-headers-$kver" "$dir/usr/lib/modules/$kver"
+	# (the -common headers' Makefile and the kbuild tree's links are
+	# relative or name /usr/src already)
+	sed -e "s|^include $tree/usr/src/|include /usr/src/|" -e "s|^KBUILD_OUTPUT=$tree/usr/src/|KBUILD_OUTPUT=/usr/src/|" \
+		"$tree/usr/src/linux-headers-$kver/Makefile" >"$dir/usr/src/linux-headers-$kver/Makefile"
+	! grep -qF "$tree" "$dir/usr/src/linux-headers-$kver/Makefile" || die "the headers' Makefile still names $tree"
+	ln -sfn "/usr/src/linux-headers-$kver" "$dir/usr/lib/modules/$kver/build"
+}
+
+# dkms_install KVER ROOT: see the usage; runs in a mount namespace of its
+# own (SV_TK_NS set), so its mounts vanish with it; t, its scratch
+# directory, is global for the EXIT trap
+dkms_install() {
+	local kver=$1 troot=$2 tree=$base/$1 src version r rc=0
+	src=$(cd "$here/.." && pwd)
+	version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$src/dkms.conf")
+	[ -f "$tree/lib/modules/$kver/modules.dep" ] || die "$kver is not unpacked with its image (fetch)"
+	[ -x "$troot/usr/sbin/dkms" ] || die "$troot has no dkms (scripts/test-root.sh build trixie)"
+	# a clean slate, as make dkms-install's "dkms remove" first: DKMS
+	# refuses to install over a module of the same version
+	if [ -d "$tree/lib/modules/$kver/updates" ]; then
+		rm -rf "$tree/lib/modules/$kver/updates"
+		depmod -b "$tree" "$kver"
+	fi
+	t=$(mktemp -d /tmp/sv-trixie-dkms.XXXXXX)
+	mount -t tmpfs sv-trixie-dkms "$t"
+	# (lazily when busy, as in deb-install.sh)
+	trap 'umount -R "$t" 2>/dev/null || umount -R -l "$t"; rmdir "$t"' EXIT
+	mkdir "$t/up" "$t/work" "$t/fix" "$t/root"
+	debian_layer "$kver" "$t/fix"
+	mount -t overlay sv-trixie-dkms -o "lowerdir=$t/fix:$tree:$troot,upperdir=$t/up,workdir=$t/work" "$t/root"
+	r=$t/root
+	mount -t proc proc "$r/proc"
+	mount --rbind /dev "$r/dev"
+	# the source as make dkms-install puts it in /usr/src
+	mkdir -p "$r/usr/src/softverbs-$version/tests"
+	(cd "$src" && cp -r dkms.conf Kbuild kmod uapi "$r/usr/src/softverbs-$version/" &&
+		cp -r tests/kunit "$r/usr/src/softverbs-$version/tests/")
+	find "$r/usr/src/softverbs-$version" \( -name '*.o' -o -name '*.ko' -o -name '.*.cmd' -o -name '*.mod*' \
+		-o -name config.h \) -delete
+	in_r() { chroot "$r" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"; }
+	in_r dkms add "softverbs/$version" &&
+		in_r dkms build "softverbs/$version" -k "$kver" &&
+		in_r dkms install "softverbs/$version" -k "$kver" || rc=$?
+	if [ $rc != 0 ]; then
+		cat "$r/var/lib/dkms/softverbs/$version/build/make.log" 2>/dev/null || true
+		return $rc
+	fi
+	# what DKMS installed, into the tree; its modules.dep from the host's
+	# depmod, as for the tree's own modules
+	[ -d "$t/up/usr/lib/modules/$kver/updates" ] || die "DKMS installed nothing into /usr/lib/modules/$kver/updates"
+	rm -rf "$tree/lib/modules/$kver/updates"
+	cp -a "$t/up/usr/lib/modules/$kver/updates" "$tree/lib/modules/$kver/"
+	depmod -b "$tree" "$kver"
+	find "$tree/lib/modules/$kver/updates" -type f -printf 'installed: %p\n'
+}
+
 case ${1:-} in
+debian-layer)
+	debian_layer "${2:?KVER}" "${3:?DIR}"
+	;;
+dkms-install)
+	kver=${2:?KVER} troot=$(realpath "${3:?ROOT}")
+	[ "$(id -u)" = 0 ] || die "dkms-install needs root (a mount namespace, chroot)"
+	if [ -z "${SV_TK_NS:-}" ]; then
+		exec unshare --mount --propagation private env SV_TK_NS=1 bash "$0" dkms-install "$kver" "$troot"
+	fi
+	dkms_install "$kver" "$troot"
+	;;
+dkms-remove)
+	kver=${2:?KVER}
+	tree=$base/$kver
+	[ -f "$tree/.sv-key" ] || die "$kver is not unpacked (fetch)"
+	if [ -d "$tree/lib/modules/$kver/updates" ]; then
+		rm -rf "$tree/lib/modules/$kver/updates"
+		depmod -b "$tree" "$kver"
+	fi
+	;;
 fetch)
 	shift
 	[ $# -gt 0 ] || set -- 7.2 7.3

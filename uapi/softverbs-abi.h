@@ -310,6 +310,22 @@ struct sv_queue_buf {
 };
 
 /*
+ * Completion counters (ib_core's UVERBS_OBJECT_COMP_CNTR, where the kernel
+ * has it): softverbs' attributes of its CREATE method, in the driver's
+ * namespace (UVERBS_ID_DRIVER_NS, 1 << 12).  Each is a struct
+ * ib_uverbs_buffer_desc (<rdma/ib_user_ioctl_verbs.h>) of type VA naming
+ * the 8 bytes, 8-byte aligned, where the kernel stores one count: the
+ * completions, the error completions.  The kernel pins them for the
+ * counter's life and stores each new count with release semantics; user
+ * space reads them with acquire loads and never writes them (set and
+ * increment are the MODIFY method).  Not part of librxe's ABI.
+ */
+enum sv_comp_cntr_create_attrs {
+	SV_ATTR_CREATE_COMP_CNTR_COMP_BUFFER = (1U << 12),
+	SV_ATTR_CREATE_COMP_CNTR_ERR_BUFFER,
+};
+
+/*
  * Compile-time proof of the compatibility promise.  Define
  * SV_ABI_CHECK_LAYOUTS after including <rdma/rdma_user_rxe.h> (kernel:
  * kmod/sv_abi_check.c, user space: ulib and tests/host) to check every

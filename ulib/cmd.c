@@ -250,6 +250,29 @@ int sv_cmd_reg_dmabuf_mr(int fd, uint32_t pd_handle, uint64_t offset,
 	return err;
 }
 
+int sv_cmd_ioctl(int fd, uint16_t object, uint16_t method,
+		 struct ib_uverbs_attr *attrs, unsigned int n)
+{
+	struct {
+		struct ib_uverbs_ioctl_hdr hdr;
+		struct ib_uverbs_attr attrs[SV_IOCTL_MAX_ATTRS];
+	} cmd;
+	int err;
+
+	if (n > SV_IOCTL_MAX_ATTRS)
+		return EINVAL;
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.hdr.length = sizeof(cmd.hdr) + n * sizeof(*attrs);
+	cmd.hdr.object_id = object;
+	cmd.hdr.method_id = method;
+	cmd.hdr.num_attrs = n;
+	cmd.hdr.driver_id = RDMA_DRIVER_RXE;
+	memcpy(cmd.attrs, attrs, n * sizeof(*attrs));
+	err = sv_ioctl(fd, &cmd);
+	memcpy(attrs, cmd.attrs, n * sizeof(*attrs));
+	return err;
+}
+
 int sv_cmd_get_context(int fd, struct sv_resp_get_context *resp)
 {
 	struct sv_cmd_get_context cmd = {};

@@ -309,6 +309,17 @@ int sv_cmd_reg_dmabuf_mr(int fd, uint32_t pd_handle, uint64_t offset,
 			 uint32_t *rkey);
 
 /*
+ * Any ioctl method (drivers/infiniband/core/uverbs_ioctl.c): object and
+ * method ids, then @n attributes (at most SV_IOCTL_MAX_ATTRS), given and
+ * returned in @attrs (an IDR attribute of a new object comes back with
+ * its handle in data).  0 or a positive errno.
+ */
+#define SV_IOCTL_MAX_ATTRS	8
+struct ib_uverbs_attr;
+int sv_cmd_ioctl(int fd, uint16_t object, uint16_t method,
+		 struct ib_uverbs_attr *attrs, unsigned int n);
+
+/*
  * Map the queue the kernel described in mi (struct sv_mmap_info of a
  * create/resize response) shared read-write, and validate its header.
  * 0 or a positive errno; sv_ring_unmap undoes it (no-op when unmapped).

@@ -598,7 +598,9 @@ static ssize_t fk_write(int fd, const void *buf, size_t len)
 /*
  * The two ioctl methods libsoftverbs issues, decoded as ib_uverbs does:
  * the header, then attributes by id (inline data up to 8 bytes, else a
- * pointer; IDRs with len 0).  Anything else is EOPNOTSUPP.
+ * pointer; IDRs with len 0).  Another object is EPROTONOSUPPORT (a kernel
+ * without it: the completion counters of 6.x), another method of MR
+ * EOPNOTSUPP.
  */
 static const struct ib_uverbs_attr *fk_attr(const struct ib_uverbs_ioctl_hdr *h,
 					    uint16_t id)
@@ -620,8 +622,14 @@ static int fk_ioctl(int fd, unsigned long request, void *arg)
 	(void)fd;
 	if (request != RDMA_VERBS_IOCTL ||
 	    h->length != sizeof(*h) + h->num_attrs * sizeof(h->attrs[0]) ||
-	    h->driver_id != RDMA_DRIVER_RXE || h->object_id != UVERBS_OBJECT_MR) {
+	    h->driver_id != RDMA_DRIVER_RXE) {
 		errno = EINVAL;
+		return -1;
+	}
+	/* as uverbs answers for an object or method it does not have */
+	if (h->object_id != UVERBS_OBJECT_MR) {
+		fk.ioctl_unknown++;
+		errno = EPROTONOSUPPORT;
 		return -1;
 	}
 	if (h->method_id == UVERBS_METHOD_ADVISE_MR) {

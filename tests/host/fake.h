@@ -110,6 +110,8 @@ struct fake_kernel {
 	uint32_t last_advise_nsge;
 	uint64_t last_dmabuf_offset, last_dmabuf_length, last_dmabuf_iova;
 	uint32_t last_dmabuf_fd, last_dmabuf_access;
+	/* ioctls of objects the fake kernel lacks (completion counters) */
+	unsigned int ioctl_unknown;
 };
 
 extern struct fake_kernel fk;

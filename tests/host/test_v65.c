@@ -381,6 +381,7 @@ TEST(dmah_and_dm_export_unsupported)
 
 TEST(comp_cntr_unsupported)
 {
+	/* a kernel without ib_core's completion counter object (6.x) */
 	struct ibv_comp_cntr_init_attr ca = { .type = IBV_COMP_CNTR_TYPE_WRS };
 	struct ibv_qp_attach_comp_cntr_attr qa = {
 		.op_mask = IBV_QP_ATTACH_COMP_CNTR_OP_SEND,
@@ -400,6 +401,7 @@ TEST(comp_cntr_unsupported)
 	CHECK_INT(ibv_query_comp_cntr_caps(e.ctx, &caps), EOPNOTSUPP);
 	CHECK(caps.max_value == 0 && caps.max_counters == 0 &&
 	      caps.supported_qp_attach_ops == 0);
+	CHECK_INT(fk.ioctl_unknown, 1);
 	memset(&caps, 0xff, sizeof(caps));
 	CHECK_INT(_ibv_query_comp_cntr_caps(e.ctx, &caps, sizeof(caps) - 1),
 		  EINVAL);
@@ -407,27 +409,33 @@ TEST(comp_cntr_unsupported)
 	CHECK_INT(_ibv_query_comp_cntr_caps(e.ctx, NULL, sizeof(caps)), EINVAL);
 	CHECK_INT(_ibv_query_comp_cntr_caps(NULL, &caps, sizeof(caps)), EINVAL);
 
+	/* CREATE goes to the kernel, which has no such object */
 	errno = 0;
 	CHECK(ibv_create_comp_cntr(e.ctx, &ca) == NULL && errno == EOPNOTSUPP);
+	CHECK_INT(fk.ioctl_unknown, 2);
 	CHECK(ibv_create_comp_cntr(e.ctx, NULL) == NULL && errno == EINVAL);
 	CHECK(ibv_create_comp_cntr(NULL, &ca) == NULL && errno == EINVAL);
+	ca.type = IBV_COMP_CNTR_TYPE_BYTES;
+	CHECK(ibv_create_comp_cntr(e.ctx, &ca) == NULL && errno == EOPNOTSUPP);
+	ca.type = IBV_COMP_CNTR_TYPE_WRS;
+	ca.flags = 1;
+	CHECK(ibv_create_comp_cntr(e.ctx, &ca) == NULL && errno == EINVAL);
+	CHECK_INT(fk.ioctl_unknown, 2);
 
-	/* a counter from elsewhere is none of ours */
+	/* the kernel's methods of a handle: EOPNOTSUPP from such a kernel */
 	memset(&cc, 0, sizeof(cc));
 	cc.context = e.ctx;
 	memset(&qp, 0, sizeof(qp));
 	qp.context = e.ctx;
-	CHECK_INT(ibv_destroy_comp_cntr(&cc), EOPNOTSUPP);
 	CHECK_INT(ibv_set_comp_cntr(&cc, 1), EOPNOTSUPP);
 	CHECK_INT(ibv_set_err_comp_cntr(&cc, 1), EOPNOTSUPP);
 	CHECK_INT(ibv_inc_comp_cntr(&cc, 1), EOPNOTSUPP);
 	CHECK_INT(ibv_inc_err_comp_cntr(&cc, 1), EOPNOTSUPP);
-	CHECK_INT(ibv_read_comp_cntr(&cc, &v), EOPNOTSUPP);
-	CHECK_INT(ibv_read_err_comp_cntr(&cc, &v), EOPNOTSUPP);
-	CHECK_INT(v, 5);
 	CHECK_INT(ibv_qp_attach_comp_cntr(&qp, &cc, &qa), EOPNOTSUPP);
 	CHECK_INT(errno, EOPNOTSUPP);
+	CHECK_INT(fk.ioctl_unknown, 7);
 
+	/* refused before the kernel */
 	CHECK_INT(ibv_destroy_comp_cntr(NULL), EINVAL);
 	CHECK_INT(ibv_set_comp_cntr(NULL, 1), EINVAL);
 	CHECK_INT(ibv_set_err_comp_cntr(NULL, 1), EINVAL);
@@ -436,10 +444,15 @@ TEST(comp_cntr_unsupported)
 	CHECK_INT(ibv_read_comp_cntr(NULL, &v), EINVAL);
 	CHECK_INT(ibv_read_comp_cntr(&cc, NULL), EINVAL);
 	CHECK_INT(ibv_read_err_comp_cntr(&cc, NULL), EINVAL);
+	CHECK_INT(v, 5);
 	CHECK_INT(ibv_qp_attach_comp_cntr(NULL, &cc, &qa), EINVAL);
 	CHECK_INT(ibv_qp_attach_comp_cntr(&qp, NULL, &qa), EINVAL);
 	CHECK_INT(ibv_qp_attach_comp_cntr(&qp, &cc, NULL), EINVAL);
-	CHECK_INT(errno, EINVAL);
+	qa.op_mask = 0;
+	CHECK_INT(ibv_qp_attach_comp_cntr(&qp, &cc, &qa), EINVAL);
+	qa.op_mask = 1u << 6;
+	CHECK_INT(ibv_qp_attach_comp_cntr(&qp, &cc, &qa), EOPNOTSUPP);
+	CHECK_INT(fk.ioctl_unknown, 7);
 	CHECK_INT(fk.ncmds, n);
 	teardown(&e);
 }

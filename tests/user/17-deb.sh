@@ -1,10 +1,12 @@
 #!/bin/bash
-# sv-test: kernels=first,stock,cloud1 needs=deb cost=S
+# sv-test: kernels=first,stock,cloud1,trixie needs=deb cost=S
 # The Debian packages (make deb), installed the way a user does, work on
 # this kernel with no further step.
 #
 #   on the host, scripts/deb-install.sh (check.sh's deb-install stage), in
-#   a throwaway copy of the host with only this kernel's module tree:
+#   a throwaway copy of the host with only this kernel's module tree (for
+#   a Debian 13 kernel, of the Debian 13 root this VM boots, with the
+#   kernel's headers: deb-install.sh --root):
 #     [first stock kernel: dpkg -i softverbs-dkms VERSION~old1, DKMS builds]
 #     apt install ./softverbs-dkms ./libsoftverbs1 ./libsoftverbs-dev ./softverbs-tools
 #        |  the postinst's DKMS builds and installs the module for this
@@ -25,6 +27,7 @@
 . "$(dirname "$0")/lib/deb.sh"
 
 sv_need dpkg-deb dkms rdma ip modinfo ibv_devinfo gcc pkg-config tar
+sv_need_kernel_cc
 deb_find
 deb_host_install
 tmp=$(mktemp -d)
@@ -32,4 +35,4 @@ sv_on_exit "rm -rf '$tmp'"
 deb_unpack "$tmp"
 deb_module_of "$deb_version" >/dev/null
 deb_use "$tmp"
-echo "SV_SUMMARY: packages $deb_version on $SV_KVER: on the host $(cat "$deb_inst/summary"); here autoload, rdma-core, svctl, pkg-config build"
+echo "SV_SUMMARY: packages $deb_version on $SV_KVER: on the host ($deb_suite root) $(cat "$deb_inst/summary"); here autoload, rdma-core, svctl, pkg-config build"

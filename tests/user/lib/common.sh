@@ -85,6 +85,24 @@ sv_need() {
 	done
 }
 
+# sv_need_kernel_cc: skip unless this root has the compiler SV_KVER was
+# built with (CONFIG_CC_VERSION_TEXT's first word), which DKMS builds its
+# modules with: without it (Debian 13's kernels, gcc-14, under Debian 12's
+# user space) no one installs through DKMS for SV_KVER here.  check.sh
+# runs the DKMS and package tests of Debian 13's kernels in its Debian 13
+# root.  A kernel whose configuration is not to be found passes.
+sv_need_kernel_cc() {
+	local f cc=
+	for f in "/lib/modules/$SV_KVER/config" "/boot/config-$SV_KVER" \
+		"/lib/modules/$SV_KVER/build/include/config/auto.conf"; do
+		[ -r "$f" ] || continue
+		cc=$(sed -n '/^CONFIG_CC_VERSION_TEXT=/{s/^[^=]*="\{0,1\}\([^ "]*\).*/\1/p;q}' "$f")
+		break
+	done
+	[ -z "$cc" ] || command -v "$cc" >/dev/null ||
+		sv_skip "$SV_KVER was built with $cc, which this root lacks: DKMS cannot build for it here (its DKMS tests run in a root that has it: Debian 13's, for Debian 13's kernels)"
+}
+
 # --- cleanup stack -----------------------------------------------------------
 
 # sv_on_exit 'CMD': run CMD when the test exits, however it exits; commands

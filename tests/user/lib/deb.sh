@@ -28,12 +28,19 @@ deb_find() {
 }
 
 # deb_host_install: set deb_inst, the host's install for this kernel
-# (scripts/deb-install.sh's OUT), or skip when there is none, or fail
-# with its reason when it failed
+# (scripts/deb-install.sh's OUT) and this root, deb_suite: build/deb-inst/
+# KVER in the host's root ("host"), build/deb-inst/SUITE/KVER in a root of
+# scripts/test-root.sh (its .sv-key names the suite; deb-install.sh --root
+# made it); or skip when there is none, or fail with its reason when it
+# failed
 deb_host_install() {
+	deb_suite=host
+	[ ! -f /.sv-key ] || read -r deb_suite _ </.sv-key
 	deb_inst=$SV_ROOT/build/deb-inst/$SV_KVER
+	[ "$deb_suite" = host ] || deb_inst=$SV_ROOT/build/deb-inst/$deb_suite/$SV_KVER
 	[ -d "$deb_inst" ] ||
-		sv_skip "no install of the packages for $SV_KVER (check.sh's deb-install stage runs as root only)"
+		sv_skip "no install of the packages for $SV_KVER in the $deb_suite root (check.sh's deb-install stage runs as root only)"
+	[ ! -f "$deb_inst/root" ] || sv_assert_eq "$deb_suite" "$(cat "$deb_inst/root")" "the root the packages were installed in"
 	if [ ! -f "$deb_inst/ok" ]; then
 		local log
 		for log in "$deb_inst"/*.log; do
