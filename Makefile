@@ -12,6 +12,9 @@
 #                      two VMs on a virtual wire
 #                      (SV_BENCH=loop|cost|sweep|scale|ulp|wire|all; SV_BENCH=ab:
 #                      this tree against SV_BENCH_AB_BASE, softverbs only)
+#   make soak          traffic with data checks under random faults, per
+#                      kernel (SV_SOAK_MINUTES, default 30; SV_SOAK_KERNELS;
+#                      Documentation/reliability.md)
 #   make deb           Debian packages (debian/) in build/deb/
 #
 # KDIR defaults to the running kernel's build tree if present, else the
@@ -49,6 +52,12 @@ demo:
 bench:
 	bash scripts/bench.sh
 # --- end bench ---
+
+# --- soak (scripts/soak.sh; not in make check) ---
+.PHONY: soak
+soak:
+	bash scripts/soak.sh
+# --- end soak ---
 
 install: kmod
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
