@@ -52,7 +52,8 @@ static void reply(int fd, uint64_t unique, int error, const void *body,
 	h->len = sizeof(*h) + len;
 	h->error = error;
 	h->unique = unique;
-	memcpy(buf + sizeof(*h), body, len);
+	if (len)
+		memcpy(buf + sizeof(*h), body, len);
 	if (write(fd, buf, h->len) < 0 && errno != ENOENT)
 		perror("odpfuse daemon: write");
 }
