@@ -26,12 +26,7 @@
 . "$(dirname "$0")/lib.sh"
 
 sv_need ip rdma ucx_perftest
-# UCX keeps its shared memory in /dev/shm, which the test VM lacks
-if ! mountpoint -q /dev/shm; then
-	mkdir -p /dev/shm
-	mount -t tmpfs -o mode=1777 tmpfs /dev/shm
-	sv_on_exit 'umount /dev/shm'
-fi
+sv_dev_shm
 
 sv_load_module_init_net
 sv_veth_pair vA vB

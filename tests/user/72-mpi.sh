@@ -24,12 +24,7 @@ command -v mpirun >/dev/null || sv_skip "no mpirun (Open MPI) in this root"
 py=/usr/bin/python3
 $py -c 'import mpi4py' 2>/dev/null || sv_skip "python3-mpi4py is not installed"
 helper=$(dirname "$0")/72-mpi.py
-# UCX and Open MPI keep shared memory segments in /dev/shm
-if ! mountpoint -q /dev/shm; then
-	mkdir -p /dev/shm
-	mount -t tmpfs -o mode=1777 tmpfs /dev/shm
-	sv_on_exit 'umount /dev/shm'
-fi
+sv_dev_shm
 
 sv_load_module_init_net
 sv_veth_pair vA vB

@@ -236,6 +236,15 @@ sv_load_module() {
 	fi
 }
 
+# sv_dev_shm: a tmpfs on /dev/shm (the test VM has none) for what keeps
+# shared memory there (UCX, Open MPI), removed at exit
+sv_dev_shm() {
+	mountpoint -q /dev/shm && return 0
+	mkdir -p /dev/shm
+	mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+	sv_on_exit 'umount /dev/shm'
+}
+
 # sv_load_module_init_net: sv_load_module for a test whose softverbs device
 # sits in init_net, where rdma_rxe, once loaded, owns UDP 4791 (it binds
 # there only): unloads it first, and softverbs again at exit.
