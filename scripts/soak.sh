@@ -12,7 +12,9 @@
 #   SV_SOAK_KERNELS="K.." the kernels: "debug" (the debug kernel of
 #                         scripts/debug-kernel.sh, built if needed) and stock
 #                         KVERs (default: "debug 6.12.117+deb12-amd64", or
-#                         the newest 6.12 in /boot)
+#                         the newest 6.12 in /boot); a KVER not installed is
+#                         Debian 13's, unpacked into the cache by
+#                         scripts/trixie-kernel.sh fetch
 #   SV_SOAK_MEM_TOL_KB=N  memory tolerance after teardown (default 8192)
 # Results: results/soak/KVER/{out.txt,console.log,run.err}, and
 # results/soak/table.md (the rows, as Documentation/reliability.md has them).
@@ -46,7 +48,10 @@ for k in $kernels; do
 		run=(--kernel "$(field KERNEL)" --modules "$(field MODULES)" --mem 2048 --append 'kmemleak=on pci=noacpi')
 	else
 		kver=$k
-		scripts/build-kmod.sh "/lib/modules/$kver/build" "build/$kver" >"$out/kmod-$kver.log" 2>&1 ||
+		# an installed kernel, or Debian 13's unpacked into the cache
+		kdir=/lib/modules/$kver/build
+		[ -d "$kdir" ] || kdir=$(bash scripts/trixie-kernel.sh print "$kver" 2>/dev/null | sed -n 's/^KDIR=//p')
+		scripts/build-kmod.sh "$kdir" "build/$kver" >"$out/kmod-$kver.log" 2>&1 ||
 			{ echo "soak: module build for $kver failed (results/soak/kmod-$kver.log)" >&2; rc=1; continue; }
 		run=(--kver "$kver" --mem 1536)
 	fi
