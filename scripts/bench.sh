@@ -47,7 +47,8 @@
 #   SV_BENCH_AB_PART=loop|ulp  ab: what to compare (default loop)
 #   SV_BENCH_FIO_SECS=S  ulp: seconds per fio job (default 10)
 #   SV_BENCH_ULP_JOBS=REGEX  ulp: only the fio jobs that match (e.g. 4k)
-#   SV_BENCH_KVER=KVER   kernel to boot (default: the newest installed 6.1)
+#   SV_BENCH_KVER=KVER   kernel to boot (default: the newest installed 6.1; or
+#                        Debian 13's, unpacked by scripts/trixie-kernel.sh fetch)
 #   SV_BENCH_ITERS=N     iterations of the bandwidth tests (default 1000;
 #                        loopback latency tests use N/2)
 #   SV_BENCH_SIZE=B      loopback: message size of the bandwidth tests
@@ -289,11 +290,14 @@ if [ "${1:-}" != --guest ]; then
 	esac
 	bash scripts/deps.sh bench
 	kver=${SV_BENCH_KVER:-$(ls /lib/modules | grep '^6\.1\.' | sort -V | tail -n 1)}
-	[ -n "$kver" ] && [ -d "/lib/modules/$kver/build" ] ||
-		{ echo "bench: no Debian 6.1 kernel with headers installed" >&2; exit 1; }
+	# an installed kernel, or Debian 13's unpacked into the cache
+	kdir=/lib/modules/$kver/build
+	[ -d "$kdir" ] || kdir=$(bash scripts/trixie-kernel.sh print "$kver" 2>/dev/null | sed -n 's/^KDIR=//p')
+	[ -n "$kver" ] && [ -d "$kdir" ] ||
+		{ echo "bench: no headers for ${kver:-a Debian 6.1 kernel} (installed, or scripts/trixie-kernel.sh fetch)" >&2; exit 1; }
 	mkdir -p build
 	echo "== building softverbs for $kver"
-	bash scripts/build-kmod.sh "/lib/modules/$kver/build" "build/$kver" >build/bench-build.log 2>&1 ||
+	bash scripts/build-kmod.sh "$kdir" "build/$kver" >build/bench-build.log 2>&1 ||
 		{ tail -n 30 build/bench-build.log; exit 1; }
 	rc=0
 	if [ "$mode" = loop ] || [ "$mode" = all ]; then
