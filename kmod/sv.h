@@ -162,6 +162,20 @@ static inline void sv_dev_count_put(atomic_t *count)
 	atomic_dec(count);
 }
 
+/*
+ * Check a verb's driver data.  librxe sends no command, so a non-zero
+ * input byte is something softverbs does not know: -EOPNOTSUPP.  The
+ * response needs @outlen bytes (0 for a verb without one): -EINVAL.
+ */
+static inline int sv_dev_check_udata(struct ib_udata *udata, size_t outlen)
+{
+	if (!udata)
+		return 0;
+	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EOPNOTSUPP;
+	return udata->outlen < outlen ? -EINVAL : 0;
+}
+
 static inline struct sv_dev *to_sv_dev(struct ib_device *ibdev)
 {
 	return container_of(ibdev, struct sv_dev, ibdev);

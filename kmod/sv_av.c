@@ -440,9 +440,9 @@ int sv_ah_create(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	struct sv_path *path;
 	int err;
 
-	if (udata && udata->inlen &&
-	    !ib_is_udata_cleared(udata, 0, udata->inlen))
-		return -EOPNOTSUPP;
+	err = sv_dev_check_udata(udata, 0);
+	if (err)
+		return err;
 	if (!sv_dev_count_get(&sv->num_ah, SV_MAX_AH)) {
 		sv_dbg_dev(sv, "no more than %u AHs\n", SV_MAX_AH);
 		return -ENOMEM;

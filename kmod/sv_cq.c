@@ -196,14 +196,9 @@ int sv_cq_create(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 			   attr->comp_vector);
 		return -EINVAL;
 	}
-	if (udata) {
-		/* librxe sends no driver command; refuse what we don't know */
-		if (udata->inlen &&
-		    !ib_is_udata_cleared(udata, 0, udata->inlen))
-			return -EOPNOTSUPP;
-		if (udata->outlen < sizeof(struct sv_create_cq_resp))
-			return -EINVAL;
-	}
+	err = sv_dev_check_udata(udata, sizeof(struct sv_create_cq_resp));
+	if (err)
+		return err;
 
 	if (!sv_dev_count_get(&sv->num_cq, SV_MAX_CQ)) {
 		sv_dbg_dev(sv, "no more than %u CQs\n", SV_MAX_CQ);
@@ -309,13 +304,9 @@ int sv_cq_resize(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 		sv_dbg_cq(cq, "cqe %d not in 1..%u\n", cqe, SV_MAX_CQE);
 		return -EINVAL;
 	}
-	if (udata) {
-		if (udata->inlen &&
-		    !ib_is_udata_cleared(udata, 0, udata->inlen))
-			return -EOPNOTSUPP;
-		if (udata->outlen < sizeof(struct sv_resize_cq_resp))
-			return -EINVAL;
-	}
+	err = sv_dev_check_udata(udata, sizeof(struct sv_resize_cq_resp));
+	if (err)
+		return err;
 
 	mutex_lock(&cq->resize_mutex);
 	new = sv_cq_queue_create(cq->is_user, cqe);

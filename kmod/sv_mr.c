@@ -595,14 +595,9 @@ static struct sv_mr *sv_mr_create_user(struct sv_dev *sv, struct ib_pd *pd,
 	struct sv_mr *mr;
 	int err;
 
-	if (!length || length > SV_MAX_MR_SIZE) {
-		sv_dbg_dev(sv, "MR length %llu not in [1, %llu]\n", length,
-			   SV_MAX_MR_SIZE);
-		return ERR_PTR(-EINVAL);
-	}
-	/* the region's iova range must not wrap either */
-	if (iova + length - 1 < iova)
-		return ERR_PTR(-EINVAL);
+	err = sv_mr_check_extent(sv, length, iova);
+	if (err)
+		return ERR_PTR(err);
 
 	mr = sv_mr_alloc(sv, pd, SV_MR_USER, access);
 	if (IS_ERR(mr))
@@ -699,8 +694,10 @@ struct ib_mr *sv_mr_reg_dmabuf(struct ib_pd *ibpd, u64 offset, u64 length,
 	err = sv_mr_check_access(sv, access, SV_MR_ACCESS_USER);
 	if (err)
 		return ERR_PTR(err);
-	if (!length || length > SV_MAX_MR_SIZE || offset + length < offset ||
-	    iova + length - 1 < iova)
+	err = sv_mr_check_extent(sv, length, iova);
+	if (err)
+		return ERR_PTR(err);
+	if (offset + length < offset)
 		return ERR_PTR(-EINVAL);
 
 	mr = sv_mr_alloc(sv, ibpd, SV_MR_DMABUF, access);

@@ -25,6 +25,20 @@ int sv_mr_copy_odp(struct sv_mr *mr, u64 iova, void *buf, u32 len,
 int sv_mr_atomic_odp(struct sv_mr *mr, u64 iova, enum sv_atomic_op op,
 		     u64 compare_add, u64 swap, u64 *orig);
 
+/*
+ * A user MR's extent: its length in [1, SV_MAX_MR_SIZE] and its iova
+ * range not wrapping.  Return: 0, or -EINVAL.
+ */
+static inline int sv_mr_check_extent(struct sv_dev *sv, u64 length, u64 iova)
+{
+	if (!length || length > SV_MAX_MR_SIZE) {
+		sv_dbg_dev(sv, "MR length %llu not in [1, %llu]\n", length,
+			   SV_MAX_MR_SIZE);
+		return -EINVAL;
+	}
+	return iova + length - 1 < iova ? -EINVAL : 0;
+}
+
 /* copy between @buf and the kernel address @va */
 static inline void sv_mr_copy_va(void *va, void *buf, u32 len,
 				 enum sv_copy_dir dir)

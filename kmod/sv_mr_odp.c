@@ -667,13 +667,9 @@ struct sv_mr *sv_mr_odp_create(struct sv_dev *sv, struct ib_pd *pd, u64 start,
 
 	if (!start && length == U64_MAX)
 		return sv_mr_create_odp_implicit(sv, pd, iova, access);
-	if (!length || length > SV_MAX_MR_SIZE) {
-		sv_dbg_dev(sv, "MR length %llu not in [1, %llu]\n", length,
-			   SV_MAX_MR_SIZE);
-		return ERR_PTR(-EINVAL);
-	}
-	if (iova + length - 1 < iova)
-		return ERR_PTR(-EINVAL);
+	err = sv_mr_check_extent(sv, length, iova);
+	if (err)
+		return ERR_PTR(err);
 
 	mr = sv_mr_alloc(sv, pd, SV_MR_ODP, access);
 	if (IS_ERR(mr))

@@ -500,16 +500,10 @@ int sv_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	int err;
 
 	err = sv_qp_check_init(sv, init, udata);
+	if (!err)
+		err = sv_dev_check_udata(udata, sizeof(resp));
 	if (err)
 		return err;
-	if (udata) {
-		/* librxe sends no driver command; refuse what we don't know */
-		if (udata->inlen &&
-		    !ib_is_udata_cleared(udata, 0, udata->inlen))
-			return -EOPNOTSUPP;
-		if (udata->outlen < sizeof(resp))
-			return -EINVAL;
-	}
 
 	if (!sv_dev_count_get(&sv->num_qp, SV_MAX_QP)) {
 		sv_dbg_dev(sv, "no more than %u QPs\n", SV_MAX_QP);
@@ -786,10 +780,9 @@ int sv_qp_modify(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	unsigned long flags;
 	int err;
 
-	/* librxe sends no driver data with modify_qp */
-	if (udata && udata->inlen &&
-	    !ib_is_udata_cleared(udata, 0, udata->inlen))
-		return -EOPNOTSUPP;
+	err = sv_dev_check_udata(udata, 0);
+	if (err)
+		return err;
 
 	mutex_lock(&qp->modify_mutex);
 again:

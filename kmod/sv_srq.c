@@ -95,14 +95,9 @@ int sv_srq_create(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 			   attr->srq_limit, attr->max_wr);
 		return -EINVAL;
 	}
-	if (udata) {
-		/* librxe sends no driver command; refuse what we don't know */
-		if (udata->inlen &&
-		    !ib_is_udata_cleared(udata, 0, udata->inlen))
-			return -EOPNOTSUPP;
-		if (udata->outlen < sizeof(resp))
-			return -EINVAL;
-	}
+	err = sv_dev_check_udata(udata, sizeof(resp));
+	if (err)
+		return err;
 
 	if (!sv_dev_count_get(&sv->num_srq, SV_MAX_SRQ)) {
 		sv_dbg_dev(sv, "no more than %u SRQs\n", SV_MAX_SRQ);
