@@ -118,7 +118,9 @@ rt=$(sv_t 30)
 [ "$rt" -le 240 ] || rt=240
 grace=$(sv_t 3)
 # smaller rounds where everything is 5-10 times slower (the debug kernel)
-if [ "$SV_TIME_SCALE" -gt 1 ]; then iters=20 fio_size=4M; else iters=100 fio_size=16M; fi
+# (a round must fit its timeout, twice over in the recovery window, even at
+# the 1 MB/s a loaded 2-core test bed gives NVMe-oF)
+if [ "$SV_TIME_SCALE" -gt 1 ]; then iters=20 fio_size=4M; else iters=100 fio_size=8M; fi
 
 # round_pp NAME PORT PROG ARGS...: one ping-pong, server on B, client on A;
 # returns 0 ok, 1 failed, 2 data error
@@ -251,11 +253,15 @@ hold() { sv_sleep $((2 + RANDOM % 5)); }
 recover_t=$(sv_t 60)
 [ "$recover_t" -le 400 ] || recover_t=400
 
+cycle=()
 end_us=$((${EPOCHREALTIME/[.,]/} + minutes * 60 * 1000000))
 # the workloads get going before the first fault
 sv_sleep $(sv_t 5)
 while [ ${EPOCHREALTIME/[.,]/} -lt $end_us ]; do
-	k=${kinds[RANDOM % ${#kinds[@]}]}
+	# every kind once per cycle, in a random order: a short run covers all
+	[ ${#cycle[@]} -gt 0 ] || mapfile -t cycle < <(printf '%s\n' "${kinds[@]}" | shuf)
+	k=${cycle[0]}
+	cycle=("${cycle[@]:1}")
 	d0=$(derr_total)
 	what=
 	case $k in
@@ -379,8 +385,18 @@ if [ $have_kmemleak -eq 1 ]; then
 fi
 mem1=$(mem_now)
 memd=$((mem1 - mem0))
-log "memory: SUnreclaim+VmallocUsed $mem0 -> $mem1 kB (delta $memd, tolerance $mem_tol_kb)"
-[ $memd -le "$mem_tol_kb" ] || leaked=$((leaked + 1))
+# KASAN's quarantine keeps freed objects in the slab (up to 1/32 of RAM):
+# there the totals stay up whatever was freed, and kmemleak is the check
+kasan=0
+[ ! -r /proc/config.gz ] || ! grep -qx 'CONFIG_KASAN=y' <<<"$(zcat /proc/config.gz 2>/dev/null)" || kasan=1
+if [ $kasan -eq 1 ] && [ $have_kmemleak -eq 1 ]; then
+	log "memory: SUnreclaim+VmallocUsed $mem0 -> $mem1 kB (delta $memd; KASAN quarantine, kmemleak decides)"
+	memtxt="+$memd kB, KASAN quarantine"
+else
+	memtxt="+$memd kB"
+	log "memory: SUnreclaim+VmallocUsed $mem0 -> $mem1 kB (delta $memd, tolerance $mem_tol_kb)"
+	[ $memd -le "$mem_tol_kb" ] || leaked=$((leaked + 1))
+fi
 r=$(new_reports)
 [ "$r" -eq 0 ] || log "$r kernel report line(s) during teardown"
 taint1=$(</proc/sys/kernel/tainted)
@@ -400,7 +416,7 @@ for k in "${kinds[@]}"; do
 	[ "${inj[$k]}" -eq "${surv[$k]}" ] || failed=1
 	[ "${derr[$k]}" -eq 0 ] || failed=1
 done
-echo "row|$SV_KVER|end of run (teardown)|-|-|$(derr_total)|$r|$leaked (objects $((r1a - res0a + r1b - res0b + r1n - res0n)), kmemleak $kleak, memory ${memd} kB)"
+echo "row|$SV_KVER|end of run (teardown)|-|-|$(derr_total)|$r|$leaked (objects $((r1a - res0a + r1b - res0b + r1n - res0n)), kmemleak $kleak, memory $memtxt)"
 for w in "${works[@]}"; do
 	read -r a b c 2>/dev/null <"$W/$w.cnt" || { a=0 b=0 c=0; }
 	echo "work|$SV_KVER|$w|$a|$b|$c"
