@@ -192,15 +192,17 @@ if [ -f ulib/Makefile ] && grep -q '^test:' ulib/Makefile; then
 	# A hung host test must not hang the whole check.
 	stage host-tests timeout -k 10 "${SV_HOST_TIMEOUT:-600}" make -C ulib test || rc=$?
 	log=$results/host-tests.log
-	# The suite's closing "N passed, N failed" line if it prints one, else TAP.
-	counts=$(sed -n 's/^.*\b\([0-9]\+\) passed, \([0-9]\+\) failed\(, \([0-9]\+\) skipped\)\?.*$/\1 \2 \4/p' "$log" | tail -n 1)
+	# The suites' closing "N passed, N failed" lines (ulib's harness, the
+	# planner's tests) added up if they print them, else TAP.
+	counts=$(sed -n 's/^.*\b\([0-9]\+\) passed, \([0-9]\+\) failed\(, \([0-9]\+\) skipped\)\?.*$/\1 \2 \4/p' "$log" |
+		awk '{ p += $1; f += $2; s += $3 } END { if (NR) print p, f, s }')
 	[ -n "$counts" ] || counts=$(count_tap "$log")
 	read -r p f s <<<"$counts"
 	s=${s:-0}
 	# A failing run that reported no failure (crash, build error) still failed.
 	[ $rc -eq 0 ] || [ "$f" -gt 0 ] || f=1
 	[ $rc -ne 0 ] || [ $((p + f + s)) -gt 0 ] || p=1
-	row "host: ulib tests" "$p" "$f" "$s" "$stage_secs" "$([ $rc -eq 0 ] || echo "exit $rc")"
+	row "host: unit tests" "$p" "$f" "$s" "$stage_secs" "$([ $rc -eq 0 ] || echo "exit $rc")"
 fi
 
 # --- svctl offline checks (tools/selftest.sh; management plane, mg) ---
