@@ -20,9 +20,10 @@
 #      the others what depends on the kernel; the cloud kernels (no rdma_rxe,
 #      no 9p: the host root over virtio-fs) a short list; and the README's
 #      "make demo" in a fresh clone.  Each test says where it runs in its "# sv-test:" line
-#      ("What runs where" below), the shards are sized from
-#      tests/user/durations, and results/durations.new is that file with this
-#      run's times (scripts/test-durations.sh)
+#      (Documentation/testing.md, "What runs where"; scripts/svplan.py
+#      plans the VMs), the shards are sized from tests/user/durations, and
+#      results/durations.new is that file with this run's times
+#      (scripts/test-durations.sh)
 #
 # Every build step and every test counts: a build is one test (passed or failed),
 # a VM contributes its TAP results (KUnit cases counted one by one), a VM that
@@ -95,6 +96,7 @@ fi
 [ "$kernels" != none ] || kernels=
 read -ra stock <<<"$kernels"
 
+command -v python3 >/dev/null || { echo "[check] scripts/svplan.py needs python3" >&2; exit 1; }
 if [ -n "${SV_PLAN:-}" ]; then
 	exec python3 scripts/svplan.py --uid "$(id -u)" plan -- "${stock[@]}"
 fi
@@ -401,8 +403,8 @@ fi
 # the other lane does the rest of the host's work (fuzzing, DKMS, the
 # packages, the other modules, lint) and then every other VM.  Before,
 # the host's ~13 min of builds ran with both lanes waiting, at times on one
-# busy core (fuzzing, lint).  plan_debug_shards counts that work
-# (host_secs) into the second lane.  The debug VM needs only the
+# busy core (fuzzing, lint).  svplan.py counts that work (host_est)
+# into the second lane.  The debug VM needs only the
 # userspace builds above and its own module; nothing after this point
 # writes what it reads (make deb and DKMS build in copies, the package
 # installs in overlays).
@@ -667,7 +669,7 @@ fi
 # depends on the kernel ("stock").  Without a debug kernel the first stock
 # kernel runs everything.
 #
-# The VM order is chosen for two lanes (plan_debug_shards sizes the shards
+# The VM order is chosen for two lanes (svplan.py sizes the shards
 # for it): the first two launched take one lane each, and the lane that
 # frees first takes the next.  So: debug shard #1, #2, the other stock
 # kernels, the cloud kernels, the first stock kernel, make demo.  One lane
