@@ -20,9 +20,10 @@
 #      the others what depends on the kernel; the cloud kernels (no rdma_rxe,
 #      no 9p: the host root over virtio-fs) a short list; and the README's
 #      "make demo" in a fresh clone.  Each test says where it runs in its "# sv-test:" line
-#      ("What runs where" below), the shards are sized from
-#      tests/user/durations, and results/durations.new is that file with this
-#      run's times (scripts/test-durations.sh)
+#      (Documentation/testing.md, "What runs where"; scripts/svplan.py
+#      plans the VMs), the shards are sized from tests/user/durations, and
+#      results/durations.new is that file with this run's times
+#      (scripts/test-durations.sh)
 #
 # Every build step and every test counts: a build is one test (passed or failed),
 # a VM contributes its TAP results (KUnit cases counted one by one), a VM that
@@ -77,200 +78,13 @@ sv_version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 
 # --- what runs where -----------------------------------------------------------
 #
-# Each tests/user/NN-name.sh says where it runs in one line among its first
-# five (kselftest's per-directory "settings" files and KUnit's attributes are
-# the model; here it sits in the test itself):
-#
-#   # sv-test: kernels=debug,stock needs=rxe quick cost=M
-#
-#   kernels=  the VMs that run it, a comma list of
-#               debug  the debug kernel (KASAN, lockdep, kmemleak, UBSAN), in
-#                      one of its shards.  It is the same 6.1 source as the
-#                      first stock kernel: what runs here need not run there.
-#               first  the first stock kernel, when a debug kernel runs too:
-#                      what the debug kernel cannot run (DKMS, NFS, SRP), the
-#                      full lists of the suites it runs as subsets, Soft-RoCE
-#                      baselines.  Without a debug kernel the first stock
-#                      kernel runs every test, whatever the line says.
-#               stock  every further stock kernel: what depends on the kernel
-#                      (ib_core, uverbs, rdma_cm, NVMe-oF, NFS, the netdev and
-#                      UDP tunnel APIs, DKMS), so not the protocol suites
-#                      whose logic does not (50, 53, 54)
-#               cloud  each of Debian's cloud kernels (6.1 and 6.12
-#                      cloud-amd64: no rdma_rxe, no 9p, where softverbs is
-#                      the only software RDMA): a short lane, the link,
-#                      verbs, transport and NVMe-oF tests
-#               cloud1 the first of them only (linux-image-cloud-amd64,
-#                      what Debian 12's cloud images boot): what is worth
-#                      its cost on one cloud kernel, not on each
-#               all    debug,first,stock (not cloud)
-#               trixie the Debian 13 root of scripts/test-root.sh (its
-#                      rdma-core, UCX, libfabric, Open MPI, and its dkms
-#                      and gcc-14 for the DKMS and package tests), booted
-#                      with run.sh --root on each kernel of
-#                      SV_TRIXIE_ROOT_KERNELS (default: Debian 13's own
-#                      kernel with an image, 7.3 amd64, see "the Debian 13
-#                      root" below)
-#               sid    the sid root of scripts/test-root.sh (rdma-core 65,
-#                      its pyverbs suite), booted with run.sh --root on each
-#                      kernel of SV_SID_KERNELS (see "the sid root" below)
-#   needs=    what it needs besides softverbs and the RDMA core that not
-#             every kernel has (it skips, exit 4, where that is missing): rxe
-#             (rdma_rxe), nvmet, nfsd, srp (LIO and ib_srpt), dkms (the module
-#             installed through DKMS for the kernel: check.sh does it as root),
-#             deb (the Debian packages, built on the host by "make deb"),
-#             nic (a virtio-net NIC, a PCI function: check.sh boots every VM
-#             that runs such a test with run.sh --nic; without one the test
-#             says so and does without)
-#   quick     it has an SV_QUICK subset (lib.sh turns SV_QUICK on under KASAN,
-#             so the debug kernel runs the subset); the full list runs on
-#             "first" or "stock"
-#   cost=     S (under 30 s), M (under 60 s), L (under 100 s) or XL, where it
-#             takes longest: the size of a test tests/user/durations has no
-#             time for yet
-#
-# A test without the line runs everywhere (kernels=all), and check.sh warns.
-# The tests that need what the debug config lacks (dk_lacks: no DKMS install
-# for its kernel, no NFSD, SRP or LIO) stay in its selection and skip there,
-# so the skip is visible; check.sh warns if such a test has no "first".
-# KUnit ("kunit", tests/kunit via guest-tests.sh) has its line here: it runs
-# on the debug kernel (stock kernels build no KUnit module, so "stock" only
-# keeps it selected there, as before).
-#
-# From the lines: each VM's guest-tests.sh FILTER, an anchored alternation of
-# test names ('^(kunit|10-link|20-cq)$').  The debug kernel's selection is
-# split into dk_nshards VMs, sized from tests/user/durations (see
-# plan_debug_shards).  SV_PLAN=1 prints every VM's selection and exits
-# before building anything.
-kunit_meta='kernels=debug,stock cost=M'
-dk_lacks='dkms deb nfsd srp'
-dk_nshards=2
-declare -A cost_secs=([S]=20 [M]=45 [L]=80 [XL]=120)
-# What a VM costs besides its tests' "# time:" (measured, 2026-11-25 run):
-# a debug VM boots and scans kmemleak twice (~65 s) and checks each test's
-# kernel log and taint (~4 s); a stock VM ~15 s and ~1 s; make demo ~140 s
-# (124 and 162 s in the 2026-11-27 runs).
-dk_vm_secs=65 dk_test_secs=4 stock_vm_secs=15 stock_test_secs=1 demo_secs=140
-# The host's stages beside debug #1 (host_est), alone on a quiet host
-# (2026-11-27): fuzzing 109 s, DKMS 85, make deb + package installs 150,
-# a module build 50-85, lint 91; with a debug VM beside them, more.
-host_fuzz_secs=130 host_dkms_secs=100 host_deb_secs=180 host_kmod_secs=65
-host_cloud_secs=140 host_lint_secs=110
-# the Debian 13 root's DKMS install and package install for its kernel,
-# gcc-14 without ccache (2026-11-29, on a loaded host: 44 + 36-122 s)
-host_troot_secs=120
-
-warn() { printf '[check] warning: %s\n' "$*" >&2; }
-
-t_names=()
-declare -A t_kernels=() t_needs=() t_quick=() t_cost=() dur_debug=() dur_stock=()
-# meta_parse NAME LINE: the fields of NAME's "sv-test:" line LINE
-meta_parse() {
-	local name=$1 w v k
-	t_names+=("$name")
-	t_kernels[$name]='' t_needs[$name]='' t_quick[$name]='' t_cost[$name]=''
-	for w in $2; do
-		v=${w#*=}
-		case $w in
-		kernels=*)
-			[ "$v" != all ] || v=debug,first,stock
-			for k in ${v//,/ }; do
-				case $k in
-				debug | first | stock | cloud | cloud1 | trixie | sid) ;;
-				*) warn "$name: unknown kernel class '$k' in '$w'" ;;
-				esac
-			done
-			t_kernels[$name]=$v
-			;;
-		needs=*) t_needs[$name]=${v//,/ } ;;
-		quick) t_quick[$name]=1 ;;
-		cost=*)
-			[ -n "${cost_secs[$v]:-}" ] || warn "$name: unknown cost '$v' (S, M, L, XL)"
-			t_cost[$name]=$v
-			;;
-		*) warn "$name: unknown field '$w' in its sv-test line" ;;
-		esac
-	done
-	if [ -z "${t_kernels[$name]}" ]; then
-		warn "$name: no 'kernels=' in its sv-test line: runs everywhere"
-		t_kernels[$name]=debug,first,stock
-	fi
-	# the checks that keep the lines honest
-	local kk=,${t_kernels[$name]},
-	for k in ${t_needs[$name]}; do
-		if [[ " $dk_lacks " == *" $k "* ]] && [[ $kk == *,debug,* ]] && [[ $kk != *,first,* ]]; then
-			warn "$name needs $k, which the debug kernel lacks, but does not run on 'first'"
-		fi
-	done
-	if [ -n "${t_quick[$name]}" ] && [[ $kk != *,first,* ]] && [[ $kk != *,stock,* ]]; then
-		warn "$name is 'quick' but no stock kernel runs its full list"
-	fi
-}
-meta_parse kunit "$kunit_meta"
-for t in tests/user/[0-9]*.sh; do
-	[ -e "$t" ] || continue
-	line=
-	n=0
-	while IFS= read -r l && [ $((n += 1)) -le 5 ]; do
-		[[ $l != '# sv-test:'* ]] || { line=${l#'# sv-test:'}; break; }
-	done <"$t"
-	if [ -z "$line" ]; then
-		warn "$t has no '# sv-test:' line in its first 5 lines: runs on every kernel"
-		line=kernels=all
-	fi
-	meta_parse "$(basename "$t" .sh)" "$line"
-done
-if [ -f tests/user/durations ]; then
-	while read -r t d s; do
-		if [[ $t == '#'* ]] || [ -z "$t" ]; then continue; fi
-		# shellcheck disable=SC2034 # read through est's nameref
-		[ "$d" = - ] || dur_debug[$t]=$d
-		# shellcheck disable=SC2034
-		[ "$s" = - ] || dur_stock[$t]=$s
-	done <tests/user/durations
-fi
-
-# tests_on CLASS: the names of the tests that run on CLASS (debug, first, stock, cloud, cloud1)
-tests_on() {
-	local t
-	for t in "${t_names[@]}"; do
-		[[ ,${t_kernels[$t]}, != *,$1,* ]] || echo "$t"
-	done
-}
-# filter_of NAME...: guest-tests.sh's FILTER for exactly these tests
-filter_of() {
-	local IFS='|'
-	echo "^($*)\$"
-}
-# filter_runs FILTER NAME: guest-tests.sh given FILTER runs test NAME (an
-# empty FILTER runs everything, "!REGEX" what REGEX does not match)
-filter_runs() {
-	case $1 in
-	'') return 0 ;;
-	!*) [[ ! $2 =~ ${1#!} ]] ;;
-	*) [[ $2 =~ $1 ]] ;;
-	esac
-}
-# est COLUMN NAME: NAME's seconds on the debug or a stock kernel: the
-# measured time, else its cost class's, else M's
-est() {
-	local -n col=dur_$1
-	echo "${col[$2]:-${cost_secs[${t_cost[$2]:-M}]:-${cost_secs[M]}}}"
-}
-# vm_est COLUMN NAME...: a VM running these tests, in seconds
-vm_est() {
-	local col=$1 t sum
-	shift
-	if [ "$col" = debug ]; then sum=$dk_vm_secs; else sum=$stock_vm_secs; fi
-	for t in "$@"; do
-		if [ "$col" = debug ]; then
-			sum=$((sum + $(est debug "$t") + dk_test_secs))
-		else
-			sum=$((sum + $(est stock "$t") + stock_test_secs))
-		fi
-	done
-	echo $sum
-}
+# scripts/svplan.py plans the VMs (Documentation/testing.md, "What runs
+# where"): from each test's "# sv-test:" line and tests/user/durations, each
+# VM's guest-tests.sh filter (an anchored alternation of test names,
+# '^(kunit|10-link|20-cq)$'), the debug kernel's shards, sized for two
+# lanes, and the launch order below.  It reads the SV_* variables and warns
+# about the lines; check.sh finds the stock kernels and hands them over.
+# SV_PLAN=1 prints its plan and exits before anything is built.
 
 kernels=${SV_KERNELS:-}
 if [ -z "$kernels" ]; then
@@ -281,196 +95,32 @@ if [ -z "$kernels" ]; then
 fi
 [ "$kernels" != none ] || kernels=
 read -ra stock <<<"$kernels"
-# Debian's cloud kernels: the meta packages whose kernels scripts/cloud-kernel.sh
-# fetches (the kernel releases are known only after it ran)
-cloud_metas=(linux-image-cloud-amd64 linux-image-6.12-cloud-amd64)
-[ "${SV_CLOUD:-1}" != 0 ] || cloud_metas=()
-# Debian 13's kernels (trixie-backports): headers of each series to build
-# against, and the VMs of the kernels whose image is fetched too (7.3 amd64)
-read -ra trixie_series <<<"${SV_TRIXIE_SERIES:-7.2 7.3}"
-trixie_vms=1
-if [ "${SV_TRIXIE:-1}" = 0 ] || [ "$(id -u)" != 0 ]; then
-	trixie_series=() trixie_vms=0
-fi
-dk_wanted=0
-[ ! -f scripts/debug-kernel.sh ] || [ "${SV_DEBUG_KERNEL:-1}" = 0 ] || dk_wanted=1
-demo_wanted=0
-[ "${SV_DEMO:-1}" = 0 ] || [ -n "${SV_TESTS:-}${SV_DEBUG_TESTS:-}" ] || [ ${#stock[@]} -eq 0 ] || demo_wanted=1
 
-mapfile -t sel_debug < <(tests_on debug)
-mapfile -t sel_first < <(tests_on first)
-mapfile -t sel_stock < <(tests_on stock)
-mapfile -t sel_cloud < <(tests_on cloud)
-# the first cloud kernel's: the cloud lane's and the cloud1 tests
-mapfile -t sel_cloud1 < <(for t in "${t_names[@]}"; do
-	[[ ,${t_kernels[$t]}, != *,cloud,* && ,${t_kernels[$t]}, != *,cloud1,* ]] || echo "$t"
-done)
-stock_filter=${SV_TESTS:-$(filter_of "${sel_stock[@]}")}
-cloud_filter=${SV_TESTS:-$(filter_of "${sel_cloud[@]}")}
-cloud1_filter=${SV_TESTS:-$(filter_of "${sel_cloud1[@]}")}
-[ ${#sel_cloud1[@]} -gt 0 ] || [ -n "${SV_TESTS:-}" ] || cloud_metas=()
-# the sid root's VMs: its tests (SV_TESTS narrows them), on SV_SID_KERNELS
-# (default: the stock kernels but the first); none without its tests or with
-# SV_SID=0
-mapfile -t sel_sid < <(for t in $(tests_on sid); do
-	if filter_runs "${SV_TESTS:-}" "$t"; then echo "$t"; fi
-done)
-sid_filter=$(filter_of "${sel_sid[@]}")
-read -ra sid_kernels <<<"${SV_SID_KERNELS:-${stock[*]:1}}"
-[ ${#sel_sid[@]} -gt 0 ] && [ "${SV_SID:-1}" != 0 ] || sid_kernels=()
-# the Debian 13 root's VMs: its tests, on SV_TRIXIE_ROOT_KERNELS (default:
-# Debian 13's kernels with an image, known once fetched below (troot_auto);
-# without them, SV_TRIXIE=0, the last stock kernel, where the DKMS and
-# package tests skip); none without its tests or with SV_TRIXIE_ROOT=0
-mapfile -t sel_troot < <(for t in $(tests_on trixie); do
-	if filter_runs "${SV_TESTS:-}" "$t"; then echo "$t"; fi
-done)
-troot_filter=$(filter_of "${sel_troot[@]}")
-troot_auto=0 troot_kernels=()
-if [ -n "${SV_TRIXIE_ROOT_KERNELS:-}" ]; then
-	read -ra troot_kernels <<<"$SV_TRIXIE_ROOT_KERNELS"
-elif [ $trixie_vms = 1 ]; then
-	troot_auto=1
-else
-	read -ra troot_kernels <<<"${stock[*]: -1}"
-fi
-[ ${#sel_troot[@]} -gt 0 ] && [ "${SV_TRIXIE_ROOT:-1}" != 0 ] || troot_kernels=() troot_auto=0
-# without a debug kernel the first stock kernel runs everything (see below:
-# also when the debug kernel's build fails)
-first_filter=${SV_TESTS:-}
-[ $dk_wanted = 0 ] || first_filter=${SV_TESTS:-$(filter_of "${sel_first[@]}")}
-
-# plan_debug_shards: dk_shard_list, the debug kernel's VMs (one filter each)
-# from its selection and tests/user/durations, for two lanes.  The VMs
-# launch in this order (see the VM runs below): debug #1 and #2 take a lane
-# each; #1 is the long one, so #2's lane takes every stock and cloud VM and
-# make demo after it, and they end together when #2 = (all debug - all
-# stock) / 2, in VM time.  (With dk_nshards > 2 the rest is split evenly
-# among #1, #3, ..., and the greedy launch decides where #3 goes.)  Within
-# those targets each test, longest first (name order among equal times),
-# goes to the shard with the most room left (the lowest number among
-# equals): the same durations give the same shards.  A shard left empty is
-# not launched.
-# host_est: seconds of the host's stages that run beside debug #1 (see "the
-# long debug VM first"), as measured 2026-11-27 with a debug VM beside them
-# (fuzzing, DKMS, make deb, a module build per stock kernel, fetch, module
-# and DKMS per cloud kernel, the package installs, lint)
-host_est() {
-	local t=$((${#stock[@]} * host_kmod_secs + ${#cloud_metas[@]} * host_cloud_secs +
-		${#trixie_series[@]} * host_cloud_secs))
-	[ "${SV_FUZZ:-1}" = 0 ] || t=$((t + host_fuzz_secs))
-	[ "${SV_DKMS:-1}" = 0 ] || t=$((t + host_dkms_secs))
-	[ "${SV_DEB:-1}" = 0 ] || t=$((t + host_deb_secs))
-	[ "${SV_LINT:-1}" = 0 ] || t=$((t + host_lint_secs))
-	[ $troot_auto = 0 ] || t=$((t + host_troot_secs))
-	echo $t
-}
-plan_debug_shards() {
-	local total stock_total half t k best room best_room
-	local -a target load members order
-	total=$(vm_est debug "${sel_debug[@]}")
-	stock_total=0
-	if [ ${#stock[@]} -gt 0 ]; then
-		stock_total=$(($(vm_est stock "${sel_stock[@]}") * (${#stock[@]} - 1)))
-		if [ $dk_wanted = 1 ]; then
-			stock_total=$((stock_total + $(vm_est stock "${sel_first[@]}")))
-		else
-			stock_total=$((stock_total + $(vm_est stock "${t_names[@]}")))
-		fi
-	fi
-	[ $demo_wanted = 0 ] || stock_total=$((stock_total + demo_secs))
-	stock_total=$((stock_total + trixie_vms * $(vm_est stock "${sel_stock[@]}")))
-	if [ ${#cloud_metas[@]} -gt 0 ]; then
-		stock_total=$((stock_total + $(vm_est stock "${sel_cloud1[@]}") +
-			(${#cloud_metas[@]} - 1) * $(vm_est stock "${sel_cloud[@]}")))
-	fi
-	# the host's work after debug #1 starts runs in the other lane first
-	[ $dk_wanted = 0 ] || stock_total=$((stock_total + $(host_est)))
-	half=$(((total + stock_total) / 2))
-	target[2]=$((total - half))
-	[ "${target[2]}" -ge 0 ] || target[2]=0
-	# the rest in equal parts: #1 (and #3, ...)
-	for ((k = 1; k <= dk_nshards; k++)); do
-		[ $k = 2 ] || target[k]=$(((total - target[2]) / (dk_nshards - 1)))
-	done
-	for ((k = 1; k <= dk_nshards; k++)); do
-		# the test time each shard has room for, its VM's own cost off
-		target[k]=$((${target[k]:-0} - dk_vm_secs))
-		load[k]=0 members[k]=
-	done
-	mapfile -t order < <(for t in "${sel_debug[@]}"; do echo "$(est debug "$t") $t"; done |
-		sort -k1,1nr -k2,2)
-	for t in "${order[@]}"; do
-		best=1 best_room=
-		for ((k = 1; k <= dk_nshards; k++)); do
-			room=$((target[k] - load[k]))
-			if [ -z "$best_room" ] || [ $room -gt "$best_room" ]; then
-				best=$k best_room=$room
-			fi
-		done
-		load[best]=$((load[best] + ${t%% *} + dk_test_secs))
-		members[best]+=" ${t#* }"
-	done
-	dk_shard_list=()
-	for ((k = 1; k <= dk_nshards; k++)); do
-		[ -n "${members[k]}" ] || continue
-		# in the order guest-tests.sh runs them
-		# shellcheck disable=SC2046,SC2086 # lists of names
-		dk_shard_list+=("$(filter_of $(printf '%s\n' ${members[k]} | sort_names))")
-	done
-}
-# sort_names: names on stdin in guest-tests.sh's order (kunit first, then
-# the glob's order of tests/user)
-sort_names() {
-	local -A want=()
-	local t
-	while read -r t; do want[$t]=1; done
-	for t in "${t_names[@]}"; do
-		[ -z "${want[$t]:-}" ] || echo "$t"
-	done
-}
-
-if [ -n "${SV_DEBUG_SHARDS:-}" ]; then
-	read -ra dk_shard_list <<<"$SV_DEBUG_SHARDS"
-else
-	plan_debug_shards
-fi
-# SV_DEBUG_TESTS / SV_TESTS choose one selection: one VM is enough.
-[ -z "${SV_DEBUG_TESTS:-${SV_TESTS:-}}" ] || dk_shard_list=("${SV_DEBUG_TESTS:-$SV_TESTS}")
-
-# SV_PLAN=1: print what each VM would run, in launch order, and stop.
+command -v python3 >/dev/null || { echo "[check] scripts/svplan.py needs python3" >&2; exit 1; }
 if [ -n "${SV_PLAN:-}" ]; then
-	# plan_vm LABEL COLUMN FILTER: one VM's line and its tests
-	plan_vm() {
-		local t sel=()
-		for t in "${t_names[@]}"; do
-			if filter_runs "$3" "$t"; then sel+=("$t"); fi
-		done
-		printf 'vm %s: ~%s s, %s tests, filter %s\n' "$1" "$(vm_est "$2" "${sel[@]}")" ${#sel[@]} "${3:-(everything)}"
-		printf '  tests: %s\n' "${sel[*]}"
-	}
-	n=0
-	if [ $dk_wanted = 1 ]; then
-		for f in "${dk_shard_list[@]:0:2}"; do plan_vm "debug #$((n += 1))" debug "$f"; done
-		echo "host stages beside debug #1, before debug #2: ~$(host_est) s"
-	fi
-	for kver in "${stock[@]:1}"; do plan_vm "$kver" stock "$stock_filter"; done
-	[ $trixie_vms = 0 ] || plan_vm "Debian 13's 7.3 (amd64)" stock "$stock_filter"
-	for m in "${cloud_metas[@]}"; do
-		f=$cloud_filter
-		[ "$m" != "${cloud_metas[0]}" ] || f=$cloud1_filter
-		plan_vm "cloud ($m)" stock "$f"
-	done
-	if [ $dk_wanted = 1 ]; then
-		for f in "${dk_shard_list[@]:2}"; do plan_vm "debug #$((n += 1))" debug "$f"; done
-	fi
-	[ ${#stock[@]} -eq 0 ] || plan_vm "${stock[0]} (first)" stock "$first_filter"
-	for kver in "${sid_kernels[@]}"; do plan_vm "$kver (sid root)" stock "$sid_filter"; done
-	for kver in "${troot_kernels[@]}"; do plan_vm "$kver (Debian 13 root)" stock "$troot_filter"; done
-	[ $troot_auto = 0 ] || plan_vm "Debian 13's 7.3 (amd64) (Debian 13 root)" stock "$troot_filter"
-	[ $demo_wanted = 0 ] || echo "demo: make demo in a fresh clone, ~$demo_secs s"
-	exit 0
+	exec python3 scripts/svplan.py --uid "$(id -u)" plan -- "${stock[@]}"
 fi
+# The plan, as svplan.py's "shell" mode assigns it:
+stock_filter='' first_filter='' cloud_filter='' cloud1_filter='' sid_filter='' troot_filter=''
+dk_shard_list=()	# the debug kernel's VMs, one FILTER each
+cloud_metas=()		# the cloud kernels' meta packages to fetch
+trixie_series=()	# Debian 13's kernel series to build for
+sid_kernels=() troot_kernels=()	# the roots' VMs: sid's, Debian 13's
+sid_trixie=0 troot_auto=0	# 1: Debian 13's kernels join that lane once fetched
+demo_wanted=0
+nic_tests=()		# the tests with needs=nic
+plan=$(python3 scripts/svplan.py --uid "$(id -u)" shell -- "${stock[@]}")
+eval "$plan"
+
+# filter_runs FILTER NAME: guest-tests.sh given FILTER runs test NAME (an
+# empty FILTER runs everything, "!REGEX" what REGEX does not match)
+filter_runs() {
+	case $1 in
+	'') return 0 ;;
+	!*) [[ ! $2 =~ ${1#!} ]] ;;
+	*) [[ $2 =~ $1 ]] ;;
+	esac
+}
 
 # Two checks at once would clobber each other's build/ and results/: queue up.
 mkdir -p build
@@ -544,15 +194,17 @@ if [ -f ulib/Makefile ] && grep -q '^test:' ulib/Makefile; then
 	# A hung host test must not hang the whole check.
 	stage host-tests timeout -k 10 "${SV_HOST_TIMEOUT:-600}" make -C ulib test || rc=$?
 	log=$results/host-tests.log
-	# The suite's closing "N passed, N failed" line if it prints one, else TAP.
-	counts=$(sed -n 's/^.*\b\([0-9]\+\) passed, \([0-9]\+\) failed\(, \([0-9]\+\) skipped\)\?.*$/\1 \2 \4/p' "$log" | tail -n 1)
+	# The suites' closing "N passed, N failed" lines (ulib's harness, the
+	# planner's tests) added up if they print them, else TAP.
+	counts=$(sed -n 's/^.*\b\([0-9]\+\) passed, \([0-9]\+\) failed\(, \([0-9]\+\) skipped\)\?.*$/\1 \2 \4/p' "$log" |
+		awk '{ p += $1; f += $2; s += $3 } END { if (NR) print p, f, s }')
 	[ -n "$counts" ] || counts=$(count_tap "$log")
 	read -r p f s <<<"$counts"
 	s=${s:-0}
 	# A failing run that reported no failure (crash, build error) still failed.
 	[ $rc -eq 0 ] || [ "$f" -gt 0 ] || f=1
 	[ $rc -ne 0 ] || [ $((p + f + s)) -gt 0 ] || p=1
-	row "host: ulib tests" "$p" "$f" "$s" "$stage_secs" "$([ $rc -eq 0 ] || echo "exit $rc")"
+	row "host: unit tests" "$p" "$f" "$s" "$stage_secs" "$([ $rc -eq 0 ] || echo "exit $rc")"
 fi
 
 # --- svctl offline checks (tools/selftest.sh; management plane, mg) ---
@@ -708,8 +360,7 @@ dk_append='kmemleak=on pci=noacpi'
 # needs=nic
 nic_arg() {
 	local t
-	for t in "${t_names[@]}"; do
-		[[ " ${t_needs[$t]} " == *" nic "* ]] || continue
+	for t in "${nic_tests[@]}"; do
 		if filter_runs "$1" "$t"; then
 			echo --nic
 			return
@@ -752,8 +403,8 @@ fi
 # the other lane does the rest of the host's work (fuzzing, DKMS, the
 # packages, the other modules, lint) and then every other VM.  Before,
 # the host's ~13 min of builds ran with both lanes waiting, at times on one
-# busy core (fuzzing, lint).  plan_debug_shards counts that work
-# (host_secs) into the second lane.  The debug VM needs only the
+# busy core (fuzzing, lint).  svplan.py counts that work (host_est)
+# into the second lane.  The debug VM needs only the
 # userspace builds above and its own module; nothing after this point
 # writes what it reads (make deb and DKMS build in copies, the package
 # installs in overlays).
@@ -874,61 +525,52 @@ if [ ${#trixie_series[@]} -gt 0 ]; then
 	fi
 fi
 
-# the sid root runs on Debian 13's 7.3 as well (unless SV_SID_KERNELS says)
-if [ -z "${SV_SID_KERNELS:-}" ] && [ ${#sel_sid[@]} -gt 0 ] && [ "${SV_SID:-1}" != 0 ]; then
-	for kver in "${trixie[@]}"; do
-		[ ! -f "build/$kver/kmod/softverbs.ko" ] || sid_kernels+=("$kver")
-	done
-fi
-# the Debian 13 root's kernels by default: Debian 13's own, with an image
-# and a module (7.3 amd64); without one, the last stock kernel
-if [ $troot_auto = 1 ]; then
-	for kver in "${trixie[@]}"; do
-		[ ! -f "build/$kver/kmod/softverbs.ko" ] || troot_kernels+=("$kver")
-	done
-	[ ${#troot_kernels[@]} -gt 0 ] || read -ra troot_kernels <<<"${stock[*]: -1}"
-fi
+# Debian 13's kernels with an image and a module (7.3 amd64) join the
+# roots' lanes: the sid root's unless SV_SID_KERNELS says otherwise, the
+# Debian 13 root's by default, which without one takes the last stock kernel
+for kver in "${trixie[@]}"; do
+	[ -f "build/$kver/kmod/softverbs.ko" ] || continue
+	[ "$sid_trixie" = 0 ] || sid_kernels+=("$kver")
+	[ "$troot_auto" = 0 ] || troot_kernels+=("$kver")
+done
+[ "$troot_auto" = 0 ] || [ ${#troot_kernels[@]} -gt 0 ] || troot_kernels=("${stock[@]: -1}")
 
-# --- the sid root --------------------------------------------------------------
-# rdma-core 65's suite needs sid's python3.14: scripts/test-root.sh builds a
-# sid root once (debootstrap and the packages: ~2 min, ~620 MB in the cache)
-# and the kernels=sid tests run in it (run.sh --root) with the module built
-# above for each kernel of sid_kernels.  Root only (debootstrap, chroot).
-sid_root=
-if [ ${#sid_kernels[@]} -gt 0 ]; then
+# --- the test roots ------------------------------------------------------------
+# Other Debian user spaces, built once by scripts/test-root.sh (debootstrap
+# and the packages, ~1.5-2 min, 600-800 MB in the cache) and booted with
+# run.sh --root on the kernels of their lane, with the module built above
+# for each.  Root only (debootstrap, chroot).
+#   sid     rdma-core 65's suite (it needs sid's python3.14): the kernels=sid
+#           tests on sid_kernels
+#   trixie  Debian 13's user space as its users have it (UCX with its verbs
+#           transports, which sid's UCX lacks; Open MPI 5; dkms and gcc-14):
+#           the kernels=trixie tests on troot_kernels, by default Debian 13's
+#           7.3.  For those of Debian 13's kernels, its dkms builds the module
+#           into the unpacked tree, as a Debian 13 user's "make dkms-install"
+#           would (16-dkms; removed at exit with the other DKMS installs), and
+#           the packages install in a copy of it below (17-deb).
+# root_build SUITE LABEL SKIPVAR KERNELS_VAR ROOT_VAR: the root of SUITE
+# into ROOT_VAR when the array KERNELS_VAR names has kernels; a row and no
+# kernels left when it cannot be had
+# shellcheck disable=SC2034 # rb_root and rb_kernels: the caller's variables
+root_build() {
+	local suite=$1 label=$2 skip=$3
+	local -n rb_kernels=$4 rb_root=$5
+	rb_root=
+	[ ${#rb_kernels[@]} -gt 0 ] || return 0
 	if [ "$(id -u)" != 0 ]; then
-		row "sid root" 0 0 1 0 "not root: debootstrap needs root (SV_SID=0 skips it)"
-		sid_kernels=()
-	elif stage test-root-sid bash scripts/test-root.sh build sid; then
-		sid_root=$(sed -n 's/^ROOT=//p' "$results/test-root-sid.log" | tail -n 1)
+		row "$label" 0 0 1 0 "not root: debootstrap needs root ($skip=0 skips it)"
+		rb_kernels=()
+	elif stage "test-root-$suite" bash scripts/test-root.sh build "$suite"; then
+		rb_root=$(sed -n 's/^ROOT=//p' "$results/test-root-$suite.log" | tail -n 1)
 	else
-		row "sid root" 0 1 0 "$stage_secs" "see results/test-root-sid.log (SV_SID=0 skips it)"
-		sid_kernels=()
+		row "$label" 0 1 0 "$stage_secs" "see results/test-root-$suite.log ($skip=0 skips it)"
+		rb_kernels=()
 	fi
-fi
-
-# --- the Debian 13 root --------------------------------------------------------
-# Debian 13's user space as its users have it (UCX with its verbs
-# transports, which sid's UCX lacks; Open MPI 5; dkms and gcc-14):
-# scripts/test-root.sh builds a trixie root once (~1.5 min, ~800 MB in the
-# cache) and the kernels=trixie tests run in it on each kernel of
-# troot_kernels, by default Debian 13's 7.3.  For those of Debian 13's
-# kernels, its dkms builds the module into the unpacked tree, as a Debian
-# 13 user's "make dkms-install" would (16-dkms; removed at exit with the
-# other DKMS installs), and the packages install in a copy of it below
-# (17-deb).  Root only.
-troot=
-if [ ${#troot_kernels[@]} -gt 0 ]; then
-	if [ "$(id -u)" != 0 ]; then
-		row "Debian 13 root" 0 0 1 0 "not root: debootstrap needs root (SV_TRIXIE_ROOT=0 skips it)"
-		troot_kernels=()
-	elif stage test-root-trixie bash scripts/test-root.sh build trixie; then
-		troot=$(sed -n 's/^ROOT=//p' "$results/test-root-trixie.log" | tail -n 1)
-	else
-		row "Debian 13 root" 0 1 0 "$stage_secs" "see results/test-root-trixie.log (SV_TRIXIE_ROOT=0 skips it)"
-		troot_kernels=()
-	fi
-fi
+}
+sid_root='' troot=''
+root_build sid "sid root" SV_SID sid_kernels sid_root
+root_build trixie "Debian 13 root" SV_TRIXIE_ROOT troot_kernels troot
 # trixie_image KVER: KVER is one of Debian 13's kernels unpacked with its
 # image (scripts/trixie-kernel.sh), which the Debian 13 root can build for
 trixie_image() { grep -q '^KERNEL=' <<<"$(bash scripts/trixie-kernel.sh print "$1" 2>/dev/null)"; }
@@ -1027,7 +669,7 @@ fi
 # depends on the kernel ("stock").  Without a debug kernel the first stock
 # kernel runs everything.
 #
-# The VM order is chosen for two lanes (plan_debug_shards sizes the shards
+# The VM order is chosen for two lanes (svplan.py sizes the shards
 # for it): the first two launched take one lane each, and the lane that
 # frees first takes the next.  So: debug shard #1, #2, the other stock
 # kernels, the cloud kernels, the first stock kernel, make demo.  One lane
@@ -1074,22 +716,23 @@ if [ ${#stock[@]} -gt 0 ]; then
 	launch "$results/$kver" vm_job "$kver" "$kver" "$results/$kver" "$vm_timeout" "$first_filter" --kver "$kver" \
 		$(nic_arg "$first_filter")
 fi
-# the sid root's VMs (rdma-core 65's suite, three runs of it: long)
-for kver in "${sid_kernels[@]}"; do
-	[ -n "$sid_root" ] || break
-	# shellcheck disable=SC2046 # nic_arg: one word or none
-	launch "$results/$kver-sid" vm_job "$kver sid root" "$kver" "$results/$kver-sid" "$vm_timeout" "$sid_filter" \
-		--kver "$kver" --root "$sid_root" $(nic_arg "$sid_filter")
-done
-# the Debian 13 root's VMs (UCX, libfabric, Open MPI of Debian 13)
-for kver in "${troot_kernels[@]}"; do
-	[ -n "$troot" ] || break
-	# shellcheck disable=SC2046 # nic_arg: one word or none
-	launch "$results/$kver-trixie" vm_job "$kver Debian 13 root" "$kver" "$results/$kver-trixie" "$vm_timeout" "$troot_filter" \
-		--kver "$kver" --root "$troot" $(nic_arg "$troot_filter")
-done
+# the roots' VMs: the sid root's (rdma-core 65's suite, three runs of it:
+# long), the Debian 13 root's (UCX, libfabric, Open MPI of Debian 13)
+# launch_root SUFFIX LABEL FILTER ROOT KVER...: a VM of ROOT on each KVER
+launch_root() {
+	local suffix=$1 label=$2 filter=$3 rootdir=$4 kver
+	shift 4
+	[ -n "$rootdir" ] || return 0
+	for kver in "$@"; do
+		# shellcheck disable=SC2046 # nic_arg: one word or none
+		launch "$results/$kver-$suffix" vm_job "$kver $label" "$kver" "$results/$kver-$suffix" "$vm_timeout" \
+			"$filter" --kver "$kver" --root "$rootdir" $(nic_arg "$filter")
+	done
+}
+launch_root sid "sid root" "$sid_filter" "$sid_root" "${sid_kernels[@]}"
+launch_root trixie "Debian 13 root" "$troot_filter" "$troot" "${troot_kernels[@]}"
 # last, in the lane that frees first: about two minutes
-if [ $demo_wanted = 1 ]; then
+if [ "$demo_wanted" = 1 ]; then
 	launch "$results/demo" demo_job "$results/demo"
 fi
 wait
