@@ -37,6 +37,11 @@
 #                         for each, in the Debian 13 root of scripts/trixie-root.sh
 #                         where the host lacks their compiler, and the 7.3 amd64
 #                         kernel's VM runs the stock selection; root only)
+#   SV_TRIXIE_FROM=SERIES Debian 13's own kernel (default 6.12, headers only)
+#                         that the Debian 13 root's package install runs
+#                         first and upgrades to 7.3 from, through DKMS's
+#                         kernel hook (deb-install.sh --from); "" installs
+#                         on 7.3 directly
 #   SV_CLOUD=0            skip Debian's cloud kernels (scripts/cloud-kernel.sh
 #                         fetches and unpacks them into the cache, never into
 #                         /boot; their VMs share the host root over virtio-fs,
@@ -157,8 +162,10 @@ dk_vm_secs=65 dk_test_secs=4 stock_vm_secs=15 stock_test_secs=1 demo_secs=140
 host_fuzz_secs=130 host_dkms_secs=100 host_deb_secs=180 host_kmod_secs=65
 host_cloud_secs=140 host_lint_secs=110
 # the Debian 13 root's DKMS install and package install for its kernel,
-# gcc-14 without ccache (2026-11-29, on a loaded host: 44 + 36-122 s)
-host_troot_secs=120
+# gcc-14 without ccache (2026-11-29, on a loaded host: 44 + 36-122 s), and
+# the package install's upgrade from 6.12: one DKMS build more (the 7.3
+# cloud kernel's replaces its module build)
+host_troot_secs=180
 
 warn() { printf '[check] warning: %s\n' "$*" >&2; }
 
@@ -288,9 +295,13 @@ cloud_metas=(linux-image-cloud-amd64 linux-image-6.12-cloud-amd64)
 # Debian 13's kernels (trixie-backports): headers of each series to build
 # against, and the VMs of the kernels whose image is fetched too (7.3 amd64)
 read -ra trixie_series <<<"${SV_TRIXIE_SERIES:-7.2 7.3}"
+# and the series of Debian 13's own kernel (headers only): the kernel the
+# Debian 13 root's package install starts from and upgrades to 7.3 from
+# (deb-install.sh --from, below)
+trixie_from=${SV_TRIXIE_FROM-6.12}
 trixie_vms=1
 if [ "${SV_TRIXIE:-1}" = 0 ] || [ "$(id -u)" != 0 ]; then
-	trixie_series=() trixie_vms=0
+	trixie_series=() trixie_vms=0 trixie_from=
 fi
 dk_wanted=0
 [ ! -f scripts/debug-kernel.sh ] || [ "${SV_DEBUG_KERNEL:-1}" = 0 ] || dk_wanted=1
@@ -858,11 +869,23 @@ fi
 # scripts/trixie-root.sh when the host lacks it.  Each kernel's module
 # build is a test; the kernels with an image (KERNEL= lines) of the amd64
 # flavour get a VM below.
-trixie=()
+# The kernel of SV_TRIXIE_FROM (troot_from) gets no module build here, and
+# the 7.3 cloud kernel's (trixie_hook) waits: the Debian 13 root's package
+# install builds for both through DKMS (below), else build_kmod does after.
+trixie=() troot_from='' trixie_hook=()
 if [ ${#trixie_series[@]} -gt 0 ]; then
-	if stage trixie-kernels bash scripts/trixie-kernel.sh fetch "${trixie_series[@]}"; then
+	if stage trixie-kernels bash scripts/trixie-kernel.sh fetch "${trixie_series[@]}" ${trixie_from:+"$trixie_from"}; then
 		mapfile -t trixie_all < <(sed -n 's/^KVER=//p' "$results/trixie-kernels.log")
 		for kver in "${trixie_all[@]}"; do
+			[[ -z $trixie_from || $kver != "$trixie_from".*-amd64 || $kver == *-cloud-amd64 ]] || troot_from=$kver
+		done
+		for kver in "${trixie_all[@]}"; do
+			[ "$kver" != "$troot_from" ] || continue
+			if [ -n "$troot_from" ] && [[ $kver == *-cloud-amd64 ]] &&
+				grep -qF "KERNEL=" <<<"$(bash scripts/trixie-kernel.sh print "$kver")"; then
+				trixie_hook+=("$kver")
+				continue
+			fi
 			build_kmod "$kver" "$kver" "$(grep -F "/linux-headers-$kver" "$results/trixie-kernels.log" | sed -n 's/^KDIR=//p' | head -n 1)"
 			if grep -qF "KERNEL=" <<<"$(bash scripts/trixie-kernel.sh print "$kver")" &&
 				[[ $kver == *-amd64 && $kver != *-cloud-amd64 ]]; then
@@ -951,10 +974,17 @@ fi
 # the first stock kernel through an upgrade from an older package).  For
 # the Debian 13 root's VMs on Debian 13's kernels, in a copy of that root
 # with the kernel's unpacked headers, DKMS building with its gcc-14:
-# build/deb-inst/trixie/KVER (deb-install.sh --root).  Root only (mount
-# namespaces).  ~35 s a kernel alone with a warm compiler cache; 6.1's
-# upgrade is two builds; the Debian 13 root's, without ccache, 36-122 s.
+# build/deb-inst/trixie/KVER (deb-install.sh --root).  On the first of
+# them, with Debian 13's own kernel fetched (troot_from, 6.12), as a
+# kernel upgrade: the packages install on 6.12 (DKMS builds for it), then
+# the real linux-headers packages of 7.3 and of the 7.3 cloud kernel
+# (trixie_hook) install and DKMS's header hook builds for each
+# (deb-install.sh --from, --also).  Root only (mount namespaces).  ~35 s
+# a kernel alone with a warm compiler cache; 6.1's upgrade is two builds;
+# the Debian 13 root's, without ccache, three builds: 6.12, 7.3 and 7.3
+# cloud, 349 s beside two TCG VMs (load 8-11), where one took 36-122 s.
 rm -rf build/deb-inst
+hook_done=0
 if [ $deb_ok = 1 ] && [ "$(id -u)" = 0 ]; then
 	# one install each: "KVER|OUT|deb-install.sh's options|label"
 	deb_jobs=()
@@ -968,7 +998,14 @@ if [ $deb_ok = 1 ] && [ "$(id -u)" = 0 ]; then
 	[ ${#cloud[@]} -eq 0 ] || ! filter_runs "$cloud1_filter" 17-deb || deb_jobs+=("${cloud[0]}|${cloud[0]}||${cloud[0]}")
 	if [ -n "$troot" ] && filter_runs "$troot_filter" 17-deb; then
 		for kver in "${troot_kernels[@]}"; do
-			! trixie_image "$kver" || deb_jobs+=("$kver|trixie/$kver|--root $troot|$kver-trixie")
+			trixie_image "$kver" || continue
+			how="--root $troot"
+			if [ -n "$troot_from" ] && [ $hook_done = 0 ]; then
+				how+=" --from $troot_from"
+				for k in "${trixie_hook[@]}"; do how+=" --also $k"; done
+				hook_done=1
+			fi
+			deb_jobs+=("$kver|trixie/$kver|$how|$kver-trixie")
 		done
 	fi
 	# all at once: each is mostly one process at a time (dpkg, Kbuild's
@@ -980,7 +1017,7 @@ if [ $deb_ok = 1 ] && [ "$(id -u)" = 0 ]; then
 		IFS='|' read -r kver dir how name <<<"$job"
 		(
 			t0=$(now) rc=0
-			# shellcheck disable=SC2086 # options: none, one or two words
+			# shellcheck disable=SC2086 # options: none or some words
 			bash scripts/deb-install.sh $how "$kver" "build/deb-inst/$dir" \
 				>"$results/deb-install-$name.log" 2>&1 || rc=$?
 			echo "$rc $(secs "$t0")" >"$results/deb-install-$name.rc"
@@ -992,6 +1029,7 @@ if [ $deb_ok = 1 ] && [ "$(id -u)" = 0 ]; then
 		IFS='|' read -r kver dir how name <<<"$job"
 		label="$kver: deb install"
 		[ "$dir" = "$kver" ] || label+=" (Debian 13 root)"
+		[[ $how != *--from* ]] || label="$kver: deb install from ${troot_from%%-*} (Debian 13 root)"
 		read -r rc stage_secs <"$results/deb-install-$name.rc"
 		timings+=("deb-install-$name|$stage_secs")
 		if [ "$rc" = 0 ]; then
@@ -1002,6 +1040,13 @@ if [ $deb_ok = 1 ] && [ "$(id -u)" = 0 ]; then
 			tail -n 20 "$results/deb-install-$name.log" | sed 's/^/    /'
 			row "$label" 0 1 0 "$stage_secs" "see results/deb-install-$name.log and build/deb-inst/$dir"
 		fi
+	done
+fi
+
+# the kernels whose module the package install above did not build
+if [ $hook_done = 0 ]; then
+	for kver in "${trixie_hook[@]}"; do
+		build_kmod "$kver" "$kver" "$(bash scripts/trixie-kernel.sh print "$kver" | sed -n 's/^KDIR=//p')"
 	done
 fi
 
