@@ -479,6 +479,8 @@ if [ -n "${SV_PLAN:-}" ]; then
 	for kver in "${sid_kernels[@]}"; do plan_vm "$kver (sid root)" stock "$sid_filter"; done
 	for kver in "${troot_kernels[@]}"; do plan_vm "$kver (Debian 13 root)" stock "$troot_filter"; done
 	[ $troot_auto = 0 ] || plan_vm "Debian 13's 7.3 (amd64) (Debian 13 root)" stock "$troot_filter"
+	[ $troot_auto = 0 ] || [ -z "$trixie_from" ] || ! filter_runs "$troot_filter" 17-deb ||
+		plan_vm "Debian 13's 7.3 cloud (Debian 13 root)" stock '^(17-deb)$'
 	[ $demo_wanted = 0 ] || echo "demo: make demo in a fresh clone, ~$demo_secs s"
 	exit 0
 fi
@@ -617,13 +619,15 @@ build_kmod() {
 vm_job() {
 	local label=$1 kver=$2 dir=$3 timeout=$4 filter=$5
 	shift 5
-	local p=0 f=0 s=0 t0 note=() rc kp kf ks tp tf ts counts cpu
+	local p=0 f=0 s=0 t0 note=() rc kp kf ks tp tf ts counts cpu mod=$root/build/$kver/kmod/softverbs.ko
 	mkdir -p "$dir"
+	# (a kernel of trixie_hook has no module build: the tests modprobe)
+	[[ -f $mod || " ${trixie_hook[*]} " != *" $kver "* ]] || mod=''
 	t0=$(now)
 	say "vm $label: booting"
 	set +e
 	tests/vm/run.sh "$@" --timeout "$timeout" --log "$dir/console.log" --results "$dir/tap.txt" \
-		-- tests/vm/guest-tests.sh -m "$root/build/$kver/kmod/softverbs.ko" ${filter:+"$filter"} \
+		-- tests/vm/guest-tests.sh -m "$mod" ${filter:+"$filter"} \
 		2>"$dir/run.err" | grep --line-buffered -E '^(not )?ok [0-9]+ |^# time: ' | sed -u "s/^/    [$label] /"
 	rc=${PIPESTATUS[0]}
 	set -e
@@ -1133,6 +1137,15 @@ for kver in "${troot_kernels[@]}"; do
 	launch "$results/$kver-trixie" vm_job "$kver Debian 13 root" "$kver" "$results/$kver-trixie" "$vm_timeout" "$troot_filter" \
 		--kver "$kver" --root "$troot" $(nic_arg "$troot_filter")
 done
+# the 7.3 cloud kernel in the Debian 13 root: 17-deb with the module
+# DKMS's header hook built for it in the package install above (which is
+# its module build: no module under test)
+if [ -n "$troot" ] && [ $hook_done = 1 ] && filter_runs "$troot_filter" 17-deb; then
+	for kver in "${trixie_hook[@]}"; do
+		launch "$results/$kver-trixie" vm_job "$kver Debian 13 root" "$kver" "$results/$kver-trixie" "$vm_timeout" \
+			'^(17-deb)$' --kver "$kver" --root "$troot"
+	done
+fi
 # last, in the lane that frees first: about two minutes
 if [ $demo_wanted = 1 ]; then
 	launch "$results/demo" demo_job "$results/demo"

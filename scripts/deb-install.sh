@@ -63,8 +63,9 @@
 #     [--also KVER2: KVER2's headers the same way after KVER's (the 7.3
 #      cloud kernel); checked the same]
 # OUT/root.tar holds what the install wrote for KVER (the kernel packages'
-# files and KVER0's tree left out), for 17-deb on KVER as without --from;
-# apt-get remove must then take the module out of every kernel.
+# files and KVER0's tree left out), for 17-deb on KVER as without --from,
+# and OUT's sibling KVER2/ the same for KVER2; apt-get remove must then
+# take the module out of every kernel.
 #
 # Why on the host: DKMS's build in a TCG guest took 6-10 minutes per build
 # in make check (Documentation/testing.md, "The package tests"); here it
@@ -182,6 +183,10 @@ fi
 if [ -z "${SV_DEB_NS:-}" ]; then
 	rm -rf "$out"
 	mkdir -p "$out"
+	for k in "${also[@]}"; do
+		rm -rf "$(dirname "$out")/${k:?}"
+		mkdir "$(dirname "$out")/$k"
+	done
 	args=("$kver" "$(realpath "$out")")
 	for k in "${also[@]}"; do args=(--also "$k" "${args[@]}"); done
 	[ -z "$from" ] || args=(--from "$from" "${args[@]}")
@@ -190,7 +195,14 @@ if [ -z "${SV_DEB_NS:-}" ]; then
 	exec unshare --mount --propagation private env SV_DEB_NS=1 bash "$0" "${args[@]}"
 fi
 
-fail() { echo "$*" >"$out/failed"; echo "deb-install.sh: $kver: $*" >&2; exit 1; }
+# (OUT's siblings of --also fail with it)
+fail() {
+	local k
+	echo "$*" >"$out/failed"
+	for k in "${also[@]}"; do echo "$*" >"$(dirname "$out")/$k/failed"; done
+	echo "deb-install.sh: $kver: $*" >&2
+	exit 1
+}
 
 t=$(mktemp -d /tmp/sv-deb-install.XXXXXX)
 mount -t tmpfs sv-deb-install "$t"
@@ -385,18 +397,30 @@ fi
 # and apt's own state (the VM checks use, not bookkeeping).  Whiteouts
 # (character devices: what the clean slate deleted) stay out; the test
 # makes its own clean slate.
-if [ -n "$from" ]; then
-	# --from: not the kernel packages' files (the VM has its kernel), nor
-	# the module trees of the upper layer (KVER0's); KVER's tree from its
-	# own overlay's upper layer.  (No file name here has a newline.)
-	in_root dpkg -L "${kpkgs[@]}" | sed 's,^/,,' >"$t/kernel-files"
+# pack_hooked K TAR: for --from, what a VM of K gets: not the kernel
+# packages' files (the VM has its kernel), nor the module trees of the
+# upper layer (KVER0's); K's tree from its own overlay's upper layer.  (No
+# file name here has a newline.)
+pack_hooked() {
+	local k=$1 tar=$2
 	(
 		cd "$t/up"
 		for d in usr etc var/lib/dkms; do [ ! -e "$d" ] || find "$d" ! -type c ! -path 'usr/lib/modules/*'; done
-	) | grep -vxF -f "$t/kernel-files" | tar -C "$t/up" --no-recursion -T - -cf "$out/root.tar"
-	(cd "$t/kup-$kver" && find . -mindepth 1 ! -type c -printf "usr/lib/modules/$kver/%P\n") |
-		grep -vxF -f "$t/kernel-files" | sed "s,^usr/lib/modules/$kver/,," |
-		tar -C "$t/kup-$kver" --no-recursion -T - --transform "s,^,usr/lib/modules/$kver/," -rf "$out/root.tar"
+	) | grep -vxF -f "$t/kernel-files" | tar -C "$t/up" --no-recursion -T - -cf "$tar"
+	(cd "$t/kup-$k" && find . -mindepth 1 ! -type c -printf "usr/lib/modules/$k/%P\n") |
+		grep -vxF -f "$t/kernel-files" | sed "s,^usr/lib/modules/$k/,," |
+		tar -C "$t/kup-$k" --no-recursion -T - --transform "s,^,usr/lib/modules/$k/," -rf "$tar"
+	# (a copy of tar's listing, as in module_of)
+	grep -q "^usr/lib/modules/$k/updates/dkms/softverbs\.ko" <<<"$(tar -tf "$tar")" ||
+		fail "$tar lacks the module for $k"
+}
+if [ -n "$from" ]; then
+	in_root dpkg -L "${kpkgs[@]}" | sed 's,^/,,' >"$t/kernel-files"
+	pack_hooked "$kver" "$out/root.tar"
+	for k in "${also[@]}"; do
+		pack_hooked "$k" "$(dirname "$out")/$k/root.tar"
+		cp "$out/root" "$(dirname "$out")/$k/root"
+	done
 else
 	(
 		cd "$t/up"
@@ -433,4 +457,8 @@ ccache=
 		END { printf "ccache %d hits, %d misses", h, m }')
 [ -z "$ccache" ] || summary+=("$ccache")
 (IFS=";"; echo "${summary[*]}") | sed "s/;/, /g" >"$out/summary"
+for k in "${also[@]}"; do
+	cp "$out/summary" "$(dirname "$out")/$k/summary"
+	touch "$(dirname "$out")/$k/ok"
+done
 touch "$out/ok"
