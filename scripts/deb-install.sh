@@ -1,6 +1,6 @@
 #!/bin/bash
-# deb-install.sh [--upgrade] [--root DIR [--from KVER0 [--also KVER2]...]] KVER OUT:
-# install make deb's
+# deb-install.sh [--upgrade] [--root DIR [--from KVER0 [--also KVER2]...]]
+#     KVER OUT: install make deb's
 # packages for one kernel the way a user does ("apt install ./*.deb"), in a
 # throwaway copy of this system (or of the Debian root DIR), check the
 # result, and leave in OUT what the kernel's VM needs to use it
