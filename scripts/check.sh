@@ -38,6 +38,11 @@
 #                         for each, in the Debian 13 root of scripts/trixie-root.sh
 #                         where the host lacks their compiler, and the 7.3 amd64
 #                         kernel's VM runs the stock selection; root only)
+#   SV_TRIXIE_FROM=SERIES Debian 13's own kernel (default 6.12, headers only)
+#                         that the Debian 13 root's package install runs
+#                         first and upgrades to 7.3 from, through DKMS's
+#                         kernel hook (deb-install.sh --from); "" installs
+#                         on 7.3 directly
 #   SV_CLOUD=0            skip Debian's cloud kernels (scripts/cloud-kernel.sh
 #                         fetches and unpacks them into the cache, never into
 #                         /boot; their VMs share the host root over virtio-fs,
@@ -107,6 +112,7 @@ cloud_metas=()		# the cloud kernels' meta packages to fetch
 trixie_series=()	# Debian 13's kernel series to build for
 sid_kernels=() troot_kernels=()	# the roots' VMs: sid's, Debian 13's
 sid_trixie=0 troot_auto=0	# 1: Debian 13's kernels join that lane once fetched
+trixie_from=''		# Debian 13's kernel the package install upgrades from
 demo_wanted=0
 nic_tests=()		# the tests with needs=nic
 plan=$(python3 scripts/svplan.py --uid "$(id -u)" shell -- "${stock[@]}")
@@ -258,13 +264,15 @@ build_kmod() {
 vm_job() {
 	local label=$1 kver=$2 dir=$3 timeout=$4 filter=$5
 	shift 5
-	local p=0 f=0 s=0 t0 note=() rc kp kf ks tp tf ts counts cpu
+	local p=0 f=0 s=0 t0 note=() rc kp kf ks tp tf ts counts cpu mod=$root/build/$kver/kmod/softverbs.ko
 	mkdir -p "$dir"
+	# (a kernel of trixie_hook has no module build: the tests modprobe)
+	[[ -f $mod || " ${trixie_hook[*]} " != *" $kver "* ]] || mod=''
 	t0=$(now)
 	say "vm $label: booting"
 	set +e
 	tests/vm/run.sh "$@" --timeout "$timeout" --log "$dir/console.log" --results "$dir/tap.txt" \
-		-- tests/vm/guest-tests.sh -m "$root/build/$kver/kmod/softverbs.ko" ${filter:+"$filter"} \
+		-- tests/vm/guest-tests.sh -m "$mod" ${filter:+"$filter"} \
 		2>"$dir/run.err" | grep --line-buffered -E '^(not )?ok [0-9]+ |^# time: ' | sed -u "s/^/    [$label] /"
 	rc=${PIPESTATUS[0]}
 	set -e
@@ -509,11 +517,23 @@ fi
 # scripts/trixie-root.sh when the host lacks it.  Each kernel's module
 # build is a test; the kernels with an image (KERNEL= lines) of the amd64
 # flavour get a VM below.
-trixie=()
+# The kernel of SV_TRIXIE_FROM (troot_from) gets no module build here, and
+# the 7.3 cloud kernel's (trixie_hook) waits: the Debian 13 root's package
+# install builds for both through DKMS (below), else build_kmod does after.
+trixie=() troot_from='' trixie_hook=()
 if [ ${#trixie_series[@]} -gt 0 ]; then
-	if stage trixie-kernels bash scripts/trixie-kernel.sh fetch "${trixie_series[@]}"; then
+	if stage trixie-kernels bash scripts/trixie-kernel.sh fetch "${trixie_series[@]}" ${trixie_from:+"$trixie_from"}; then
 		mapfile -t trixie_all < <(sed -n 's/^KVER=//p' "$results/trixie-kernels.log")
 		for kver in "${trixie_all[@]}"; do
+			[[ -z $trixie_from || $kver != "$trixie_from".*-amd64 || $kver == *-cloud-amd64 ]] || troot_from=$kver
+		done
+		for kver in "${trixie_all[@]}"; do
+			[ "$kver" != "$troot_from" ] || continue
+			if [ -n "$troot_from" ] && [[ $kver == *-cloud-amd64 ]] &&
+				grep -qF "KERNEL=" <<<"$(bash scripts/trixie-kernel.sh print "$kver")"; then
+				trixie_hook+=("$kver")
+				continue
+			fi
 			build_kmod "$kver" "$kver" "$(grep -F "/linux-headers-$kver" "$results/trixie-kernels.log" | sed -n 's/^KDIR=//p' | head -n 1)"
 			if grep -qF "KERNEL=" <<<"$(bash scripts/trixie-kernel.sh print "$kver")" &&
 				[[ $kver == *-amd64 && $kver != *-cloud-amd64 ]]; then
@@ -593,10 +613,17 @@ fi
 # the first stock kernel through an upgrade from an older package).  For
 # the Debian 13 root's VMs on Debian 13's kernels, in a copy of that root
 # with the kernel's unpacked headers, DKMS building with its gcc-14:
-# build/deb-inst/trixie/KVER (deb-install.sh --root).  Root only (mount
-# namespaces).  ~35 s a kernel alone with a warm compiler cache; 6.1's
-# upgrade is two builds; the Debian 13 root's, without ccache, 36-122 s.
+# build/deb-inst/trixie/KVER (deb-install.sh --root).  On the first of
+# them, with Debian 13's own kernel fetched (troot_from, 6.12), as a
+# kernel upgrade: the packages install on 6.12 (DKMS builds for it), then
+# the real linux-headers packages of 7.3 and of the 7.3 cloud kernel
+# (trixie_hook) install and DKMS's header hook builds for each
+# (deb-install.sh --from, --also).  Root only (mount namespaces).  ~35 s
+# a kernel alone with a warm compiler cache; 6.1's upgrade is two builds;
+# the Debian 13 root's, without ccache, three builds: 6.12, 7.3 and 7.3
+# cloud, 349 s beside two TCG VMs (load 8-11), where one took 36-122 s.
 rm -rf build/deb-inst
+hook_done=0
 if [ $deb_ok = 1 ] && [ "$(id -u)" = 0 ]; then
 	# one install each: "KVER|OUT|deb-install.sh's options|label"
 	deb_jobs=()
@@ -610,7 +637,14 @@ if [ $deb_ok = 1 ] && [ "$(id -u)" = 0 ]; then
 	[ ${#cloud[@]} -eq 0 ] || ! filter_runs "$cloud1_filter" 17-deb || deb_jobs+=("${cloud[0]}|${cloud[0]}||${cloud[0]}")
 	if [ -n "$troot" ] && filter_runs "$troot_filter" 17-deb; then
 		for kver in "${troot_kernels[@]}"; do
-			! trixie_image "$kver" || deb_jobs+=("$kver|trixie/$kver|--root $troot|$kver-trixie")
+			trixie_image "$kver" || continue
+			how="--root $troot"
+			if [ -n "$troot_from" ] && [ $hook_done = 0 ]; then
+				how+=" --from $troot_from"
+				for k in "${trixie_hook[@]}"; do how+=" --also $k"; done
+				hook_done=1
+			fi
+			deb_jobs+=("$kver|trixie/$kver|$how|$kver-trixie")
 		done
 	fi
 	# all at once: each is mostly one process at a time (dpkg, Kbuild's
@@ -622,7 +656,7 @@ if [ $deb_ok = 1 ] && [ "$(id -u)" = 0 ]; then
 		IFS='|' read -r kver dir how name <<<"$job"
 		(
 			t0=$(now) rc=0
-			# shellcheck disable=SC2086 # options: none, one or two words
+			# shellcheck disable=SC2086 # options: none or some words
 			bash scripts/deb-install.sh $how "$kver" "build/deb-inst/$dir" \
 				>"$results/deb-install-$name.log" 2>&1 || rc=$?
 			echo "$rc $(secs "$t0")" >"$results/deb-install-$name.rc"
@@ -634,6 +668,7 @@ if [ $deb_ok = 1 ] && [ "$(id -u)" = 0 ]; then
 		IFS='|' read -r kver dir how name <<<"$job"
 		label="$kver: deb install"
 		[ "$dir" = "$kver" ] || label+=" (Debian 13 root)"
+		[[ $how != *--from* ]] || label="$kver: deb install from ${troot_from%%-*} (Debian 13 root)"
 		read -r rc stage_secs <"$results/deb-install-$name.rc"
 		timings+=("deb-install-$name|$stage_secs")
 		if [ "$rc" = 0 ]; then
@@ -644,6 +679,13 @@ if [ $deb_ok = 1 ] && [ "$(id -u)" = 0 ]; then
 			tail -n 20 "$results/deb-install-$name.log" | sed 's/^/    /'
 			row "$label" 0 1 0 "$stage_secs" "see results/deb-install-$name.log and build/deb-inst/$dir"
 		fi
+	done
+fi
+
+# the kernels whose module the package install above did not build
+if [ $hook_done = 0 ]; then
+	for kver in "${trixie_hook[@]}"; do
+		build_kmod "$kver" "$kver" "$(bash scripts/trixie-kernel.sh print "$kver" | sed -n 's/^KDIR=//p')"
 	done
 fi
 
@@ -731,6 +773,15 @@ launch_root() {
 }
 launch_root sid "sid root" "$sid_filter" "$sid_root" "${sid_kernels[@]}"
 launch_root trixie "Debian 13 root" "$troot_filter" "$troot" "${troot_kernels[@]}"
+# the 7.3 cloud kernel in the Debian 13 root: 17-deb with the module
+# DKMS's header hook built for it in the package install above (which is
+# its module build: no module under test)
+if [ -n "$troot" ] && [ $hook_done = 1 ] && filter_runs "$troot_filter" 17-deb; then
+	for kver in "${trixie_hook[@]}"; do
+		launch "$results/$kver-trixie" vm_job "$kver Debian 13 root" "$kver" "$results/$kver-trixie" "$vm_timeout" \
+			'^(17-deb)$' --kver "$kver" --root "$troot"
+	done
+fi
 # last, in the lane that frees first: about two minutes
 if [ "$demo_wanted" = 1 ]; then
 	launch "$results/demo" demo_job "$results/demo"

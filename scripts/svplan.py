@@ -41,7 +41,7 @@ DEMO_SECS = 140
 # package installs for its kernel.
 HOST_FUZZ_SECS, HOST_DKMS_SECS, HOST_DEB_SECS = 130, 100, 180
 HOST_KMOD_SECS, HOST_CLOUD_SECS, HOST_LINT_SECS = 65, 140, 110
-HOST_TROOT_SECS = 120
+HOST_TROOT_SECS = 180
 # Debian's cloud kernels: the meta packages scripts/cloud-kernel.sh fetches
 CLOUD_METAS = ('linux-image-cloud-amd64', 'linux-image-6.12-cloud-amd64')
 TRIXIE_VM = "Debian 13's 7.3 (amd64)"
@@ -216,9 +216,13 @@ class Plan:
 
         self.cloud_metas = list(CLOUD_METAS) if self.get('SV_CLOUD', '1') != '0' else []
         self.trixie_series = _words(self.get('SV_TRIXIE_SERIES', '7.2 7.3'))
+        # Debian 13's own kernel series (headers only): the Debian 13 root's
+        # package install starts there and upgrades to 7.3 (set but empty:
+        # installs on 7.3 directly)
+        self.trixie_from = self.env.get('SV_TRIXIE_FROM', '6.12')
         self.trixie_vms = 1
         if self.get('SV_TRIXIE', '1') == '0' or uid != 0:
-            self.trixie_series, self.trixie_vms = [], 0
+            self.trixie_series, self.trixie_vms, self.trixie_from = [], 0, ''
         self.dk_wanted = int(debug_script and self.get('SV_DEBUG_KERNEL', '1') != '0')
         self.demo_wanted = int(not (self.get('SV_DEMO', '1') == '0' or tests_env
                                     or self.get('SV_DEBUG_TESTS') or not self.stock))
@@ -374,6 +378,10 @@ class Plan:
             out.append((f'{self.stock[0]} (first)', 'stock', self.first_filter))
         for label, f, kernels in self.root_lanes():
             out += [(f'{k} ({label})', 'stock', f) for k in kernels]
+        # the 7.3 cloud kernel with the module DKMS's header hook built in
+        # the upgrade install: 17-deb only
+        if self.troot_auto and self.trixie_from and filter_runs(self.troot_filter, '17-deb'):
+            out.append(("Debian 13's 7.3 cloud (Debian 13 root)", 'stock', '^(17-deb)$'))
         return out
 
     def selection(self, filt):
@@ -403,7 +411,7 @@ class Plan:
         """The plan as bash assignments for check.sh."""
         scalars = ('stock_filter', 'first_filter', 'cloud_filter', 'cloud1_filter',
                    'sid_filter', 'troot_filter', 'troot_auto', 'sid_trixie',
-                   'demo_wanted')
+                   'trixie_from', 'demo_wanted')
         arrays = ('cloud_metas', 'trixie_series', 'sid_kernels', 'troot_kernels',
                   'nic_tests')
         out = [f'{v}={shlex.quote(str(getattr(self, v)))}' for v in scalars]

@@ -27,6 +27,14 @@
 #                        /lib/modules/KVER, for tests/user/16-dkms.sh)
 #   trixie-kernel.sh dkms-remove KVER
 #                        and remove it again
+#   trixie-kernel.sh debs KVER
+#                        the .deb files that "apt install linux-headers-KVER"
+#                        adds to a Debian 13 system (the headers, their
+#                        -common, kbuild and linux-base-KVER packages),
+#                        downloaded into the cache unless there; one path
+#                        a line (scripts/deb-install.sh --from installs
+#                        them for real, so that their postinst runs
+#                        DKMS's kernel hook)
 #   trixie-kernel.sh list
 #                        the kernel headers the archive serves (the
 #                        series fetch can take)
@@ -192,6 +200,20 @@ fetch() {
 	done
 }
 
+# header_debs KVER: see the usage (debs)
+header_debs() {
+	local kver=$1 re pkgs f
+	re=${kver//./[.]}
+	re=${re//+/[+]}
+	sv_apt_update
+	pkgs=("linux-headers-$kver")
+	mapfile -t -O 1 pkgs < <(deps "linux-headers-$kver" "^linux-(headers-.*-common|kbuild-.*|base-$re)\$")
+	[ ${#pkgs[@]} = 4 ] || die "linux-headers-$kver: not the -common, kbuild and linux-base-$kver packages among its dependencies (${pkgs[*]})"
+	for f in $(download "${pkgs[@]}"); do
+		echo "$dl/$f"
+	done
+}
+
 # debian_layer KVER DIR: see the usage
 debian_layer() {
 	local kver=$1 dir=$2 tree=$base/$1
@@ -254,6 +276,9 @@ dkms_install() {
 }
 
 case ${1:-} in
+debs)
+	header_debs "${2:?KVER}"
+	;;
 debian-layer)
 	debian_layer "${2:?KVER}" "${3:?DIR}"
 	;;

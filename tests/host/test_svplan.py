@@ -374,7 +374,17 @@ class TestOrderAndListing(unittest.TestCase):
             'debug #1', 'debug #2', K612, "Debian 13's 7.3 (amd64)",
             'cloud (linux-image-cloud-amd64)', 'cloud (linux-image-6.12-cloud-amd64)',
             'debug #3', f'{K61} (first)', f'{K612} (sid root)',
-            "Debian 13's 7.3 (amd64) (Debian 13 root)"])
+            "Debian 13's 7.3 (amd64) (Debian 13 root)",
+            "Debian 13's 7.3 cloud (Debian 13 root)"])
+
+    def test_upgrade_cloud_vm(self):
+        # the upgrade install (SV_TRIXIE_FROM, default 6.12) adds the 7.3
+        # cloud kernel's 17-deb VM; set but empty, or not root, it does not
+        cloud = "Debian 13's 7.3 cloud (Debian 13 root)"
+        self.assertIn(cloud, [v[0] for v in plan({}).vms()])
+        self.assertEqual(plan({}).trixie_from, '6.12')
+        self.assertNotIn(cloud, [v[0] for v in plan({'SV_TRIXIE_FROM': ''}).vms()])
+        self.assertNotIn(cloud, [v[0] for v in plan({'SV_TESTS': '^(64-ucx)$'}).vms()])
 
     def test_listing(self):
         p = plan({'SV_CLOUD': '0', 'SV_TRIXIE': '0', 'SV_SID': '0', 'SV_TESTS': '^(20-cq|63-rc)$'},

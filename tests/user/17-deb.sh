@@ -13,6 +13,9 @@
 #        |  kernel (on the upgrade: again, after the old prerm removed it)
 #        |  checked there: dpkg's state, DKMS's, the module's version
 #        v
+#     [Debian 13 root, deb-install.sh --from: the install above on
+#      Debian 13's 6.12, then apt install of linux-headers-KVER: its
+#      postinst's DKMS hook builds the module for this kernel]
 #     build/deb-inst/KVER/root.tar: what the install wrote
 #     apt remove: checked there that nothing is left
 #   here, on the unpacked install:
