@@ -246,6 +246,20 @@ static void sv_comp_stop_timers(struct sv_qp *qp)
 	timer_delete(&qp->req.rnr_timer);
 }
 
+/*
+ * Drop the requester lock, then retire what completed (@retire) and run
+ * the requester again (@kick): both take locks of their own.
+ */
+static void sv_comp_unlock(struct sv_qp *qp, bool retire, bool kick)
+	__releases(&qp->req.lock)
+{
+	spin_unlock_bh(&qp->req.lock);
+	if (retire)
+		sv_comp_retire(qp);
+	if (kick)
+		sv_req_sched(qp);
+}
+
 /* An RNR NAK for the open WQE @sw (IBTA 9.7.5.2.8). */
 static void sv_comp_rnr_locked(struct sv_qp *qp, struct sv_swqe *sw,
 			       u8 timer_code, bool *retire)
@@ -372,11 +386,7 @@ out_timer:
 		kick = true;
 	}
 out_unlock:
-	spin_unlock_bh(&qp->req.lock);
-	if (retire)
-		sv_comp_retire(qp);
-	if (kick)
-		sv_req_sched(qp);
+	sv_comp_unlock(qp, retire, kick);
 }
 
 /* The local ACK timeout expired (IBTA 9.7.6.1.3): resend or give up. */
@@ -410,11 +420,7 @@ void sv_comp_retrans_timeout(struct timer_list *t)
 	sv_req_arm_retrans_locked(qp, true);
 	kick = true;
 out_unlock:
-	spin_unlock_bh(&qp->req.lock);
-	if (retire)
-		sv_comp_retire(qp);
-	if (kick)
-		sv_req_sched(qp);
+	sv_comp_unlock(qp, retire, kick);
 }
 
 /* The wait an RNR NAK asked for is over: resend what it refused. */
@@ -432,9 +438,7 @@ void sv_comp_rnr_timeout(struct timer_list *t)
 		sv_req_arm_retrans_locked(qp, true);
 		kick = true;
 	}
-	spin_unlock_bh(&qp->req.lock);
-	if (kick)
-		sv_req_sched(qp);
+	sv_comp_unlock(qp, false, kick);
 }
 
 /* --- retiring -------------------------------------------------------------- */

@@ -181,50 +181,79 @@ static int sv_resp_read_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 	return 0;
 }
 
-/* Execute an atomic once (IBTA 9.4.5) and queue its Atomic ACK. */
-static int sv_resp_atomic_pkt(struct sv_qp *qp, struct sv_resp_out *out,
-			       struct sv_resp_res *res)
+/*
+ * Execute @res's 8-byte operation @op once (a duplicate finds it executed)
+ * through its R_Key with @access.  Return: 0; -EAGAIN, an ODP fault is
+ * queued and the resource is served again when it completes; -EACCES.
+ */
+static int sv_resp_res_execute(struct sv_qp *qp, struct sv_resp_res *res,
+			       int access, enum sv_atomic_op op,
+			       u64 compare_add, u64 swap)
+{
+	u64 iova = res->va;
+	struct sv_mr *mr;
+	int err;
+
+	if (res->executed)
+		return 0;
+	mr = sv_mr_lookup(sv_resp_dev(qp), res->rkey, sv_resp_pd(qp),
+			  qp->ibqp.qp_num, access, &iova, sizeof(u64));
+	if (IS_ERR(mr))
+		return -EACCES;
+	err = sv_mr_atomic(mr, iova, op, compare_add, swap, &res->orig);
+	if (err == -EAGAIN)
+		err = sv_odp_fault_async(qp, SV_ODP_RESP, mr, iova,
+					 sizeof(u64), true);
+	sv_mr_put(mr);
+	if (err == -EAGAIN)
+		return err;
+	if (err)
+		return -EACCES;
+	res->executed = true;
+	return 0;
+}
+
+/*
+ * Queue the one response packet of an executed @res: @opcode with an
+ * AETH, and for an Atomic ACK the AtomicAckETH with the original value.
+ * A packet we could not allocate is lost: the requester retries.
+ */
+static void sv_resp_res_reply(struct sv_qp *qp, struct sv_resp_out *out,
+			      struct sv_resp_res *res, u8 opcode)
 {
 	struct sk_buff *skb;
 	u8 *hdr;
 
-	if (!res->executed) {
-		u64 iova = res->va;
-		struct sv_mr *mr;
-		int err;
-
-		mr = sv_mr_lookup(sv_resp_dev(qp), res->rkey, sv_resp_pd(qp),
-				  qp->ibqp.qp_num, IB_ACCESS_REMOTE_ATOMIC,
-				  &iova, sizeof(u64));
-		if (IS_ERR(mr))
-			return -EACCES;
-		err = sv_mr_atomic(mr, iova, res->cmp_swap ? SV_ATOMIC_CMP_SWAP :
-							     SV_ATOMIC_FETCH_ADD,
-				   res->cmp_swap ? res->compare : res->swap_add,
-				   res->swap_add, &res->orig);
-		if (err == -EAGAIN)
-			err = sv_odp_fault_async(qp, SV_ODP_RESP, mr, iova,
-						 sizeof(u64), true);
-		sv_mr_put(mr);
-		if (err == -EAGAIN)
-			return err;
-		if (err)
-			return -EACCES;
-		res->executed = true;
-	}
-	hdr = sv_resp_new_pkt(qp, out, IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE,
-			      res->first_psn, 0, &skb);
+	hdr = sv_resp_new_pkt(qp, out, opcode, res->first_psn, 0, &skb);
 	if (hdr) {
 		sv_hdr_build_aeth(hdr, sv_aeth_syn_ack(SV_AETH_CREDITS_INVALID),
 				  res->msn);
-		sv_hdr_build_atmack(hdr, res->orig);
+		if (opcode == IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE)
+			sv_hdr_build_atmack(hdr, res->orig);
 		*sv_resp_cb(skb) = (struct sv_resp_cb) {
 			.seq = qp->resp.res_serve,
+			.cur_psn = res->first_psn,
 			.from_res = true,
 		};
 		__skb_queue_tail(&out->txq, skb);
 	}
 	res->pending = false;
+}
+
+/* Execute an atomic once (IBTA 9.4.5) and queue its Atomic ACK. */
+static int sv_resp_atomic_pkt(struct sv_qp *qp, struct sv_resp_out *out,
+			       struct sv_resp_res *res)
+{
+	int err;
+
+	err = sv_resp_res_execute(qp, res, IB_ACCESS_REMOTE_ATOMIC,
+				  res->cmp_swap ? SV_ATOMIC_CMP_SWAP :
+						  SV_ATOMIC_FETCH_ADD,
+				  res->cmp_swap ? res->compare : res->swap_add,
+				  res->swap_add);
+	if (err)
+		return err;
+	sv_resp_res_reply(qp, out, res, IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE);
 	return 0;
 }
 
@@ -246,8 +275,7 @@ static int sv_resp_atomic_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 static int sv_resp_mpe_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 			    struct sv_resp_res *res)
 {
-	struct sk_buff *skb;
-	u8 *hdr;
+	int err;
 
 	if (res->type == SV_RES_FLUSH) {
 		/*
@@ -257,41 +285,13 @@ static int sv_resp_mpe_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 		 * target memory uses after seeing the FLUSH complete.
 		 */
 		smp_mb();
-	} else if (!res->executed) {
-		u64 iova = res->va;
-		struct sv_mr *mr;
-		int err;
-
-		mr = sv_mr_lookup(sv_resp_dev(qp), res->rkey, sv_resp_pd(qp),
-				  qp->ibqp.qp_num, IB_ACCESS_REMOTE_WRITE,
-				  &iova, sizeof(u64));
-		if (IS_ERR(mr))
-			return -EACCES;
-		err = sv_mr_atomic(mr, iova, SV_ATOMIC_WRITE, res->value, 0,
-				   &res->orig);
-		if (err == -EAGAIN)
-			err = sv_odp_fault_async(qp, SV_ODP_RESP, mr, iova,
-						 sizeof(u64), true);
-		sv_mr_put(mr);
-		if (err == -EAGAIN)
-			return err;
+	} else {
+		err = sv_resp_res_execute(qp, res, IB_ACCESS_REMOTE_WRITE,
+					  SV_ATOMIC_WRITE, res->value, 0);
 		if (err)
-			return -EACCES;
-		res->executed = true;
+			return err;
 	}
-	hdr = sv_resp_new_pkt(qp, out, IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY,
-			      res->first_psn, 0, &skb);
-	if (hdr) {
-		sv_hdr_build_aeth(hdr, sv_aeth_syn_ack(SV_AETH_CREDITS_INVALID),
-				  res->msn);
-		*sv_resp_cb(skb) = (struct sv_resp_cb) {
-			.seq = qp->resp.res_serve,
-			.cur_psn = res->first_psn,
-			.from_res = true,
-		};
-		__skb_queue_tail(&out->txq, skb);
-	}
-	res->pending = false;
+	sv_resp_res_reply(qp, out, res, IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY);
 	return 0;
 }
 
