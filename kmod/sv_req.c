@@ -13,6 +13,7 @@
 #include <linux/vmalloc.h>
 
 #include "sv.h"
+#include "sv_comp.h"
 #include "sv_req.h"
 #include "sv_xport.h"
 #include "sv_psn.h"
