@@ -19,7 +19,7 @@
 #include <rdma/ib_cache.h>
 
 #include "sv.h"
-#include "sv_xport.h"
+#include "sv_xport_obj.h"
 #include "compat/sv_compat_net.h"
 
 static const struct in6_addr *sv_gid_in6(const union ib_gid *gid)

@@ -2,7 +2,7 @@
 /*
  * The verbs entry points (struct ib_device_ops in sv_dev.c) and what the
  * object files call of each other, grouped by the file that defines them.
- * Included through sv.h.  What the transport calls is in sv_xport.h.
+ * Included through sv.h.  What the transport calls is in sv_xport_obj.h.
  */
 #ifndef SV_LOC_H
 #define SV_LOC_H

@@ -3,7 +3,7 @@
  * The verbs objects of a softverbs device: each embeds its ib_core object
  * and has a to_sv_<obj>() converter.  Included through sv.h.  Memory
  * regions and windows are in sv_mkey.h; the entry points in sv_loc.h;
- * what the transport calls in sv_xport.h.
+ * what the transport calls in sv_xport_obj.h.
  */
 #ifndef SV_VERBS_H
 #define SV_VERBS_H
