@@ -25,9 +25,6 @@ int sv_xrcd_dealloc(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
 /* sv_pd.c */
 int sv_pd_alloc(struct ib_pd *ibpd, struct ib_udata *udata);
 int sv_pd_dealloc(struct ib_pd *ibpd, struct ib_udata *udata);
-void sv_pd_ud_add(struct sv_qp *qp);
-void sv_pd_ud_del(struct sv_qp *qp);
-void sv_pd_ud_linger(struct ib_pd *ibpd);
 
 /* sv_cq.c */
 int sv_cq_create(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,

@@ -20,6 +20,7 @@
 #ifndef SV_REQ_STATE_H
 #define SV_REQ_STATE_H
 
+#include <linux/list.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
 #include <linux/types.h>
@@ -117,6 +118,11 @@ struct sv_req_state {
 	 * and written only by the runner.
 	 */
 	struct sv_task	task;
+	/*
+	 * UD, GSI: in its PD's ud_qps (sv_req_ud_add()), under the PD's
+	 * ud_lock, not lock
+	 */
+	struct list_head pd_entry;
 };
 
 #endif /* SV_REQ_STATE_H */

@@ -57,9 +57,10 @@ static inline struct sv_ucontext *to_sv_uc(struct ib_ucontext *ibuc)
 struct sv_pd {
 	struct ib_pd		ibpd;
 	/*
-	 * The PD's UD and GSI QPs (sv_qp.pd_entry), for destroy_ah: a send
-	 * rung in before an AH's destroy must still find the AH
-	 * (sv_pd_ud_linger()).  ud_lock (a mutex: lingering sleeps)
+	 * The PD's UD and GSI QPs (sv_req_state.pd_entry), which the
+	 * requester (sv_req.c) lists for destroy_ah: a send rung in before
+	 * an AH's destroy must still find the AH
+	 * (sv_req_ah_linger()).  ud_lock (a mutex: lingering sleeps)
 	 * protects the list; a QP leaves it at the start of its destroy,
 	 * so a QP on the list is alive while ud_lock is held.  Lock order:
 	 * ud_lock, then a QP's req.lock.
@@ -335,8 +336,6 @@ struct sv_qp {
 	struct sv_odp_fault	odp[SV_ODP_ROLES];
 	/* RC/UC: the type 2 windows this QP bound (qpn set with ibqp.qp_num) */
 	struct sv_mw_binds	mw_binds;
-	/* UD, GSI: in its PD's ud_qps, under the PD's ud_lock */
-	struct list_head	pd_entry;
 
 	/* serialises modify_qp and destroy_qp, which may sleep */
 	struct mutex		modify_mutex;

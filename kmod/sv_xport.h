@@ -171,6 +171,16 @@ void sv_req_cleanup(struct sv_qp *qp);
  * in go out, until @deadline (jiffies) at most
  */
 void sv_req_linger(struct sv_qp *qp, unsigned long deadline);
+/*
+ * A PD's UD and GSI QPs, which the requester lists for destroy_ah
+ * (process context): sv_req_ud_add() at create_qp before the QP is
+ * published, sv_req_ud_del() first thing in destroy_qp (or create's
+ * unwind); sv_req_ah_linger(), before an AH of @ibpd goes, lets the sends
+ * rung in on them go out (sv_req_linger()), within one time bound.
+ */
+void sv_req_ud_add(struct sv_qp *qp);
+void sv_req_ud_del(struct sv_qp *qp);
+void sv_req_ah_linger(struct ib_pd *ibpd);
 int sv_resp_init(struct sv_qp *qp, const struct ib_qp_init_attr *init);
 int sv_resp_res_reserve(struct sv_qp *qp, u32 max_dest_rd_atomic);
 void sv_resp_reset(struct sv_qp *qp);
