@@ -7,8 +7,10 @@
  *               paths of address vectors, AH
  *   sv_mkey.h   memory regions, memory windows and their key space
  *   sv_loc.h    the verbs entry points, grouped by the file defining them
- *   sv_xport.h  the transport contract: what the transport roles and the
- *               objects call of each other (included by those files)
+ *   sv_xport.h  the transport contract: between the roles and the wire
+ *               (included by the transport's files)
+ *   sv_xport_obj.h  what the transport calls of the objects (included by
+ *               the files that implement it, and by sv_xport.h)
  *
  * Locking: the order in which the locks nest is written once, in
  * Documentation/design.md ("Locking"); each lock's comment says what it

@@ -499,7 +499,7 @@ int sv_ah_destroy(struct ib_ah *ibah, u32 flags)
 
 	/* sends rung in before this find their AH (not from atomic context) */
 	if (flags & RDMA_DESTROY_AH_SLEEPABLE)
-		sv_pd_ud_linger(ibah->pd);
+		sv_req_ah_linger(ibah->pd);
 	sv_ah_unpublish(sv, ah);
 	/* a lookup may still read it until a grace period has passed */
 	kfree_rcu(ah->path, rcu);

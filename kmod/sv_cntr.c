@@ -15,7 +15,7 @@
 #include <rdma/ib_umem.h>
 
 #include "sv.h"
-#include "sv_xport.h"
+#include "sv_xport_obj.h"
 #include "compat/sv_compat_cntr.h"
 
 /* --- counting (every kernel; only an attached QP reaches it) ------------- */

@@ -7,6 +7,7 @@
  * Documentation/design.md, "Transport" (completer).
  */
 #include "sv.h"
+#include "sv_comp.h"
 #include "sv_req.h"
 #include "sv_xport.h"
 #include "sv_psn.h"

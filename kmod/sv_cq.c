@@ -11,7 +11,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "sv.h"
-#include "sv_xport.h"
+#include "sv_xport_obj.h"
 
 #define sv_dbg_cq(cq, fmt, ...) \
 	ibdev_dbg((cq)->ibcq.device, "cq#%u %s: " fmt, (cq)->ibcq.res.id, \

@@ -2,7 +2,7 @@
 /*
  * The verbs entry points (struct ib_device_ops in sv_dev.c) and what the
  * object files call of each other, grouped by the file that defines them.
- * Included through sv.h.  What the transport calls is in sv_xport.h.
+ * Included through sv.h.  What the transport calls is in sv_xport_obj.h.
  */
 #ifndef SV_LOC_H
 #define SV_LOC_H
@@ -25,9 +25,6 @@ int sv_xrcd_dealloc(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
 /* sv_pd.c */
 int sv_pd_alloc(struct ib_pd *ibpd, struct ib_udata *udata);
 int sv_pd_dealloc(struct ib_pd *ibpd, struct ib_udata *udata);
-void sv_pd_ud_add(struct sv_qp *qp);
-void sv_pd_ud_del(struct sv_qp *qp);
-void sv_pd_ud_linger(struct ib_pd *ibpd);
 
 /* sv_cq.c */
 int sv_cq_create(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,

@@ -14,7 +14,7 @@
 #include <rdma/ib_addr.h>
 
 #include "sv.h"
-#include "sv_xport.h"
+#include "sv_xport_obj.h"
 
 struct sv_mcg {
 	struct hlist_node	node;		/* in sv->mcg_hash (RCU) */

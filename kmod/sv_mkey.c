@@ -11,7 +11,7 @@
 #include <linux/slab.h>
 
 #include "sv.h"
-#include "sv_xport.h"
+#include "sv_xport_obj.h"
 
 /* mr_xa mark of a tombstone: a free index that remembers its last variant */
 #define SV_MKEY_TOMBSTONE	XA_MARK_1

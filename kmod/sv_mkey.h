@@ -3,7 +3,7 @@
  * Memory regions (sv_mr.c), memory windows (sv_mw.c) and the key space
  * they share.  Included through sv.h.  What the transport calls (lookups,
  * copies, atomics, fast registration, invalidation, binds) is declared in
- * sv_xport.h; the verbs entry points in sv_loc.h.
+ * sv_xport_obj.h; the verbs entry points in sv_loc.h.
  */
 #ifndef SV_MKEY_H
 #define SV_MKEY_H

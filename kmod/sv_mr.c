@@ -20,7 +20,7 @@
 #include "compat/sv_compat_odp.h"
 
 #include "sv.h"
-#include "sv_xport.h"
+#include "sv_xport_obj.h"
 #include "sv_mr.h"
 
 /* access rights a consumer may ask for, per kind of MR */

@@ -2,7 +2,7 @@
 /*
  * The MR room's inside: what sv_mr.c (MR objects, their copies and
  * atomics) and sv_mr_odp.c (ODP MRs) call of each other.  Included by
- * those two files only, after sv_xport.h.
+ * those two files only, after sv_xport_obj.h.
  */
 #ifndef SV_MR_H
 #define SV_MR_H

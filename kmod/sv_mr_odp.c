@@ -19,7 +19,7 @@
 #include "compat/sv_compat_odp.h"
 
 #include "sv.h"
-#include "sv_xport.h"
+#include "sv_xport_obj.h"
 #include "sv_mr.h"
 
 

@@ -8,7 +8,7 @@
 #include <linux/slab.h>
 
 #include "sv.h"
-#include "sv_xport.h"
+#include "sv_xport_obj.h"
 
 /*
  * Rights a bind may grant.  IB_ACCESS_LOCAL_WRITE means nothing for a

@@ -26,7 +26,7 @@
 /* Q_Keys with the high bit set are controlled Q_Keys (IBTA) */
 #define SV_QKEY_CONTROLLED	0x80000000U
 
-/* UD and GSI QPs: their sends name an AH (sv_pd_ud_linger()) */
+/* UD and GSI QPs: their sends name an AH (sv_req_ah_linger()) */
 static bool sv_qp_is_ud(const struct sv_qp *qp)
 {
 	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
@@ -559,7 +559,7 @@ int sv_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err)
 		goto err_destroy_queues;
 	if (sv_qp_is_ud(qp))
-		sv_pd_ud_add(qp);
+		sv_req_ud_add(qp);
 
 	sv_dbg_qp(qp, "created type %d QP, %s, SQ %u x %u SGE/%u inline, RQ %u x %u SGE%s\n",
 		  init->qp_type, udata ? "user" : "kernel",
@@ -955,7 +955,7 @@ int sv_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 	unsigned long flags;
 
 	if (sv_qp_is_ud(qp))
-		sv_pd_ud_del(qp);
+		sv_req_ud_del(qp);
 	sv_req_linger(qp, jiffies + msecs_to_jiffies(SV_QP_LINGER_MS));
 	mutex_lock(&qp->modify_mutex);
 	/* RESET: the transport stops processing, posting fails */

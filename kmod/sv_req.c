@@ -13,6 +13,7 @@
 #include <linux/vmalloc.h>
 
 #include "sv.h"
+#include "sv_comp.h"
 #include "sv_req.h"
 #include "sv_xport.h"
 #include "sv_psn.h"
@@ -1091,7 +1092,7 @@ void sv_req_reset(struct sv_qp *qp)
  * keeps ringing cannot hold the destroy, and what is not sent by then is
  * discarded as before.  RC needs none of this: its unacknowledged sends
  * never completed, and the connection goes with the QP.  An AH's destroy
- * does the same for its PD's UD QPs (sv_pd_ud_linger()).
+ * does the same for its PD's UD QPs (sv_req_ah_linger()).
  */
 void sv_req_linger(struct sv_qp *qp, unsigned long deadline)
 {
@@ -1121,6 +1122,53 @@ void sv_req_linger(struct sv_qp *qp, unsigned long deadline)
 		if (!sv_task_flush(task))
 			usleep_range(100, 200);
 	}
+}
+
+/* how long destroy_ah waits, in all, for the PD's UD senders */
+#define SV_REQ_AH_LINGER_MS	200
+
+/* A UD or GSI QP joins its PD's list (create_qp, before it is published). */
+void sv_req_ud_add(struct sv_qp *qp)
+{
+	struct sv_pd *pd = to_sv_pd(qp->ibqp.pd);
+
+	mutex_lock(&pd->ud_lock);
+	list_add_tail(&qp->req.pd_entry, &pd->ud_qps);
+	mutex_unlock(&pd->ud_lock);
+}
+
+/* ... and leaves it first thing in destroy_qp (or create's unwind). */
+void sv_req_ud_del(struct sv_qp *qp)
+{
+	struct sv_pd *pd = to_sv_pd(qp->ibqp.pd);
+
+	mutex_lock(&pd->ud_lock);
+	list_del(&qp->req.pd_entry);
+	mutex_unlock(&pd->ud_lock);
+}
+
+/*
+ * Before an AH of @ibpd is destroyed: a UD WQE names its AH by number and
+ * the requester looks it up when it builds the packet, which may be after
+ * the poster's next system calls when the run was deferred to a busy
+ * CPU (sv_req_sched()).  A NIC fetched the address vector at the
+ * doorbell, and programs destroy the AH right after posting unsignaled
+ * sends (mckey's sender), so each of the PD's UD QPs first gets its
+ * deferred run done (sv_req_linger()), within one time bound for all:
+ * the QPs are the caller's own, and one that keeps ringing cannot hold
+ * the destroy.  Process context.
+ */
+void sv_req_ah_linger(struct ib_pd *ibpd)
+{
+	struct sv_pd *pd = to_sv_pd(ibpd);
+	unsigned long deadline;
+	struct sv_qp *qp;
+
+	deadline = jiffies + msecs_to_jiffies(SV_REQ_AH_LINGER_MS);
+	mutex_lock(&pd->ud_lock);
+	list_for_each_entry(qp, &pd->ud_qps, req.pd_entry)
+		sv_req_linger(qp, deadline);
+	mutex_unlock(&pd->ud_lock);
 }
 
 void sv_req_cleanup(struct sv_qp *qp)

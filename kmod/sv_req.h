@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the requester (sv_req.c) and the completer (sv_comp.c) share: the
- * private copy of every send WQE they work on, and the calls between them.
- * Nothing here is for other files: sv_qp.c sees only sv_xport.h and sv.h.
+ * The requester (sv_req.c): its state in a QP, struct sv_req_state,
+ * which sv_verbs.h reads to embed it in struct sv_qp; then what it and
+ * the completer (sv_comp.c) share: the private copy of every send WQE
+ * they work on, and the requester's calls.  That second part is for those
+ * two files: sv_qp.c sees only sv_xport.h and sv.h.
  *
  * A send WQE's life (all under qp->req.lock):
  *
@@ -15,10 +17,122 @@
  * slots back.  "In flight" (qp->req.in_flight) counts the WQEs from the
  * SQ's consumer index that have a copy here.
  */
-#ifndef SV_REQ_H
+#ifndef SV_REQ_STATE_H
+#define SV_REQ_STATE_H
+
+#include <linux/list.h>
+#include <linux/spinlock.h>
+#include <linux/timer.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+
+#include "sv_task.h"
+
+struct mem_cgroup;
+struct sv_swqe;
+
+/*
+ * The requester's part of a QP (qp->req).  It works from private
+ * copies of the WQEs it starts (struct sv_swqe, below), never from the
+ * ring slot again.  lock (_bh: the completer and the timers run in softirq)
+ * protects every field below except where noted, the WQE copies
+ * and the consumer side of the SQ (struct sv_wq); lock order:
+ * req.lock, then sq.producer_lock, never with resp.lock
+ * (Documentation/design.md, "Locking").  Never held across
+ * sv_net_xmit() or sv_cq_post().
+ */
+struct sv_req_state {
+	/*
+	 * Next new PSN to send (sq_psn): set by modify_qp under
+	 * state_lock while the requester is idle (before RTS, or
+	 * drained in SQD), then the requester's, under lock.
+	 */
+	u32		psn;
+	/*
+	 * WQEs the requester has started and the completer not yet
+	 * retired: the first in_flight WQEs from the SQ's consumer
+	 * index; the rest wait.  Under lock, like the SQ's consumer
+	 * index.  The SQ is drained (SQD) when it is 0.
+	 */
+	u32		in_flight;
+	/* kernel QPs: next send sequence number, under sq.producer_lock */
+	u32		ssn;
+
+	spinlock_t	lock;
+	/*
+	 * WQE copies, from the first RTS on (NULL before): a power
+	 * of two, swqe_mask + 1, of them, at most one per SQ slot
+	 * (sv_req_swqe()); growing: sv_req_grow_work() is queued
+	 * to make them one per slot
+	 */
+	struct sv_swqe	*swqe;
+	size_t		swqe_bytes;	/* of swqe, charged to uc */
+	u32		swqe_mask;
+	bool		growing;
+	struct work_struct grow_work;
+	/* user QPs: the memory cgroup the growth is charged to */
+	struct mem_cgroup *memcg;
+	/*
+	 * Ring index of the WQE whose packets go next: an in-flight
+	 * WQE being sent or resent, or (cons + in_flight) & mask
+	 * when the next packet starts a new WQE.
+	 */
+	u32		cur;
+	u32		rd_atomic;	/* READ/atomic WQEs outstanding */
+	u32		noack_pkts;	/* sent since the last AckReq */
+	/*
+	 * A SEND or WRITE packet went out without AckReq since the
+	 * last one that asked (or a READ/atomic request, whose
+	 * response acknowledges what came before it): its ACK is
+	 * owed until a later packet asks, or tail_timer does.
+	 */
+	bool		ack_owed;
+	/* tail_timer resent the newest packet: it asks, and is no retry */
+	bool		tail_ask;
+	u8		retry_left;	/* of attr.retry_cnt */
+	u8		rnr_left;	/* of attr.rnr_retry (7 = infinite) */
+	bool		rnr_wait;	/* RNR NAK: wait for rnr_timer */
+	/*
+	 * an ODP page fault of a local SGE is being resolved: send
+	 * nothing until it is, then from comp.psn if odp_resend
+	 * (a response could not be placed and was dropped)
+	 */
+	bool		odp_wait;
+	bool		odp_resend;
+	bool		stopped;	/* a WQE failed: send no more */
+	/* went back after a loss, no progress since */
+	bool		retrying;
+	/* local ACK timeout (RC): armed while responses are due */
+	struct timer_list retrans_timer;
+	struct timer_list rnr_timer;
+	/* the requester idle with an ACK owed: ask (sv_req_tail_timeout()) */
+	struct timer_list tail_timer;
+	/*
+	 * The requester runs inline from sv_qp_kick() or in work
+	 * (sv_req_wq), one runner at a time (struct sv_task).
+	 * task.cpu is the CPU the requester last sent from
+	 * (WORK_CPU_UNBOUND: none yet).  Packets sent on one CPU can
+	 * overtake those still queued on another (per-CPU backlogs,
+	 * transmit queues), so a QP changes CPU only while nothing
+	 * it sent can still be on the way (sv_req_sched()).  Read
+	 * and written only by the runner.
+	 */
+	struct sv_task	task;
+	/*
+	 * UD, GSI: in its PD's ud_qps (sv_req_ud_add()), under the PD's
+	 * ud_lock, not lock
+	 */
+	struct list_head pd_entry;
+};
+
+#endif /* SV_REQ_STATE_H */
+
+/* The rest needs the whole struct sv_qp: not read from sv_verbs.h. */
+#if !defined(SV_XPORT_STATE_ONLY) && !defined(SV_REQ_H)
 #define SV_REQ_H
 
 #include "sv.h"
+#include "sv_comp.h"
 #include "sv_xport.h"
 
 enum sv_swqe_state {
@@ -154,12 +268,5 @@ static inline u32 sv_req_swqe_first(const struct sv_qp *qp)
 		n /= 2;
 	return n;
 }
-
-/* sv_comp.c; sv_comp_init() from sv_req_init(): the retiring task */
-void sv_comp_init(struct sv_qp *qp);
-void sv_comp_retrans_timeout(struct timer_list *t);
-void sv_comp_rnr_timeout(struct timer_list *t);
-void sv_comp_fail_locked(struct sv_qp *qp, struct sv_swqe *sw,
-			 enum ib_wc_status status);
 
 #endif /* SV_REQ_H */

@@ -1,17 +1,120 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the responder's two files share (IBTA 9.7-9.9): sv_resp.c accepts
+ * The responder: its state in a QP, struct sv_resp_state, which
+ * sv_verbs.h reads to embed it in struct sv_qp; then what the responder's
+ * two files share (IBTA 9.7-9.9): sv_resp.c accepts
  * requests (packet checks, PSN sequence, receive WQEs, SEND and RDMA WRITE
  * placement, the RC/UC/UD entry points); sv_resp_res.c runs the responder
  * resources (RDMA READ, atomics, FLUSH, ATOMIC WRITE, their replay for
  * duplicates, and the work item that sends long read responses).
  *
- * Nothing here is for other files: sv_qp.c and sv_recv.c see only the
- * responder's entry points in sv_xport.h.  The calls below that take a
- * QP run under qp->resp.lock unless they say otherwise (see struct sv_qp,
- * resp); those that need it assert it.
+ * The second part is for those files: sv_qp.c and sv_recv.c see only
+ * the responder's entry points in sv_xport.h.  The calls below that take
+ * a QP run under qp->resp.lock unless they say otherwise (see struct
+ * sv_resp_state); those that need it assert it.
  */
-#ifndef SV_RESP_H
+#ifndef SV_RESP_STATE_H
+#define SV_RESP_STATE_H
+
+#include <linux/skbuff.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+
+struct sv_recv_wqe;
+struct sv_resp_res;
+struct sv_srq;
+
+/*
+ * The responder's part of a QP (qp->resp).  lock (_bh: requests
+ * arrive in softirq, the read-response work item and reset run in
+ * process context) protects every field below and the consumer side of the RQ
+ * (struct sv_wq); psn is also written by modify_qp (INIT->RTR,
+ * RESET) under state_lock while the responder is not active, and
+ * read by query_qp.  Lock order: resp.lock, then state_lock or
+ * rq.producer_lock or an SRQ's lock, never with req.lock
+ * (Documentation/design.md, "Locking").
+ * Held across sv_net_xmit(), so that responses leave in order;
+ * never across sv_cq_post() or QP events (the one exception: an SRQ
+ * limit event dispatched by sv_srq_pop()).  Always taken _bh: no
+ * path reaches it with interrupts off (the flush with error runs in
+ * the completer's task, which defers then).
+ */
+struct sv_resp_state {
+	u32		psn;		/* next PSN expected (rq_psn) */
+	spinlock_t	lock;
+	u32		msn;		/* messages completed (AETH MSN) */
+	bool		active;		/* psn taken over from modify_qp */
+	bool		dead;		/* an error sent the QP to ERR */
+	bool		nak_sent;	/* NAK sent for the current gap */
+	bool		drop_msg;	/* UC: drop until First/Only */
+	bool		in_msg;		/* a First was accepted, no Last */
+	bool		wqe_valid;	/* *wqe is a taken receive WQE */
+	bool		serving;	/* the work item sends responses */
+	bool		ack_pending;	/* ACK deferred behind responses */
+	u32		msg_op;		/* SV_OP_SEND/WRITE of the message */
+	u32		ack_psn;	/* PSN of the deferred ACK */
+	u32		recv_len;	/* bytes received into *wqe */
+	/* RDMA WRITE in progress: where the next payload goes */
+	u64		wr_va;
+	u32		wr_rkey;
+	u32		wr_resid;
+	u32		wr_len;
+	/*
+	 * private copy of the current receive WQE, wqe_size bytes
+	 * (immutable after create: see sv_resp_init())
+	 */
+	struct sv_recv_wqe *wqe;
+	u32		wqe_size;
+	/*
+	 * XRC target (IBTA A14): the XRC SRQ the packet being
+	 * processed names, with a reference (sv_srq_get_xrc()),
+	 * NULL between packets; the number of the SRQ the held
+	 * WQE came from, which the rest of its message must name
+	 * and whose CQ gets its completion.
+	 */
+	struct sv_srq	*xrc_srq;
+	u32		xrc_wqe_srqn;
+	/*
+	 * RC responder resources (IBTA 9.7.5.1.4): a ring of
+	 * res_size RDMA READ / atomic requests, indexed by
+	 * sequence numbers: res_head is the next to allocate,
+	 * res_serve the oldest whose response is still to be sent.
+	 * res_size is a power of two, at least max_dest_rd_atomic:
+	 * the ring is allocated (NULL and 0 before) and grown by
+	 * modify_qp when it sets that attribute
+	 * (sv_resp_res_reserve()), never shrunk.
+	 */
+	struct sv_resp_res *res;
+	u32		res_size;
+	u32		res_head;
+	u32		res_serve;
+	struct work_struct work;	/* sends queued responses */
+	/* a response's ODP page is being faulted: serve after */
+	bool		odp_wait;
+	/*
+	 * RC: the request packet that missed an ODP page (RNR
+	 * NAKed) and those that came right after it, copies, at
+	 * most SV_RESP_ODP_PARK, placed by sv_resp_odp_fault()
+	 * under the fault's lock if still expected then
+	 */
+	struct sk_buff_head odp_q;
+	/*
+	 * a NAK held back behind queued responses, sent once they
+	 * are out (enum sv_resp_defer: a PSN gap, or an RNR or ODP
+	 * miss)
+	 */
+	u8		nak_deferred;
+	/* for rdma resource show (monotonic) */
+	u32		rnr_naks;
+	u32		seq_naks;
+	u32		dup_reqs;
+};
+
+#endif /* SV_RESP_STATE_H */
+
+/* The rest needs the whole struct sv_qp: not read from sv_verbs.h. */
+#if !defined(SV_XPORT_STATE_ONLY) && !defined(SV_RESP_H)
 #define SV_RESP_H
 
 #include "sv.h"

@@ -11,7 +11,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "sv.h"
-#include "sv_xport.h"
+#include "sv_xport_obj.h"
 
 #define sv_dbg_srq(srq, fmt, ...) \
 	ibdev_dbg((srq)->ibsrq.device, "srq#%u %s: " fmt, (srq)->srq_num, \

@@ -9,7 +9,7 @@
 #include <linux/moduleparam.h>
 
 #include "sv.h"
-#include "sv_xport.h"
+#include "sv_xport_obj.h"
 
 static unsigned int ctx_mem_max_mb = 1024;
 module_param(ctx_mem_max_mb, uint, 0644);

@@ -3,7 +3,7 @@
  * The verbs objects of a softverbs device: each embeds its ib_core object
  * and has a to_sv_<obj>() converter.  Included through sv.h.  Memory
  * regions and windows are in sv_mkey.h; the entry points in sv_loc.h;
- * what the transport calls in sv_xport.h.
+ * what the transport calls in sv_xport_obj.h.
  */
 #ifndef SV_VERBS_H
 #define SV_VERBS_H
@@ -18,6 +18,17 @@
 #include "softverbs-abi.h"
 #include "sv_queue.h"
 #include "sv_task.h"
+
+/*
+ * The state each transport role keeps in a QP, which struct sv_qp embeds:
+ * the first part of each role's header.  The rest of those headers needs
+ * struct sv_qp and is read when a role's file includes them.
+ */
+#define SV_XPORT_STATE_ONLY
+#include "sv_req.h"
+#include "sv_comp.h"
+#include "sv_resp.h"
+#undef SV_XPORT_STATE_ONLY
 
 struct sv_dev;
 
@@ -46,9 +57,10 @@ static inline struct sv_ucontext *to_sv_uc(struct ib_ucontext *ibuc)
 struct sv_pd {
 	struct ib_pd		ibpd;
 	/*
-	 * The PD's UD and GSI QPs (sv_qp.pd_entry), for destroy_ah: a send
-	 * rung in before an AH's destroy must still find the AH
-	 * (sv_pd_ud_linger()).  ud_lock (a mutex: lingering sleeps)
+	 * The PD's UD and GSI QPs (sv_req_state.pd_entry), which the
+	 * requester (sv_req.c) lists for destroy_ah: a send rung in before
+	 * an AH's destroy must still find the AH
+	 * (sv_req_ah_linger()).  ud_lock (a mutex: lingering sleeps)
 	 * protects the list; a QP leaves it at the start of its destroy,
 	 * so a QP on the list is alive while ud_lock is held.  Lock order:
 	 * ud_lock, then a QP's req.lock.
@@ -324,8 +336,6 @@ struct sv_qp {
 	struct sv_odp_fault	odp[SV_ODP_ROLES];
 	/* RC/UC: the type 2 windows this QP bound (qpn set with ibqp.qp_num) */
 	struct sv_mw_binds	mw_binds;
-	/* UD, GSI: in its PD's ud_qps, under the PD's ud_lock */
-	struct list_head	pd_entry;
 
 	/* serialises modify_qp and destroy_qp, which may sleep */
 	struct mutex		modify_mutex;
@@ -346,197 +356,10 @@ struct sv_qp {
 	/* connected QPs from RTR on: see struct sv_path */
 	struct sv_path __rcu	*path;
 
-	/*
-	 * Requester (sv_req.c).  It works from private copies of the WQEs
-	 * it starts (struct sv_swqe, sv_req.h), never from the ring slot
-	 * again.  lock (_bh: the completer and the timers run in softirq)
-	 * protects every field below except where noted, the WQE copies
-	 * and the consumer side of the SQ (struct sv_wq); lock order:
-	 * req.lock, then sq.producer_lock, never with resp.lock
-	 * (Documentation/design.md, "Locking").  Never held across
-	 * sv_net_xmit() or sv_cq_post().
-	 */
-	struct {
-		/*
-		 * Next new PSN to send (sq_psn): set by modify_qp under
-		 * state_lock while the requester is idle (before RTS, or
-		 * drained in SQD), then the requester's, under lock.
-		 */
-		u32		psn;
-		/*
-		 * WQEs the requester has started and the completer not yet
-		 * retired: the first in_flight WQEs from the SQ's consumer
-		 * index; the rest wait.  Under lock, like the SQ's consumer
-		 * index.  The SQ is drained (SQD) when it is 0.
-		 */
-		u32		in_flight;
-		/* kernel QPs: next send sequence number, under sq.producer_lock */
-		u32		ssn;
-
-		spinlock_t	lock;
-		/*
-		 * WQE copies, from the first RTS on (NULL before): a power
-		 * of two, swqe_mask + 1, of them, at most one per SQ slot
-		 * (sv_req_swqe()); growing: sv_req_grow_work() is queued
-		 * to make them one per slot
-		 */
-		struct sv_swqe	*swqe;
-		size_t		swqe_bytes;	/* of swqe, charged to uc */
-		u32		swqe_mask;
-		bool		growing;
-		struct work_struct grow_work;
-		/* user QPs: the memory cgroup the growth is charged to */
-		struct mem_cgroup *memcg;
-		/*
-		 * Ring index of the WQE whose packets go next: an in-flight
-		 * WQE being sent or resent, or (cons + in_flight) & mask
-		 * when the next packet starts a new WQE.
-		 */
-		u32		cur;
-		u32		rd_atomic;	/* READ/atomic WQEs outstanding */
-		u32		noack_pkts;	/* sent since the last AckReq */
-		/*
-		 * A SEND or WRITE packet went out without AckReq since the
-		 * last one that asked (or a READ/atomic request, whose
-		 * response acknowledges what came before it): its ACK is
-		 * owed until a later packet asks, or tail_timer does.
-		 */
-		bool		ack_owed;
-		/* tail_timer resent the newest packet: it asks, and is no retry */
-		bool		tail_ask;
-		u8		retry_left;	/* of attr.retry_cnt */
-		u8		rnr_left;	/* of attr.rnr_retry (7 = infinite) */
-		bool		rnr_wait;	/* RNR NAK: wait for rnr_timer */
-		/*
-		 * an ODP page fault of a local SGE is being resolved: send
-		 * nothing until it is, then from comp.psn if odp_resend
-		 * (a response could not be placed and was dropped)
-		 */
-		bool		odp_wait;
-		bool		odp_resend;
-		bool		stopped;	/* a WQE failed: send no more */
-		/* went back after a loss, no progress since */
-		bool		retrying;
-		/* local ACK timeout (RC): armed while responses are due */
-		struct timer_list retrans_timer;
-		struct timer_list rnr_timer;
-		/* the requester idle with an ACK owed: ask (sv_req_tail_timeout()) */
-		struct timer_list tail_timer;
-		/*
-		 * The requester runs inline from sv_qp_kick() or in work
-		 * (sv_req_wq), one runner at a time (struct sv_task).
-		 * task.cpu is the CPU the requester last sent from
-		 * (WORK_CPU_UNBOUND: none yet).  Packets sent on one CPU can
-		 * overtake those still queued on another (per-CPU backlogs,
-		 * transmit queues), so a QP changes CPU only while nothing
-		 * it sent can still be on the way (sv_req_sched()).  Read
-		 * and written only by the runner.
-		 */
-		struct sv_task	task;
-	} req;
-	/*
-	 * Completer (sv_comp.c).  psn, under req.lock: the oldest PSN not
-	 * yet acknowledged.  Packets between comp.psn and req.psn are in
-	 * flight.  task retires send WQEs and flushes with error (IBTA
-	 * 10.8.3), one runner at a time, bounded per call: see
-	 * sv_comp_retire().
-	 */
-	struct {
-		u32		psn;
-		struct sv_task	task;
-		/*
-		 * under req.lock: the response (a copy) whose placement
-		 * missed an ODP page of its WQE's SGEs, placed by
-		 * sv_req_odp_fault() under the fault's lock
-		 */
-		struct sk_buff	*odp_skb;
-	} comp;
-	/*
-	 * Responder (sv_resp.c, sv_resp_res.c).  lock (_bh: requests
-	 * arrive in softirq, the read-response work item and reset run in
-	 * process context)
-	 * protects every field below and the consumer side of the RQ
-	 * (struct sv_wq); psn is also written by modify_qp (INIT->RTR,
-	 * RESET) under state_lock while the responder is not active, and
-	 * read by query_qp.  Lock order: resp.lock, then state_lock or
-	 * rq.producer_lock or an SRQ's lock, never with req.lock
-	 * (Documentation/design.md, "Locking").
-	 * Held across sv_net_xmit(), so that responses leave in order;
-	 * never across sv_cq_post() or QP events (the one exception: an SRQ
-	 * limit event dispatched by sv_srq_pop()).  Always taken _bh: no
-	 * path reaches it with interrupts off (the flush with error runs in
-	 * the completer's task, which defers then).
-	 */
-	struct {
-		u32		psn;		/* next PSN expected (rq_psn) */
-		spinlock_t	lock;
-		u32		msn;		/* messages completed (AETH MSN) */
-		bool		active;		/* psn taken over from modify_qp */
-		bool		dead;		/* an error sent the QP to ERR */
-		bool		nak_sent;	/* NAK sent for the current gap */
-		bool		drop_msg;	/* UC: drop until First/Only */
-		bool		in_msg;		/* a First was accepted, no Last */
-		bool		wqe_valid;	/* *wqe is a taken receive WQE */
-		bool		serving;	/* the work item sends responses */
-		bool		ack_pending;	/* ACK deferred behind responses */
-		u32		msg_op;		/* SV_OP_SEND/WRITE of the message */
-		u32		ack_psn;	/* PSN of the deferred ACK */
-		u32		recv_len;	/* bytes received into *wqe */
-		/* RDMA WRITE in progress: where the next payload goes */
-		u64		wr_va;
-		u32		wr_rkey;
-		u32		wr_resid;
-		u32		wr_len;
-		/*
-		 * private copy of the current receive WQE, wqe_size bytes
-		 * (immutable after create: see sv_resp_init())
-		 */
-		struct sv_recv_wqe *wqe;
-		u32		wqe_size;
-		/*
-		 * XRC target (IBTA A14): the XRC SRQ the packet being
-		 * processed names, with a reference (sv_srq_get_xrc()),
-		 * NULL between packets; the number of the SRQ the held
-		 * WQE came from, which the rest of its message must name
-		 * and whose CQ gets its completion.
-		 */
-		struct sv_srq	*xrc_srq;
-		u32		xrc_wqe_srqn;
-		/*
-		 * RC responder resources (IBTA 9.7.5.1.4): a ring of
-		 * res_size RDMA READ / atomic requests, indexed by
-		 * sequence numbers: res_head is the next to allocate,
-		 * res_serve the oldest whose response is still to be sent.
-		 * res_size is a power of two, at least max_dest_rd_atomic:
-		 * the ring is allocated (NULL and 0 before) and grown by
-		 * modify_qp when it sets that attribute
-		 * (sv_resp_res_reserve()), never shrunk.
-		 */
-		struct sv_resp_res *res;
-		u32		res_size;
-		u32		res_head;
-		u32		res_serve;
-		struct work_struct work;	/* sends queued responses */
-		/* a response's ODP page is being faulted: serve after */
-		bool		odp_wait;
-		/*
-		 * RC: the request packet that missed an ODP page (RNR
-		 * NAKed) and those that came right after it, copies, at
-		 * most SV_RESP_ODP_PARK, placed by sv_resp_odp_fault()
-		 * under the fault's lock if still expected then
-		 */
-		struct sk_buff_head odp_q;
-		/*
-		 * a NAK held back behind queued responses, sent once they
-		 * are out (enum sv_resp_defer: a PSN gap, or an RNR or ODP
-		 * miss)
-		 */
-		u8		nak_deferred;
-		/* for rdma resource show (monotonic) */
-		u32		rnr_naks;
-		u32		seq_naks;
-		u32		dup_reqs;
-	} resp;
+	/* the transport roles' state, each declared in its role's header */
+	struct sv_req_state	req;	/* sv_req.h */
+	struct sv_comp_state	comp;	/* sv_comp.h */
+	struct sv_resp_state	resp;	/* sv_resp.h */
 
 	/*
 	 * Completion counters per operation type (sv_cntr.c): set by attach

@@ -11,7 +11,7 @@
  * and every length the transport trusts is recomputed from the SGEs.
  */
 #include "sv.h"
-#include "sv_xport.h"
+#include "sv_xport_obj.h"
 
 /* IB_SEND_IP_CSUM (IPoIB checksum offload) is not supported */
 #define SV_SEND_FLAGS \

@@ -16,7 +16,7 @@
 #include <kunit/test.h>
 
 #include "sv.h"
-#include "sv_xport.h"
+#include "sv_xport_obj.h"
 
 struct cq_env {
 	struct sv_dev	*sv;

@@ -11,7 +11,7 @@
 #include <kunit/test.h>
 
 #include "sv.h"
-#include "sv_xport.h"
+#include "sv_xport_obj.h"
 
 struct mkey_env {
 	struct sv_dev	*sv;

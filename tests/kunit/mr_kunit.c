@@ -16,7 +16,7 @@
 #include <linux/scatterlist.h>
 
 #include "sv.h"
-#include "sv_xport.h"
+#include "sv_xport_obj.h"
 
 #define NPAGES	3
 

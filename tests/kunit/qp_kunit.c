@@ -67,7 +67,7 @@ static int qp_env_init(struct kunit *test)
 	sv->active_mtu = IB_MTU_1024;
 	env->sv = sv;
 
-	/* a whole sv_pd: UD QPs join its list (sv_pd_ud_add()) */
+	/* a whole sv_pd: UD QPs join its list (sv_req_ud_add()) */
 	pd = kunit_kzalloc(test, sizeof(*pd), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pd);
 	pd->ibpd.device = &sv->ibdev;

@@ -15,7 +15,7 @@
 #include <kunit/test.h>
 
 #include "sv.h"
-#include "sv_xport.h"
+#include "sv_xport_obj.h"
 
 struct srq_env {
 	struct sv_dev	*sv;
