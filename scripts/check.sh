@@ -24,6 +24,9 @@
 #      plans the VMs), the shards are sized from tests/user/durations, and
 #      results/durations.new is that file with this run's times
 #      (scripts/test-durations.sh)
+#   6. once every VM above has ended: scripts/interop-vms.sh, softverbs and
+#      Soft-RoCE between Debian 13's 7.3 and the first stock 6.1 kernel, two
+#      VMs on a wire, both ways round (when both have a module)
 #
 # Every build step and every test counts: a build is one test (passed or failed),
 # a VM contributes its TAP results (KUnit cases counted one by one), a VM that
@@ -65,6 +68,8 @@
 #   SV_VM_TIMEOUT=SEC     per-VM timeout (default: 600 + 600 per test; x2 for the
 #                         debug kernel). Only a backstop for a guest that hangs
 #                         whole: each test also has its own timeout in the guest.
+#   SV_INTEROP=0          skip the interop of step 6 (also skipped with SV_TESTS
+#                         or SV_DEBUG_TESTS unless the regex matches "interop")
 #   SV_DEMO=0             skip "make demo" in a fresh clone (also skipped with
 #                         SV_TESTS or SV_DEBUG_TESTS)
 #   SV_DEB=0              skip "make deb" and its installs (scripts/deb-install.sh,
@@ -114,6 +119,7 @@ sid_kernels=() troot_kernels=()	# the roots' VMs: sid's, Debian 13's
 sid_trixie=0 troot_auto=0	# 1: Debian 13's kernels join that lane once fetched
 trixie_from=''		# Debian 13's kernel the package install upgrades from
 demo_wanted=0
+interop_wanted=0 interop_old=''	# scripts/interop-vms.sh after the lanes, the 6.1 side
 nic_tests=()		# the tests with needs=nic
 plan=$(python3 scripts/svplan.py --uid "$(id -u)" shell -- "${stock[@]}")
 eval "$plan"
@@ -797,6 +803,26 @@ for dir in "${job_dirs[@]}"; do
 		row "$(basename "$dir")" 0 1 0 0 "the VM job reported nothing"
 	fi
 done
+
+# --- interop across kernels (scripts/interop-vms.sh) ---------------------------
+# softverbs and Soft-RoCE on Debian 13's 7.3 and the first stock 6.1
+# (svplan.py's interop_old), two VMs on a wire, both ways round: two VMs at
+# once, so only after every lane above has ended.  One row, its cases
+# counted one by one.
+interop_new=''
+for kver in "${trixie[@]}"; do
+	[[ $kver != 7.3.* ]] || interop_new=$kver
+done
+if [ "$interop_wanted" = 1 ] && [ -n "$interop_new" ] &&
+	[ -f "build/$interop_new/kmod/softverbs.ko" ] && [ -f "build/$interop_old/kmod/softverbs.ko" ]; then
+	stage interop env SV_INTEROP_NEW="$interop_new" SV_INTEROP_OLD="$interop_old" \
+		SV_INTEROP_LOGS="$results/interop" bash scripts/interop-vms.sh || true
+	counts=$(sed -n 's/^\([0-9]\+\) passed, \([0-9]\+\) failed$/\1 \2/p' "$results/interop.log" | tail -n 1)
+	read -r p f <<<"${counts:-0 1}"
+	note="wall s per pairing: $(sed -n 's/^# wall time: .*: \([0-9]*\)s$/\1/p' "$results/interop.log" | paste -sd ' ')"
+	[ -n "$counts" ] || note="no summary, see results/interop.log"
+	row "interop: $interop_new <-> $interop_old" "$p" "$f" 0 "$stage_secs" "$note"
+fi
 
 # The measured times, for the next run's shards: tests/user/durations with
 # this run's "# time:" lines in (adopt with cp; see scripts/test-durations.sh).

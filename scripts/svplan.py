@@ -45,6 +45,9 @@ HOST_TROOT_SECS = 180
 # Debian's cloud kernels: the meta packages scripts/cloud-kernel.sh fetches
 CLOUD_METAS = ('linux-image-cloud-amd64', 'linux-image-6.12-cloud-amd64')
 TRIXIE_VM = "Debian 13's 7.3 (amd64)"
+# scripts/interop-vms.sh, both pairings (two VMs at once, after the lanes):
+# 31 s measured with nothing beside it, twice that for a loaded host
+INTEROP_SECS = 60
 
 # bash's default IFS, which split the lines and durations before
 _IFS = re.compile(r'[ \t\n]+')
@@ -275,6 +278,15 @@ class Plan:
         if one:
             self.dk_shards = [one]
         self.nic_tests = [t.name for t in tests if 'nic' in t.needs]
+        # scripts/interop-vms.sh: Debian 13's 7.3 against the first stock 6.1,
+        # two VMs at once, so after every lane; SV_TESTS or SV_DEBUG_TESTS
+        # keep it only if they match "interop"
+        self.interop_old = next((k for k in self.stock if k.startswith('6.1.')), '')
+        self.interop_wanted = int(bool(
+            self.trixie_vms and self.interop_old and self.get('SV_INTEROP', '1') != '0'
+            and filter_runs(one or '', 'interop')))
+        if not self.interop_wanted:
+            self.interop_old = ''
 
     def get(self, var, default=''):
         """${VAR:-DEFAULT}"""
@@ -405,13 +417,16 @@ class Plan:
             lines.append(f'  tests: {" ".join(sel)}')
         if self.demo_wanted:
             lines.append(f'demo: make demo in a fresh clone, ~{DEMO_SECS} s')
+        if self.interop_wanted:
+            lines.append(f'interop: {TRIXIE_VM} <-> {self.interop_old}, two VMs after '
+                         f'every lane, ~{INTEROP_SECS} s')
         return ''.join(line + '\n' for line in lines)
 
     def shell(self):
         """The plan as bash assignments for check.sh."""
         scalars = ('stock_filter', 'first_filter', 'cloud_filter', 'cloud1_filter',
                    'sid_filter', 'troot_filter', 'troot_auto', 'sid_trixie',
-                   'trixie_from', 'demo_wanted')
+                   'trixie_from', 'demo_wanted', 'interop_wanted', 'interop_old')
         arrays = ('cloud_metas', 'trixie_series', 'sid_kernels', 'troot_kernels',
                   'nic_tests')
         out = [f'{v}={shlex.quote(str(getattr(self, v)))}' for v in scalars]

@@ -404,6 +404,21 @@ class TestOrderAndListing(unittest.TestCase):
         self.assertTrue(lines[0].endswith(', 9 tests, filter (everything)'))
         self.assertEqual(lines[-1], f'demo: make demo in a fresh clone, ~{svplan.DEMO_SECS} s')
 
+    def test_interop(self):
+        # the first stock 6.1 against Debian 13's 7.3: root, SV_TRIXIE on
+        p = plan({}, stock=(K612, K61))
+        self.assertEqual((p.interop_wanted, p.interop_old), (1, K61))
+        self.assertEqual(p.listing().splitlines()[-1],
+                         f"interop: {svplan.TRIXIE_VM} <-> {K61}, two VMs after every lane, "
+                         f"~{svplan.INTEROP_SECS} s")
+        for env, stock, uid in (({'SV_INTEROP': '0'}, (K61,), 0), ({'SV_TRIXIE': '0'}, (K61,), 0),
+                                ({}, (K61,), 1000), ({}, (K612,), 0),
+                                ({'SV_TESTS': '^(20-cq)$'}, (K61,), 0),
+                                ({'SV_DEBUG_TESTS': '^(20-cq)$'}, (K61,), 0)):
+            p = plan(env, stock=stock, uid=uid)
+            self.assertEqual((p.interop_wanted, p.interop_old), (0, ''), env)
+        self.assertEqual(plan({'SV_TESTS': 'interop|20-cq'}, stock=(K61,)).interop_wanted, 1)
+
     def test_shell_evals(self):
         p = plan({'SV_DEBUG_SHARDS': "^(kunit)$ it's"})
         script = p.shell() + 'declare -p dk_shard_list nic_tests troot_auto stock_filter\n'
