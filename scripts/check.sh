@@ -36,7 +36,7 @@
 #
 # Environment:
 #   SV_TRIXIE=0           skip Debian 13's newer kernels (scripts/trixie-kernel.sh
-#                         fetches headers of SV_TRIXIE_SERIES, default "7.2 7.3",
+#                         fetches headers of SV_TRIXIE_SERIES, default "6.16 6.17 7.2 7.3",
 #                         and the 7.3 image into the cache; the module is built
 #                         for each, in the Debian 13 root of scripts/trixie-root.sh
 #                         where the host lacks their compiler, and the 7.3 amd64

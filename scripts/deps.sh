@@ -16,8 +16,9 @@ packages=(
 	# compilers for the module and userspace; dkms depends on them only loosely
 	gcc make libc6-dev pkg-config dkms
 	# the Debian 13 root whose gcc-14 builds the module for Debian 13's
-	# kernels (scripts/trixie-root.sh)
-	debootstrap
+	# kernels (scripts/trixie-root.sh), and curl for the header packages
+	# Debian's index omits (6.16, 6.17: scripts/trixie-kernel.sh)
+	debootstrap curl
 	# the VM harness (tests/vm); qemu-system-x86 brings qemu-system-common's
 	# virtiofsd, the cloud kernels' share of the host root.  Those kernels
 	# are not installed: scripts/cloud-kernel.sh (a stage of check.sh)

@@ -218,7 +218,7 @@ class Plan:
         tests_env = self.get('SV_TESTS')
 
         self.cloud_metas = list(CLOUD_METAS) if self.get('SV_CLOUD', '1') != '0' else []
-        self.trixie_series = _words(self.get('SV_TRIXIE_SERIES', '7.2 7.3'))
+        self.trixie_series = _words(self.get('SV_TRIXIE_SERIES', '6.16 6.17 7.2 7.3'))
         # Debian 13's own kernel series (headers only): the Debian 13 root's
         # package install starts there and upgrades to 7.3 (set but empty:
         # installs on 7.3 directly)
@@ -310,8 +310,12 @@ class Plan:
 
     def host_est(self):
         """Seconds of the host's stages that run beside debug #1."""
+        # Debian 13's series: a module build each, and those fetched with
+        # their image (SV_TRIXIE_IMAGES) as much as a cloud kernel
+        images = _words(self.get('SV_TRIXIE_IMAGES', '7.3'))
         t = (len(self.stock) * HOST_KMOD_SECS + len(self.cloud_metas) * HOST_CLOUD_SECS
-             + len(self.trixie_series) * HOST_CLOUD_SECS)
+             + sum(HOST_CLOUD_SECS if s in images else HOST_KMOD_SECS
+                   for s in self.trixie_series))
         for var, secs in (('SV_FUZZ', HOST_FUZZ_SECS), ('SV_DKMS', HOST_DKMS_SECS),
                           ('SV_DEB', HOST_DEB_SECS), ('SV_LINT', HOST_LINT_SECS)):
             if self.get(var, '1') != '0':

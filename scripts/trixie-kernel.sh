@@ -5,9 +5,11 @@
 # host's apt sources do not list.
 #
 #   trixie-kernel.sh fetch [SERIES...]
-#                        for each series (default: 7.2 7.3) the newest
+#                        for each series (default: 6.16 6.17 7.2 7.3) the newest
 #                        kernel the archive serves: headers of the amd64
-#                        flavour; for the series in SV_TRIXIE_IMAGES
+#                        flavour (of 6.16 and 6.17, whose headers the index
+#                        omits, from the pool by the newest image's
+#                        version); for the series in SV_TRIXIE_IMAGES
 #                        (default: 7.3) also the image and modules of the
 #                        amd64 and cloud-amd64 flavours, with the cloud
 #                        flavour's headers; prints each kernel's paths
@@ -91,6 +93,31 @@ print_tree() {
 newest() {
 	sv_apt_cache search --names-only "^linux-headers-$1[.].*-common\$" |
 		sed -n 's/^linux-headers-\([^ ]*\)-common .*/\1/p' | sort -V | tail -n 1
+}
+
+# pool_headers SERIES: a series whose headers the index does not list
+# (trixie-backports' index names only the images of 6.16 and 6.17; their
+# header packages are still in the pool, under the source package "linux"):
+# the newest image's kernel, its headers, -common and kbuild packages
+# downloaded from the pool by name into $dl; prints the KVER and the file
+# names, one a line
+pool_headers() {
+	local kver base ver mirror f
+	kver=$(sv_apt_cache search --names-only "^linux-image-$1[.][0-9]+[+]deb[0-9]+-amd64\$" |
+		sed -n 's/^linux-image-\([^ ]*\) .*/\1/p' | sort -V | tail -n 1)
+	[ -n "$kver" ] || return 1
+	ver=$(sv_apt_cache show --no-all-versions "linux-image-$kver" | awk '$1 == "Version:" { print $2; exit }')
+	base=${kver%-amd64}
+	mirror=$(sv_apt_mirror) || return 1
+	mkdir -p "$dl"
+	echo "$kver"
+	for f in "linux-headers-${kver}_${ver}_amd64.deb" "linux-headers-$base-common_${ver}_all.deb" \
+		"linux-kbuild-${base}_${ver}_amd64.deb"; do
+		[ -f "$dl/$f" ] || curl -fsS -o "$dl/$f.part" "$mirror/pool/main/l/linux/$f" ||
+			{ rm -f "$dl/$f.part"; die "$f: not in the pool either"; }
+		[ ! -f "$dl/$f.part" ] || mv "$dl/$f.part" "$dl/$f"
+		echo "$f"
+	done
 }
 
 # deps PKG REGEX: PKG's candidate's dependencies matching REGEX
@@ -182,7 +209,16 @@ fetch() {
 	sv_apt_update
 	for s in "$@"; do
 		v=$(newest "$s")
-		[ -n "$v" ] || die "no kernel headers of series $s in ${sv_apt_suites// /, }"
+		if [ -z "$v" ]; then
+			# headers in the pool only: amd64, no image
+			local got=()
+			mapfile -t got < <(pool_headers "$s") || true
+			[ ${#got[@]} = 4 ] || die "no kernel headers of series $s in ${sv_apt_suites// /, }"
+			unpack "${got[0]}" "${got[@]:1}"
+			print_tree "${got[0]}"
+			kvers+=("${got[0]}")
+			continue
+		fi
 		img=0
 		[[ " $images " != *" $s "* ]] || img=1
 		for flavour in amd64 cloud-amd64; do
@@ -301,7 +337,7 @@ dkms-remove)
 	;;
 fetch)
 	shift
-	[ $# -gt 0 ] || set -- 7.2 7.3
+	[ $# -gt 0 ] || set -- 6.16 6.17 7.2 7.3
 	fetch "$@"
 	;;
 print)
