@@ -68,12 +68,12 @@ mapfile -t runner < <("$root/scripts/kbuild-runner.sh" "$kdir" "$out")
 
 make_args=(-C "$kdir" M="$out" W=1 -j"${JOBS:-$(nproc)}")
 [ -n "${CC:-}" ] && make_args+=(CC="$CC")
-# W=1 runs the kernel's scripts/kernel-doc.py on each file; up to 6.17 it
-# is started by its "#!/usr/bin/python3" line, and the Debian 13 build root
-# has no Python: skip that one check there rather than fail every file
+# W=1 runs the kernel's kernel-doc (Python: through its #! line up to 6.17,
+# as $(PYTHON3) $(KERNELDOC) in 6.18) on each file, and the Debian 13 build
+# root has no Python: skip that one check there rather than fail every file
 if [ ${#runner[@]} -gt 0 ] && ! "${runner[@]}" sh -c 'command -v python3' >/dev/null 2>&1; then
 	echo "build-kmod.sh: no python3 where kbuild runs: W=1 without kernel-doc" >&2
-	make_args+=(KERNELDOC=true)
+	make_args+=(KERNELDOC=true PYTHON3=true)
 fi
 # SV_KBUILD_ARGS: extra kbuild arguments, e.g. "C=2" for sparse (scripts/lint.sh)
 # shellcheck disable=SC2206

@@ -36,8 +36,8 @@
 #
 # Environment:
 #   SV_TRIXIE=0           skip Debian 13's newer kernels (scripts/trixie-kernel.sh
-#                         fetches headers of SV_TRIXIE_SERIES, default "6.16 6.17 7.2 7.3",
-#                         and the 7.3 image into the cache; the module is built
+#                         fetches headers of SV_TRIXIE_SERIES, default every
+#                         series from 6.16 to 7.3, and the 7.3 image into the cache; the module is built
 #                         for each, in the Debian 13 root of scripts/trixie-root.sh
 #                         where the host lacks their compiler, and the 7.3 amd64
 #                         kernel's VM runs the stock selection; root only)

@@ -218,7 +218,7 @@ class Plan:
         tests_env = self.get('SV_TESTS')
 
         self.cloud_metas = list(CLOUD_METAS) if self.get('SV_CLOUD', '1') != '0' else []
-        self.trixie_series = _words(self.get('SV_TRIXIE_SERIES', '6.16 6.17 7.2 7.3'))
+        self.trixie_series = _words(self.get('SV_TRIXIE_SERIES', '6.16 6.17 6.18 6.19 7.0 7.1 7.2 7.3'))
         # Debian 13's own kernel series (headers only): the Debian 13 root's
         # package install starts there and upgrades to 7.3 (set but empty:
         # installs on 7.3 directly)

@@ -5,9 +5,9 @@
 # host's apt sources do not list.
 #
 #   trixie-kernel.sh fetch [SERIES...]
-#                        for each series (default: 6.16 6.17 7.2 7.3) the newest
+#                        for each series (default: 6.16 6.17 6.18 6.19 7.0 7.1 7.2 7.3) the newest
 #                        kernel the archive serves: headers of the amd64
-#                        flavour (of 6.16 and 6.17, whose headers the index
+#                        flavour (of 6.16 to 7.1, whose headers the index
 #                        omits, from the pool by the newest image's
 #                        version); for the series in SV_TRIXIE_IMAGES
 #                        (default: 7.3) also the image and modules of the
@@ -63,9 +63,9 @@
 # /lib/modules/KVER/build -> /usr/src/linux-headers-KVER again: what
 # dkms-install and scripts/deb-install.sh --root build in.
 #
-# What the archive serves (2026-11-29): headers of 7.2.x and 7.3.4 in
-# trixie-backports; 6.16, 6.17, 7.0 and 7.1 only as images there, no
-# headers, no source in any suite.
+# What the archive serves: trixie-backports' index lists headers of 7.2.x
+# and 7.3.4, and 6.16 to 7.1 as images only; the header packages of the
+# newest image of each of those are in the pool (pool_headers).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -96,7 +96,7 @@ newest() {
 }
 
 # pool_headers SERIES: a series whose headers the index does not list
-# (trixie-backports' index names only the images of 6.16 and 6.17; their
+# (trixie-backports' index names only the images of 6.16 to 7.1; their
 # header packages are still in the pool, under the source package "linux"):
 # the newest image's kernel, its headers, -common and kbuild packages
 # downloaded from the pool by name into $dl; prints the KVER and the file
@@ -337,7 +337,7 @@ dkms-remove)
 	;;
 fetch)
 	shift
-	[ $# -gt 0 ] || set -- 6.16 6.17 7.2 7.3
+	[ $# -gt 0 ] || set -- 6.16 6.17 6.18 6.19 7.0 7.1 7.2 7.3
 	fetch "$@"
 	;;
 print)
