@@ -41,6 +41,9 @@
 #                         for each, in the Debian 13 root of scripts/trixie-root.sh
 #                         where the host lacks their compiler, and the 7.3 amd64
 #                         kernel's VM runs the stock selection; root only)
+#   SV_TRIXIE_DKMS_SERIES="SERIES..."  Debian 13's kernels of headers only
+#                         (no image) whose DKMS build runs in the Debian 13
+#                         root (default 6.16)
 #   SV_TRIXIE_FROM=SERIES Debian 13's own kernel (default 6.12, headers only)
 #                         that the Debian 13 root's package install runs
 #                         first and upgrades to 7.3 from, through DKMS's
@@ -608,6 +611,19 @@ if [ -n "$troot" ] && [ "${SV_DKMS:-1}" != 0 ] && filter_runs "$troot_filter" 16
 			row "$kver: dkms install (Debian 13 root)" 1 0 0 "$stage_secs"
 		else
 			row "$kver: dkms install (Debian 13 root)" 0 1 0 "$stage_secs" "see results/dkms-$kver-trixie.log"
+		fi
+	done
+fi
+# and DKMS's build for a kernel of headers only (SV_TRIXIE_DKMS_SERIES,
+# default 6.16, the oldest of trixie-backports: ~60 s, gcc-14, no ccache)
+if [ -n "$troot" ] && [ "${SV_DKMS:-1}" != 0 ]; then
+	for kver in ${trixie_all[@]+"${trixie_all[@]}"}; do
+		[[ " ${SV_TRIXIE_DKMS_SERIES-6.16} " == *" ${kver%.*+*} "* && $kver != *cloud* ]] || continue
+		! trixie_image "$kver" || continue
+		if stage "dkms-$kver-trixie" bash scripts/trixie-kernel.sh dkms-install "$kver" "$troot"; then
+			row "$kver: dkms build (Debian 13 root)" 1 0 0 "$stage_secs"
+		else
+			row "$kver: dkms build (Debian 13 root)" 0 1 0 "$stage_secs" "see results/dkms-$kver-trixie.log"
 		fi
 	done
 fi

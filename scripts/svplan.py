@@ -41,7 +41,7 @@ DEMO_SECS = 140
 # package installs for its kernel.
 HOST_FUZZ_SECS, HOST_DKMS_SECS, HOST_DEB_SECS = 130, 100, 180
 HOST_KMOD_SECS, HOST_CLOUD_SECS, HOST_LINT_SECS = 65, 140, 110
-HOST_TROOT_SECS = 180
+HOST_TROOT_SECS = 240
 # Debian's cloud kernels: the meta packages scripts/cloud-kernel.sh fetches
 CLOUD_METAS = ('linux-image-cloud-amd64', 'linux-image-6.12-cloud-amd64')
 TRIXIE_VM = "Debian 13's 7.3 (amd64)"
