@@ -172,6 +172,19 @@ union ib_gid {
 struct ib_device { const char *name; };
 struct ib_ucontext { struct ib_device *device; };
 struct ib_udata { const void *inbuf; void *outbuf; size_t inlen, outlen; };
+
+/* ib_core's "is this user input all zero" (the shim's inbuf is plain memory) */
+static inline bool ib_is_udata_cleared(struct ib_udata *udata, size_t offset,
+				       size_t len)
+{
+	const unsigned char *p = (const unsigned char *)udata->inbuf + offset;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i])
+			return false;
+	return true;
+}
 struct ib_pd { struct ib_device *device; };
 struct ib_xrcd { struct ib_device *device; };
 struct ib_cq { struct ib_device *device; void *cq_context; };
