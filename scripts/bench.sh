@@ -291,8 +291,7 @@ if [ "${1:-}" != --guest ]; then
 	bash scripts/deps.sh bench
 	kver=${SV_BENCH_KVER:-$(ls /lib/modules | grep '^6\.1\.' | sort -V | tail -n 1)}
 	# an installed kernel, or Debian 13's unpacked into the cache
-	kdir=/lib/modules/$kver/build
-	[ -d "$kdir" ] || kdir=$(bash scripts/trixie-kernel.sh print "$kver" 2>/dev/null | sed -n 's/^KDIR=//p')
+	kdir=$(bash scripts/trixie-kernel.sh kdir "$kver" 2>/dev/null) || kdir=
 	[ -n "$kver" ] && [ -d "$kdir" ] ||
 		{ echo "bench: no headers for ${kver:-a Debian 6.1 kernel} (installed, or scripts/trixie-kernel.sh fetch)" >&2; exit 1; }
 	mkdir -p build

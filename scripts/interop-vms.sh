@@ -37,9 +37,9 @@ done
 
 # module KVER: build/KVER/kmod/softverbs.ko, built if missing
 module() {
-	local kver=$1 kdir=/lib/modules/$1/build
+	local kver=$1 kdir
 	[ -f "build/$kver/kmod/softverbs.ko" ] && return 0
-	[ -d "$kdir" ] || kdir=$(bash scripts/trixie-kernel.sh print "$kver" 2>/dev/null | sed -n 's/^KDIR=//p')
+	kdir=$(bash scripts/trixie-kernel.sh kdir "$kver" 2>/dev/null) || true
 	if [ -z "$kdir" ] || [ ! -d "$kdir" ]; then
 		echo "interop-vms: no headers for $kver" >&2
 		return 1

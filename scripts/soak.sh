@@ -49,8 +49,7 @@ for k in $kernels; do
 	else
 		kver=$k
 		# an installed kernel, or Debian 13's unpacked into the cache
-		kdir=/lib/modules/$kver/build
-		[ -d "$kdir" ] || kdir=$(bash scripts/trixie-kernel.sh print "$kver" 2>/dev/null | sed -n 's/^KDIR=//p')
+		kdir=$(bash scripts/trixie-kernel.sh kdir "$kver" 2>/dev/null) || kdir=/lib/modules/$kver/build
 		scripts/build-kmod.sh "$kdir" "build/$kver" >"$out/kmod-$kver.log" 2>&1 ||
 			{ echo "soak: module build for $kver failed (results/soak/kmod-$kver.log)" >&2; rc=1; continue; }
 		run=(--kver "$kver" --mem 1536)

@@ -13,6 +13,10 @@
 #                        (default: 7.3) also the image and modules of the
 #                        amd64 and cloud-amd64 flavours, with the cloud
 #                        flavour's headers; prints each kernel's paths
+#   trixie-kernel.sh kdir KVER
+#                        the headers to build for KVER: an installed
+#                        kernel's /lib/modules/KVER/build, else the
+#                        unpacked tree's; exit 1 if neither
 #   trixie-kernel.sh print [KVER]
 #                        the paths of unpacked kernels (all, or KVER's);
 #                        exit 1 if there is none
@@ -350,6 +354,17 @@ fetch)
 	shift
 	[ $# -gt 0 ] || set -- 6.16 6.17 6.18 6.19 7.0 7.1 7.2 7.3
 	fetch "$@"
+	;;
+kdir)
+	# an installed kernel's headers, or those of one unpacked here
+	[ -n "${2:-}" ] || die "usage: trixie-kernel.sh kdir KVER"
+	if [ -d "/lib/modules/$2/build" ]; then
+		echo "/lib/modules/$2/build"
+	elif [ -f "$base/$2/.sv-key" ]; then
+		print_tree "$2" | sed -n 's/^KDIR=//p'
+	else
+		exit 1
+	fi
 	;;
 print)
 	found=0
