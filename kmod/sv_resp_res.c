@@ -3,7 +3,8 @@
  * The responder's resources (IBTA 9.7.5.1.4): RDMA READ, atomics, FLUSH and
  * ATOMIC WRITE, the ring of max_dest_rd_atomic entries that answers their
  * duplicates (9.7.4), and the work item that sends long read responses.
- * sv_resp.c accepts the request and calls in here; sv_resp.h is shared.
+ * sv_resp.c accepts the request and calls in here; sv_resp_pkt.c builds
+ * the packets; sv_resp.h is shared.
  *
  * Documentation/design.md, "Transport" (responder).
  */
@@ -130,7 +131,7 @@ static int sv_resp_read_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 		opcode = last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST :
 				IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE;
 
-	hdr = sv_resp_new_pkt(qp, out, opcode, res->cur_psn, n, &skb);
+	hdr = sv_resp_pkt_new(qp, out, opcode, res->cur_psn, n, &skb);
 	if (hdr) {
 		const struct sv_opcode_info *info = &sv_opcode_table[opcode];
 		u8 syn = sv_aeth_syn_ack(SV_AETH_CREDITS_INVALID);
@@ -224,7 +225,7 @@ static void sv_resp_res_reply(struct sv_qp *qp, struct sv_resp_out *out,
 	struct sk_buff *skb;
 	u8 *hdr;
 
-	hdr = sv_resp_new_pkt(qp, out, opcode, res->first_psn, 0, &skb);
+	hdr = sv_resp_pkt_new(qp, out, opcode, res->first_psn, 0, &skb);
 	if (hdr) {
 		sv_hdr_build_aeth(hdr, sv_aeth_syn_ack(SV_AETH_CREDITS_INVALID),
 				  res->msn);
@@ -353,9 +354,9 @@ static bool sv_resp_serve(struct sv_qp *qp, struct sv_resp_out *out,
 			return false;
 		}
 		if (err) {
-			sv_resp_nak(qp, out, SV_NAK_REM_ACCESS_ERR,
-				    res->type == SV_RES_READ ? res->cur_psn :
-							       res->first_psn);
+			sv_resp_pkt_nak(qp, out, SV_NAK_REM_ACCESS_ERR,
+					res->type == SV_RES_READ ?
+					res->cur_psn : res->first_psn);
 			qp->resp.res_serve = qp->resp.res_head;
 			qp->resp.dead = true;
 			out->qp_error = true;
@@ -365,9 +366,9 @@ static bool sv_resp_serve(struct sv_qp *qp, struct sv_resp_out *out,
 	}
 	if (qp->resp.ack_pending) {
 		qp->resp.ack_pending = false;
-		sv_resp_send_aeth(qp, out,
-				  sv_aeth_syn_ack(SV_AETH_CREDITS_INVALID),
-				  qp->resp.ack_psn);
+		sv_resp_pkt_aeth(qp, out,
+				 sv_aeth_syn_ack(SV_AETH_CREDITS_INVALID),
+				 qp->resp.ack_psn);
 		sv_stat_inc(sv_resp_dev(qp), SV_STAT_TX_ACKS);
 	}
 	/*
@@ -377,9 +378,9 @@ static bool sv_resp_serve(struct sv_qp *qp, struct sv_resp_out *out,
 	 */
 	if (qp->resp.nak_deferred == SV_RESP_DEFER_RNR ||
 	    (qp->resp.nak_deferred && !skb_queue_empty(&qp->resp.odp_q))) {
-		sv_resp_rnr_nak(qp, out, qp->resp.psn);
+		sv_resp_pkt_rnr_nak(qp, out, qp->resp.psn);
 	} else if (qp->resp.nak_deferred == SV_RESP_DEFER_SEQ) {
-		sv_resp_nak(qp, out, SV_NAK_PSN_SEQ_ERR, qp->resp.psn);
+		sv_resp_pkt_nak(qp, out, SV_NAK_PSN_SEQ_ERR, qp->resp.psn);
 		qp->resp.nak_sent = true;
 		qp->resp.seq_naks++;
 	}
@@ -642,7 +643,7 @@ void sv_resp_duplicate(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 
 	if (sv_resp_res_type(flags) < 0) {
 		if (p->bth_flags & SV_BTH_ACKREQ)
-			sv_resp_ack(qp, out, sv_psn_sub(qp->resp.psn, 1));
+			sv_resp_pkt_ack(qp, out, sv_psn_sub(qp->resp.psn, 1));
 		return;
 	}
 
@@ -805,8 +806,8 @@ void sv_resp_work(struct work_struct *work)
 			 * instead of being lost and read again by the
 			 * requester after its timeout.
 			 */
-			sent = sv_resp_xmit(qp, &out,
-					    refused < SV_RESP_XMIT_TRIES);
+			sent = sv_resp_pkt_xmit(qp, &out,
+						refused < SV_RESP_XMIT_TRIES);
 			if (!sent)
 				done = false;
 		}
