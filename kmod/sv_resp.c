@@ -330,6 +330,29 @@ static bool sv_resp_seq_ok(struct sv_qp *qp, u32 flags)
 	return flags & SV_OP_FIRST;
 }
 
+/* An opcode that consumes a receive WQE (@flags): hold one, or say why not. */
+static enum sv_resp_err sv_resp_take_wqe(struct sv_qp *qp, u32 flags)
+{
+	int ret;
+
+	if (!(flags & SV_OP_RWQE))
+		return SV_RESP_OK;
+	ret = sv_resp_get_wqe(qp);
+	if (ret == -EAGAIN)
+		return SV_RESP_RNR;
+	return ret ? SV_RESP_LOC_QP_OP : SV_RESP_OK;
+}
+
+/* Not the last packet (@flags): the message of @op goes on. */
+static bool sv_resp_msg_goes_on(struct sv_qp *qp, u32 flags, u32 op)
+{
+	if (flags & SV_OP_LAST)
+		return false;
+	qp->resp.in_msg = true;
+	qp->resp.msg_op = op;
+	return true;
+}
+
 static enum sv_resp_err sv_resp_send(struct sv_qp *qp,
 				     const struct sv_rx_pkt *pkt,
 				     struct sv_resp_out *out)
@@ -337,26 +360,17 @@ static enum sv_resp_err sv_resp_send(struct sv_qp *qp,
 	const struct sv_pkt_info *p = &pkt->p;
 	u32 flags = p->info->flags;
 	enum sv_resp_err err;
-	int ret;
 
-	if (flags & SV_OP_RWQE) {
-		ret = sv_resp_get_wqe(qp);
-		if (ret == -EAGAIN)
-			return SV_RESP_RNR;
-		if (ret)
-			return SV_RESP_LOC_QP_OP;
-	}
+	err = sv_resp_take_wqe(qp, flags);
+	if (err)
+		return err;
 	if (WARN_ON_ONCE(!qp->resp.wqe_valid))
 		return SV_RESP_LOC_QP_OP;
 	err = sv_resp_scatter(qp, sv_pkt_payload(p), p->paylen);
 	if (err)
 		return err;
-
-	if (!(flags & SV_OP_LAST)) {
-		qp->resp.in_msg = true;
-		qp->resp.msg_op = SV_OP_SEND;
+	if (sv_resp_msg_goes_on(qp, flags, SV_OP_SEND))
 		return SV_RESP_OK;
-	}
 
 	/* Send with Invalidate (IBTA 9.4.1.1, 10.6.6.2): before the CQE */
 	if (sv_opcode_has(p->info, SV_EXT_IETH)) {
@@ -417,7 +431,6 @@ static enum sv_resp_err sv_resp_write(struct sv_qp *qp,
 	const struct sv_pkt_info *p = &pkt->p;
 	u32 flags = p->info->flags;
 	enum sv_resp_err err;
-	int ret;
 
 	if (flags & SV_OP_FIRST) {
 		u64 va = sv_reth_va(p->hdr);
@@ -437,22 +450,14 @@ static enum sv_resp_err sv_resp_write(struct sv_qp *qp,
 		qp->resp.wr_len = len;
 	}
 	/* with Immediate: the last packet consumes a receive WQE (9.4.2) */
-	if (flags & SV_OP_RWQE) {
-		ret = sv_resp_get_wqe(qp);
-		if (ret == -EAGAIN)
-			return SV_RESP_RNR;
-		if (ret)
-			return SV_RESP_LOC_QP_OP;
-	}
+	err = sv_resp_take_wqe(qp, flags);
+	if (err)
+		return err;
 	err = sv_resp_write_data(qp, sv_pkt_payload(p), p->paylen);
 	if (err)
 		return err;
-
-	if (!(flags & SV_OP_LAST)) {
-		qp->resp.in_msg = true;
-		qp->resp.msg_op = SV_OP_WRITE;
+	if (sv_resp_msg_goes_on(qp, flags, SV_OP_WRITE))
 		return SV_RESP_OK;
-	}
 	/* the message must end exactly where the RETH said: else Invalid Request */
 	if (qp->resp.wr_resid)
 		return SV_RESP_INV_REQ;
