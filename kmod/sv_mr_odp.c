@@ -671,11 +671,7 @@ struct sv_mr *sv_mr_odp_create(struct sv_dev *sv, struct ib_pd *pd, u64 start,
 
 	if (!start && length == U64_MAX)
 		return sv_mr_create_odp_implicit(sv, pd, iova, access);
-	err = sv_mr_check_extent(sv, length, iova);
-	if (err)
-		return ERR_PTR(err);
-
-	mr = sv_mr_alloc(sv, pd, SV_MR_ODP, access);
+	mr = sv_mr_alloc_extent(sv, pd, SV_MR_ODP, access, length, iova);
 	if (IS_ERR(mr))
 		return mr;
 	/* the pages of [start, start + length), two more for the ends */
