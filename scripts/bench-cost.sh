@@ -54,7 +54,10 @@ if [ "${1:-}" = --report ]; then
 		lo = v[1]; hi = v[n]
 		return n
 	}
-	FILENAME == ARGV[1] && $1 == "kcount" { kern[$2] = $3; nmarks++ }
+	FILENAME == ARGV[1] && $1 == "kcount" {
+		kern[$2] = $3; siter[$2] = $5; sbyte[$2] = $6; nmarks++
+		if (NF >= 6) nstr = 1
+	}
 	FILENAME == ARGV[2] && $1 == "kcount-label" {
 		nlabels++
 		k = $3 SUBSEP $4 SUBSEP $5
@@ -89,6 +92,13 @@ if [ "${1:-}" = --report ]; then
 			printf "cost %s %s round %s: %d kernel instructions per message (runs of %d and %d: %.0f and %.0f M)\n",
 				p[1], p[2], p[3], v, n1, n2, k1 / 1e6, k2 / 1e6
 			per[p[1], p[2]] = per[p[1], p[2]] " " v
+			# rep string instructions: iterations and bytes per message
+			i1 = siter[e[k, n[1]]] - siter[b[k, n[1]]]
+			i2 = siter[e[k, n[2]]] - siter[b[k, n[2]]]
+			y1 = sbyte[e[k, n[1]]] - sbyte[b[k, n[1]]]
+			y2 = sbyte[e[k, n[2]]] - sbyte[b[k, n[2]]]
+			striter[p[1], p[2]] = striter[p[1], p[2]] " " (i2 - i1) / (n2 - n1)
+			strbyte[p[1], p[2]] = strbyte[p[1], p[2]] " " (y2 - y1) / (n2 - n1)
 		}
 		printf "\n%-22s %11s %11s %6s %17s %17s\n", "kernel insns/message", "softverbs", "Soft-RoCE", "ratio", "softverbs range", "Soft-RoCE range"
 		for (i = 1; i <= ncases; i++) {
@@ -98,6 +108,16 @@ if [ "${1:-}" = --report ]; then
 			if (stats(per["rxe", c])) { rm = sprintf("%d", med); rr = sprintf("%d-%d", lo, hi); r = med } else r = 0
 			ratio = s > 0 && r > 0 ? sprintf("%.2f", s / r) : "-"
 			printf "%-22s %11s %11s %6s %17s %17s\n", c, sm, rm, ratio, sr, rr
+		}
+		# older plugins write no string counts
+		if (!nstr) exit
+		printf "\n%-22s %23s %23s\n", "rep string insns/msg", "softverbs (bytes)", "Soft-RoCE (bytes)"
+		for (i = 1; i <= ncases; i++) {
+			c = cases[i]
+			sv = rx = "-"
+			if (stats(striter["sv", c])) { t = med; stats(strbyte["sv", c]); sv = sprintf("%d (%d)", t, med) }
+			if (stats(striter["rxe", c])) { t = med; stats(strbyte["rxe", c]); rx = sprintf("%d (%d)", t, med) }
+			printf "%-22s %23s %23s\n", c, sv, rx
 		}
 	}' "$marks" "$log"
 	exit
