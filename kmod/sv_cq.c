@@ -80,13 +80,6 @@ static u32 sv_cq_elem_size(bool is_user)
 	return is_user ? sizeof(struct ib_uverbs_wc) : sizeof(struct ib_wc);
 }
 
-static struct sv_queue *sv_cq_queue_create(bool is_user, u32 cqe)
-{
-	return sv_queue_create(cqe, sv_cq_elem_size(is_user),
-			       is_user ? SV_QUEUE_KERNEL_PRODUCES :
-					 SV_QUEUE_KERNEL_ONLY);
-}
-
 /*
  * Map @q for the process behind @udata and tell it where (@resp is
  * struct sv_create_cq_resp or struct sv_resize_cq_resp, same layout).
@@ -108,6 +101,26 @@ static int sv_cq_queue_respond(struct sv_queue *q, struct ib_udata *udata)
 	if (err)
 		return err;
 	return ib_copy_to_udata(udata, &resp, sizeof(resp));
+}
+
+/* A ring of at least @cqe entries; with @udata, mapped and described. */
+static struct sv_queue *sv_cq_queue_create(bool is_user, u32 cqe,
+					   struct ib_udata *udata)
+{
+	struct sv_queue *q;
+	int err;
+
+	q = sv_queue_create(cqe, sv_cq_elem_size(is_user),
+			    is_user ? SV_QUEUE_KERNEL_PRODUCES :
+				      SV_QUEUE_KERNEL_ONLY);
+	if (IS_ERR(q) || !udata)
+		return q;
+	err = sv_cq_queue_respond(q, udata);
+	if (err) {
+		sv_queue_destroy(q);
+		return ERR_PTR(err);
+	}
+	return q;
 }
 
 static_assert(SV_MAX_CQE < SV_QUEUE_MAX_SLOTS);
@@ -214,15 +227,10 @@ int sv_cq_create(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	spin_lock_init(&cq->lock);
 	mutex_init(&cq->resize_mutex);
 
-	q = sv_cq_queue_create(cq->is_user, attr->cqe);
+	q = sv_cq_queue_create(cq->is_user, attr->cqe, udata);
 	if (IS_ERR(q)) {
 		err = PTR_ERR(q);
 		goto err_put_count;
-	}
-	if (udata) {
-		err = sv_cq_queue_respond(q, udata);
-		if (err)
-			goto err_destroy_queue;
 	}
 
 	cq->queue = q;
@@ -230,8 +238,6 @@ int sv_cq_create(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	ibcq->cqe = sv_queue_capacity(q);
 	return 0;
 
-err_destroy_queue:
-	sv_queue_destroy(q);
 err_put_count:
 	mutex_destroy(&cq->resize_mutex);
 	sv_dev_count_put(&sv->num_cq);
@@ -309,15 +315,10 @@ int sv_cq_resize(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 		return err;
 
 	mutex_lock(&cq->resize_mutex);
-	new = sv_cq_queue_create(cq->is_user, cqe);
+	new = sv_cq_queue_create(cq->is_user, cqe, udata);
 	if (IS_ERR(new)) {
 		err = PTR_ERR(new);
 		goto out_unlock;
-	}
-	if (udata) {
-		err = sv_cq_queue_respond(new, udata);
-		if (err)
-			goto err_destroy_new;
 	}
 
 	/* only resize writes cq->queue, and resize_mutex is held */

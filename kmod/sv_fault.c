@@ -68,9 +68,9 @@ static struct sk_buff *sv_fault_take_held(struct sv_fault_dir_state *d,
 	return skb;
 }
 
-static void sv_fault_timer(struct timer_list *t)
+/* Pass the held packet on, if any; with BHs disabled. */
+static void sv_fault_pass_held(struct sv_fault_dir_state *d)
 {
-	struct sv_fault_dir_state *d = timer_container_of(d, t, timer);
 	struct sv_fault_out out;
 	struct sk_buff *skb;
 
@@ -83,6 +83,13 @@ static void sv_fault_timer(struct timer_list *t)
 	rcu_read_lock();
 	sv_fault_pass(d, skb, &out);
 	rcu_read_unlock();
+}
+
+static void sv_fault_timer(struct timer_list *t)
+{
+	struct sv_fault_dir_state *d = timer_container_of(d, t, timer);
+
+	sv_fault_pass_held(d);
 }
 
 /* flip one bit of the last byte the ICRC covers before the ICRC itself */
@@ -227,19 +234,9 @@ void sv_fault_dev_init(struct sv_dev *sv)
 /* Pass a held packet on from process context (faults being turned off). */
 static void sv_fault_flush_held(struct sv_fault_dir_state *d)
 {
-	struct sv_fault_out out;
-	struct sk_buff *skb;
-
 	timer_delete_sync(&d->timer);
-	spin_lock_bh(&d->lock);
-	skb = sv_fault_take_held(d, &out);
-	spin_unlock_bh(&d->lock);
-	if (!skb)
-		return;
 	local_bh_disable();
-	rcu_read_lock();
-	sv_fault_pass(d, skb, &out);
-	rcu_read_unlock();
+	sv_fault_pass_held(d);
 	local_bh_enable();
 }
 

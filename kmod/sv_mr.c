@@ -595,11 +595,7 @@ static struct sv_mr *sv_mr_create_user(struct sv_dev *sv, struct ib_pd *pd,
 	struct sv_mr *mr;
 	int err;
 
-	err = sv_mr_check_extent(sv, length, iova);
-	if (err)
-		return ERR_PTR(err);
-
-	mr = sv_mr_alloc(sv, pd, SV_MR_USER, access);
+	mr = sv_mr_alloc_extent(sv, pd, SV_MR_USER, access, length, iova);
 	if (IS_ERR(mr))
 		return mr;
 
@@ -646,25 +642,21 @@ struct ib_mr *sv_mr_reg_user(struct ib_pd *ibpd, u64 start, u64 length,
 			     u64 iova, int access, struct ib_udata *udata)
 {
 	struct sv_dev *sv = to_sv_dev(ibpd->device);
+	bool odp = access & IB_ACCESS_ON_DEMAND;
 	struct sv_mr *mr;
 	int err;
 
 	err = sv_mr_check_udata(udata);
 	if (err)
 		return ERR_PTR(err);
-	if (access & IB_ACCESS_ON_DEMAND) {
-		err = sv_mr_check_access(sv, access, SV_MR_ACCESS_ODP);
-		if (err)
-			return ERR_PTR(err);
-		mr = sv_mr_odp_create(sv, ibpd, start, length, iova, access);
-		if (IS_ERR(mr))
-			return ERR_CAST(mr);
-		return sv_mr_publish(mr, SV_MR_VALID);
-	}
-	err = sv_mr_check_access(sv, access, SV_MR_ACCESS_USER);
+	err = sv_mr_check_access(sv, access, odp ? SV_MR_ACCESS_ODP :
+						   SV_MR_ACCESS_USER);
 	if (err)
 		return ERR_PTR(err);
-	mr = sv_mr_create_user(sv, ibpd, start, length, iova, access);
+	if (odp)
+		mr = sv_mr_odp_create(sv, ibpd, start, length, iova, access);
+	else
+		mr = sv_mr_create_user(sv, ibpd, start, length, iova, access);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
 	return sv_mr_publish(mr, SV_MR_VALID);

@@ -39,6 +39,23 @@ static inline int sv_mr_check_extent(struct sv_dev *sv, u64 length, u64 iova)
 	return iova + length - 1 < iova ? -EINVAL : 0;
 }
 
+/*
+ * sv_mr_alloc() for a user MR of @length bytes at @iova, once its extent
+ * passed sv_mr_check_extent().  Return: the MR, or ERR_PTR().
+ */
+static inline struct sv_mr *sv_mr_alloc_extent(struct sv_dev *sv,
+					       struct ib_pd *pd,
+					       enum sv_mr_kind kind,
+					       int access, u64 length,
+					       u64 iova)
+{
+	int err = sv_mr_check_extent(sv, length, iova);
+
+	if (err)
+		return ERR_PTR(err);
+	return sv_mr_alloc(sv, pd, kind, access);
+}
+
 /* copy between @buf and the kernel address @va */
 static inline void sv_mr_copy_va(void *va, void *buf, u32 len,
 				 enum sv_copy_dir dir)

@@ -186,12 +186,17 @@ static void sv_mr_odp_unmap(struct sv_mr *mr, struct ib_umem_odp *odp,
 	sv_stat_inc(mr->sv, SV_STAT_ODP_INVALIDATIONS);
 }
 
-static bool sv_mr_odp_invalidate(struct mmu_interval_notifier *mni,
-				 const struct mmu_notifier_range *range,
-				 unsigned long cur_seq)
+/*
+ * The invalidation of an ODP umem: of an MR (its private is the MR) or,
+ * with @chunk, of a chunk of an implicit MR (its private is the chunk).
+ */
+static bool sv_mr_odp_invalidate_umem(struct mmu_interval_notifier *mni,
+				      const struct mmu_notifier_range *range,
+				      unsigned long cur_seq, bool chunk)
 {
 	struct ib_umem_odp *odp = container_of(mni, struct ib_umem_odp,
 					       notifier);
+	struct sv_odp_chunk *c;
 	struct sv_mr *mr;
 
 	if (!mmu_notifier_range_blockable(range))
@@ -199,35 +204,34 @@ static bool sv_mr_odp_invalidate(struct mmu_interval_notifier *mni,
 
 	mutex_lock(&odp->umem_mutex);
 	mmu_interval_set_seq(mni, cur_seq);
-	mr = odp->private;
-	/* NULL: not yet published, nothing was ever mapped */
-	if (mr)
-		sv_mr_odp_unmap(mr, odp, &mr->odp_inval_start,
-				&mr->odp_inval_end, range);
+	if (chunk) {
+		c = odp->private;
+		if (c)
+			sv_mr_odp_unmap(c->mr, odp, &c->inval_start,
+					&c->inval_end, range);
+	} else {
+		mr = odp->private;
+		/* NULL: not yet published, nothing was ever mapped */
+		if (mr)
+			sv_mr_odp_unmap(mr, odp, &mr->odp_inval_start,
+					&mr->odp_inval_end, range);
+	}
 	mutex_unlock(&odp->umem_mutex);
 	return true;
 }
 
-/* the same for a chunk of an implicit MR: its private is the chunk */
+static bool sv_mr_odp_invalidate(struct mmu_interval_notifier *mni,
+				 const struct mmu_notifier_range *range,
+				 unsigned long cur_seq)
+{
+	return sv_mr_odp_invalidate_umem(mni, range, cur_seq, false);
+}
+
 static bool sv_mr_odp_chunk_invalidate(struct mmu_interval_notifier *mni,
 				       const struct mmu_notifier_range *range,
 				       unsigned long cur_seq)
 {
-	struct ib_umem_odp *odp = container_of(mni, struct ib_umem_odp,
-					       notifier);
-	struct sv_odp_chunk *c;
-
-	if (!mmu_notifier_range_blockable(range))
-		return false;
-
-	mutex_lock(&odp->umem_mutex);
-	mmu_interval_set_seq(mni, cur_seq);
-	c = odp->private;
-	if (c)
-		sv_mr_odp_unmap(c->mr, odp, &c->inval_start, &c->inval_end,
-				range);
-	mutex_unlock(&odp->umem_mutex);
-	return true;
+	return sv_mr_odp_invalidate_umem(mni, range, cur_seq, true);
 }
 
 static const struct mmu_interval_notifier_ops sv_mr_odp_ops = {
@@ -667,11 +671,7 @@ struct sv_mr *sv_mr_odp_create(struct sv_dev *sv, struct ib_pd *pd, u64 start,
 
 	if (!start && length == U64_MAX)
 		return sv_mr_create_odp_implicit(sv, pd, iova, access);
-	err = sv_mr_check_extent(sv, length, iova);
-	if (err)
-		return ERR_PTR(err);
-
-	mr = sv_mr_alloc(sv, pd, SV_MR_ODP, access);
+	mr = sv_mr_alloc_extent(sv, pd, SV_MR_ODP, access, length, iova);
 	if (IS_ERR(mr))
 		return mr;
 	/* the pages of [start, start + length), two more for the ends */

@@ -2,8 +2,9 @@
 /*
  * The responder: accepts requests for RC (IBTA 9.7), UC (9.8) and UD/GSI
  * (9.9, 10.2.5) QPs: packet and PSN checks, receive WQEs, SEND and RDMA WRITE
- * placement, ACKs and NAKs.  Requests that take a responder resource are
- * sv_resp_res.c's; sv_resp.h is what the two share.
+ * placement, and which ACK or NAK answers.  Requests that take a responder
+ * resource are sv_resp_res.c's, the packets sent sv_resp_pkt.c's; sv_resp.h
+ * is what the three share.
  *
  * Documentation/design.md, "Transport" (responder).
  */
@@ -16,101 +17,6 @@
 #include "sv_resp.h"
 #include "sv_rnr.h"
 #include "sv_xport.h"
-
-/* --- packets ----------------------------------------------------------- */
-
-/*
- * An skb for a response of @opcode (an RC response opcode: an XRC target
- * sends the same response with the XRC prefix, IBTA A14) with @paylen
- * payload bytes, BTH built, pad zeroed; NULL if there is no path or no
- * memory (the packet is lost, which the requester's retry covers).
- */
-u8 *sv_resp_new_pkt(struct sv_qp *qp, struct sv_resp_out *out, u8 opcode,
-		    u32 psn, u32 paylen, struct sk_buff **skbp)
-{
-	const struct sv_opcode_info *info;
-	struct sk_buff *skb;
-	u8 *hdr;
-
-	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT)
-		opcode = SV_OPCODE_XRC | sv_opcode_op(opcode);
-	info = &sv_opcode_table[opcode];
-
-	if (!out->path)
-		return NULL;
-	skb = sv_net_alloc_skb(sv_resp_dev(qp), out->path,
-			       sv_hdr_pkt_len(info, paylen), GFP_ATOMIC);
-	if (!skb)
-		return NULL;
-	hdr = skb->data;
-	sv_hdr_build_bth(hdr, opcode, 0, SV_DEFAULT_PKEY,
-			 READ_ONCE(qp->attr.dest_qp_num), psn, paylen);
-	memset(hdr + info->hdr_len + paylen, 0, sv_hdr_pad(paylen));
-	*skbp = skb;
-	return hdr;
-}
-
-/* ACK or NAK (IBTA 9.7.5.1, 9.7.5.2) with @syndrome for @psn, sent now */
-void sv_resp_send_aeth(struct sv_qp *qp, struct sv_resp_out *out,
-		       u8 syndrome, u32 psn)
-{
-	struct sk_buff *skb;
-	u8 *hdr;
-
-	lockdep_assert_held(&qp->resp.lock);
-	hdr = sv_resp_new_pkt(qp, out, IB_OPCODE_RC_ACKNOWLEDGE, psn, 0, &skb);
-	if (!hdr)
-		return;
-	sv_hdr_build_aeth(hdr, syndrome, qp->resp.msn);
-	sv_resp_cb(skb)->from_res = false;
-	__skb_queue_tail(&out->txq, skb);
-}
-
-/*
- * Positive ACK of everything up to @psn.  The credit field carries the
- * "invalid credit count" code: no end-to-end flow control (IBTA
- * 9.7.5.1.1).  Behind queued responses the ACK waits (see sv_resp_res.c).
- */
-void sv_resp_ack(struct sv_qp *qp, struct sv_resp_out *out, u32 psn)
-{
-	lockdep_assert_held(&qp->resp.lock);
-	if (qp->resp.serving) {
-		qp->resp.ack_pending = true;
-		qp->resp.ack_psn = psn;
-		return;
-	}
-	sv_resp_send_aeth(qp, out, sv_aeth_syn_ack(SV_AETH_CREDITS_INVALID),
-			  psn);
-	sv_stat_inc(sv_resp_dev(qp), SV_STAT_TX_ACKS);
-}
-
-/* Receiver Not Ready for @psn (IBTA 9.7.5.2.8): sent again from there */
-void sv_resp_rnr_nak(struct sv_qp *qp, struct sv_resp_out *out, u32 psn)
-{
-	u8 timer = READ_ONCE(qp->attr.min_rnr_timer);
-
-	lockdep_assert_held(&qp->resp.lock);
-	sv_resp_send_aeth(qp, out, sv_aeth_syn_rnr(timer), psn);
-	sv_stat_inc(sv_resp_dev(qp), SV_STAT_TX_NAK_RNR);
-	qp->resp.rnr_naks++;
-	qp->resp.nak_sent = true;
-}
-
-void sv_resp_nak(struct sv_qp *qp, struct sv_resp_out *out,
-		 enum sv_aeth_nak code, u32 psn)
-{
-	static const u8 stat[] = {
-		[SV_NAK_PSN_SEQ_ERR] = SV_STAT_TX_NAK_SEQ,
-		[SV_NAK_INVALID_REQ] = SV_STAT_TX_NAK_INV_REQ,
-		[SV_NAK_REM_ACCESS_ERR] = SV_STAT_TX_NAK_REM_ACC,
-		[SV_NAK_REM_OP_ERR] = SV_STAT_TX_NAK_REM_OP,
-	};
-
-	lockdep_assert_held(&qp->resp.lock);
-	sv_resp_send_aeth(qp, out, sv_aeth_syn_nak(code), psn);
-	if (code < ARRAY_SIZE(stat))
-		sv_stat_inc(sv_resp_dev(qp), stat[code]);
-}
 
 /* --- receive WQEs ------------------------------------------------------ */
 
@@ -331,7 +237,7 @@ static void sv_resp_rc_fail(struct sv_qp *qp, struct sv_resp_out *out,
 	if (qp->resp.wqe_valid)
 		sv_resp_complete(qp, out, sv_resp_err_status(err), IB_WC_RECV,
 				 qp->resp.recv_len);
-	sv_resp_nak(qp, out, code, psn);
+	sv_resp_pkt_nak(qp, out, code, psn);
 	qp->resp.dead = true;
 	out->qp_error = true;
 }
@@ -424,6 +330,29 @@ static bool sv_resp_seq_ok(struct sv_qp *qp, u32 flags)
 	return flags & SV_OP_FIRST;
 }
 
+/* An opcode that consumes a receive WQE (@flags): hold one, or say why not. */
+static enum sv_resp_err sv_resp_take_wqe(struct sv_qp *qp, u32 flags)
+{
+	int ret;
+
+	if (!(flags & SV_OP_RWQE))
+		return SV_RESP_OK;
+	ret = sv_resp_get_wqe(qp);
+	if (ret == -EAGAIN)
+		return SV_RESP_RNR;
+	return ret ? SV_RESP_LOC_QP_OP : SV_RESP_OK;
+}
+
+/* Not the last packet (@flags): the message of @op goes on. */
+static bool sv_resp_msg_goes_on(struct sv_qp *qp, u32 flags, u32 op)
+{
+	if (flags & SV_OP_LAST)
+		return false;
+	qp->resp.in_msg = true;
+	qp->resp.msg_op = op;
+	return true;
+}
+
 static enum sv_resp_err sv_resp_send(struct sv_qp *qp,
 				     const struct sv_rx_pkt *pkt,
 				     struct sv_resp_out *out)
@@ -431,26 +360,17 @@ static enum sv_resp_err sv_resp_send(struct sv_qp *qp,
 	const struct sv_pkt_info *p = &pkt->p;
 	u32 flags = p->info->flags;
 	enum sv_resp_err err;
-	int ret;
 
-	if (flags & SV_OP_RWQE) {
-		ret = sv_resp_get_wqe(qp);
-		if (ret == -EAGAIN)
-			return SV_RESP_RNR;
-		if (ret)
-			return SV_RESP_LOC_QP_OP;
-	}
+	err = sv_resp_take_wqe(qp, flags);
+	if (err)
+		return err;
 	if (WARN_ON_ONCE(!qp->resp.wqe_valid))
 		return SV_RESP_LOC_QP_OP;
 	err = sv_resp_scatter(qp, sv_pkt_payload(p), p->paylen);
 	if (err)
 		return err;
-
-	if (!(flags & SV_OP_LAST)) {
-		qp->resp.in_msg = true;
-		qp->resp.msg_op = SV_OP_SEND;
+	if (sv_resp_msg_goes_on(qp, flags, SV_OP_SEND))
 		return SV_RESP_OK;
-	}
 
 	/* Send with Invalidate (IBTA 9.4.1.1, 10.6.6.2): before the CQE */
 	if (sv_opcode_has(p->info, SV_EXT_IETH)) {
@@ -511,7 +431,6 @@ static enum sv_resp_err sv_resp_write(struct sv_qp *qp,
 	const struct sv_pkt_info *p = &pkt->p;
 	u32 flags = p->info->flags;
 	enum sv_resp_err err;
-	int ret;
 
 	if (flags & SV_OP_FIRST) {
 		u64 va = sv_reth_va(p->hdr);
@@ -531,22 +450,14 @@ static enum sv_resp_err sv_resp_write(struct sv_qp *qp,
 		qp->resp.wr_len = len;
 	}
 	/* with Immediate: the last packet consumes a receive WQE (9.4.2) */
-	if (flags & SV_OP_RWQE) {
-		ret = sv_resp_get_wqe(qp);
-		if (ret == -EAGAIN)
-			return SV_RESP_RNR;
-		if (ret)
-			return SV_RESP_LOC_QP_OP;
-	}
+	err = sv_resp_take_wqe(qp, flags);
+	if (err)
+		return err;
 	err = sv_resp_write_data(qp, sv_pkt_payload(p), p->paylen);
 	if (err)
 		return err;
-
-	if (!(flags & SV_OP_LAST)) {
-		qp->resp.in_msg = true;
-		qp->resp.msg_op = SV_OP_WRITE;
+	if (sv_resp_msg_goes_on(qp, flags, SV_OP_WRITE))
 		return SV_RESP_OK;
-	}
 	/* the message must end exactly where the RETH said: else Invalid Request */
 	if (qp->resp.wr_resid)
 		return SV_RESP_INV_REQ;
@@ -637,7 +548,7 @@ static void sv_resp_rc(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 						      SV_RESP_DEFER_SEQ);
 			return;
 		}
-		sv_resp_nak(qp, out, SV_NAK_PSN_SEQ_ERR, qp->resp.psn);
+		sv_resp_pkt_nak(qp, out, SV_NAK_PSN_SEQ_ERR, qp->resp.psn);
 		qp->resp.nak_sent = true;
 		qp->resp.seq_naks++;
 		return;
@@ -710,7 +621,7 @@ static void sv_resp_rc(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 						     SV_RESP_DEFER_SEQ);
 			return;
 		}
-		sv_resp_rnr_nak(qp, out, p->psn);
+		sv_resp_pkt_rnr_nak(qp, out, p->psn);
 		return;
 	}
 	if (err)
@@ -724,7 +635,7 @@ static void sv_resp_rc(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 	if (flags & (SV_OP_SEND | SV_OP_WRITE)) {
 		sv_resp_set_psn(qp, sv_psn_add(p->psn, 1));
 		if (p->bth_flags & SV_BTH_ACKREQ)
-			sv_resp_ack(qp, out, p->psn);
+			sv_resp_pkt_ack(qp, out, p->psn);
 	}
 	return;
 
@@ -817,7 +728,7 @@ static void sv_resp_odp_retry(void *arg)
 	 */
 	sv_resp_res_odp_resume(qp, out, ok && !qp->resp.dead);
 	/* responses the way out refuses: the work item sends them again */
-	if (!sv_resp_xmit(qp, out, true)) {
+	if (!sv_resp_pkt_xmit(qp, out, true)) {
 		qp->resp.serving = true;
 		out->kick = true;
 	}
@@ -974,35 +885,6 @@ fail:
 /* --- entry points -------------------------------------------------------- */
 
 /*
- * Send the packets decided, in order, still under the lock (see the top).
- * With @retry (the work item), a packet the way out refused is kept for
- * another try; false tells the caller to back off first.
- */
-bool sv_resp_xmit(struct sv_qp *qp, struct sv_resp_out *out, bool retry)
-{
-	struct sv_dev *sv = sv_resp_dev(qp);
-	struct sk_buff *skb;
-	u16 sport;
-
-	lockdep_assert_held(&qp->resp.lock);
-	if (skb_queue_empty(&out->txq))
-		return true;
-	sport = sv_path_udp_sport(out->path, qp->ibqp.qp_num,
-				  READ_ONCE(qp->attr.dest_qp_num));
-	while ((skb = __skb_dequeue(&out->txq))) {
-		/* sv_net_xmit() consumes the skb: keep the cursor */
-		struct sv_resp_cb cb = *sv_resp_cb(skb);
-
-		if (!sv_net_xmit(sv, out->path, sport, skb) || !retry ||
-		    !cb.from_res)
-			continue;
-		sv_resp_rewind(qp, out, &cb);
-		return false;
-	}
-	return true;
-}
-
-/*
  * An XRC target's receive completion goes to the CQ of the SRQ its WQE
  * came from, looked up by number (a reference keeps the SRQ, and so its
  * CQ, while posting); an SRQ destroyed meanwhile takes its CQ's right to
@@ -1106,7 +988,7 @@ void sv_resp_rcv(struct sv_qp *qp, struct sv_rx_pkt *pkt)
 	default:
 		break;
 	}
-	sv_resp_xmit(qp, &out, false);
+	sv_resp_pkt_xmit(qp, &out, false);
 unlock:
 	spin_unlock_bh(&qp->resp.lock);
 	sv_resp_finish(qp, &out);

@@ -2,11 +2,12 @@
 /*
  * The responder: its state in a QP, struct sv_resp_state, which
  * sv_verbs.h reads to embed it in struct sv_qp; then what the responder's
- * two files share (IBTA 9.7-9.9): sv_resp.c accepts
+ * three files share (IBTA 9.7-9.9): sv_resp.c accepts
  * requests (packet checks, PSN sequence, receive WQEs, SEND and RDMA WRITE
  * placement, the RC/UC/UD entry points); sv_resp_res.c runs the responder
  * resources (RDMA READ, atomics, FLUSH, ATOMIC WRITE, their replay for
- * duplicates, and the work item that sends long read responses).
+ * duplicates, and the work item that sends long read responses);
+ * sv_resp_pkt.c builds the response packets, ACKs and NAKs and sends them.
  *
  * The second part is for those files: sv_qp.c and sv_recv.c see only
  * the responder's entry points in sv_xport.h.  The calls below that take
@@ -268,20 +269,23 @@ static inline void sv_resp_msg_done(struct sv_qp *qp)
 
 /* --- sv_resp.c ----------------------------------------------------------- */
 
-u8 *sv_resp_new_pkt(struct sv_qp *qp, struct sv_resp_out *out, u8 opcode,
-		    u32 psn, u32 paylen, struct sk_buff **skbp);
 struct ib_pd *sv_resp_pd(struct sv_qp *qp);
-void sv_resp_send_aeth(struct sv_qp *qp, struct sv_resp_out *out,
-		       u8 syndrome, u32 psn);
-void sv_resp_ack(struct sv_qp *qp, struct sv_resp_out *out, u32 psn);
-void sv_resp_rnr_nak(struct sv_qp *qp, struct sv_resp_out *out, u32 psn);
-void sv_resp_nak(struct sv_qp *qp, struct sv_resp_out *out,
-		 enum sv_aeth_nak code, u32 psn);
-bool sv_resp_xmit(struct sv_qp *qp, struct sv_resp_out *out, bool retry);
 /* with no responder lock held */
 void sv_resp_finish(struct sv_qp *qp, struct sv_resp_out *out);
 enum sv_resp_err sv_resp_rdma_check(struct sv_qp *qp, int access, u64 va,
 				    u32 rkey, u32 len);
+
+/* --- sv_resp_pkt.c ------------------------------------------------------- */
+
+u8 *sv_resp_pkt_new(struct sv_qp *qp, struct sv_resp_out *out, u8 opcode,
+		    u32 psn, u32 paylen, struct sk_buff **skbp);
+void sv_resp_pkt_aeth(struct sv_qp *qp, struct sv_resp_out *out,
+		      u8 syndrome, u32 psn);
+void sv_resp_pkt_ack(struct sv_qp *qp, struct sv_resp_out *out, u32 psn);
+void sv_resp_pkt_rnr_nak(struct sv_qp *qp, struct sv_resp_out *out, u32 psn);
+void sv_resp_pkt_nak(struct sv_qp *qp, struct sv_resp_out *out,
+		     enum sv_aeth_nak code, u32 psn);
+bool sv_resp_pkt_xmit(struct sv_qp *qp, struct sv_resp_out *out, bool retry);
 
 /* --- sv_resp_res.c ------------------------------------------------------- */
 
@@ -299,7 +303,7 @@ enum sv_resp_err sv_resp_atomic_write(struct sv_qp *qp,
 /* an RC request before the expected PSN */
 void sv_resp_duplicate(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 		       struct sv_resp_out *out);
-/* sv_resp_xmit() could not send a response built from a resource */
+/* sv_resp_pkt_xmit() could not send a response built from a resource */
 void sv_resp_res_odp_resume(struct sv_qp *qp, struct sv_resp_out *out,
 			    bool ok);
 void sv_resp_rewind(struct sv_qp *qp, struct sv_resp_out *out,

@@ -3,7 +3,8 @@
  * The responder's resources (IBTA 9.7.5.1.4): RDMA READ, atomics, FLUSH and
  * ATOMIC WRITE, the ring of max_dest_rd_atomic entries that answers their
  * duplicates (9.7.4), and the work item that sends long read responses.
- * sv_resp.c accepts the request and calls in here; sv_resp.h is shared.
+ * sv_resp.c accepts the request and calls in here; sv_resp_pkt.c builds
+ * the packets; sv_resp.h is shared.
  *
  * Documentation/design.md, "Transport" (responder).
  */
@@ -68,11 +69,15 @@ int sv_resp_res_reserve(struct sv_qp *qp, u32 max_dest_rd_atomic)
 }
 
 /*
- * Take a new resource; NULL when max_dest_rd_atomic are busy: more
- * outstanding RDMA READ/atomic requests than negotiated are an Invalid
- * Request (IBTA 9.7.5.2).
+ * Take a new resource of @type for the request at @psn on [@va, ...)
+ * through @rkey, answered by one response at @psn unless the caller says
+ * otherwise; NULL when max_dest_rd_atomic are busy: more outstanding
+ * RDMA READ/atomic requests than negotiated are an Invalid Request
+ * (IBTA 9.7.5.2).
  */
-static struct sv_resp_res *sv_resp_res_new(struct sv_qp *qp)
+static struct sv_resp_res *sv_resp_res_new(struct sv_qp *qp,
+					   enum sv_res_type type, u32 psn,
+					   u64 va, u32 rkey)
 {
 	u32 max = READ_ONCE(qp->attr.max_dest_rd_atomic);
 	u32 busy = qp->resp.res_head - qp->resp.res_serve;
@@ -100,7 +105,12 @@ static struct sv_resp_res *sv_resp_res_new(struct sv_qp *qp)
 		return NULL;
 	res = sv_resp_res_at(qp, qp->resp.res_head++);
 	memset(res, 0, sizeof(*res));
+	res->type = type;
 	res->pending = true;
+	res->first_psn = psn;
+	res->last_psn = psn;
+	res->va = va;
+	res->rkey = rkey;
 	/* XRC target: the SRQ whose PD its keys are checked against */
 	if (qp->resp.xrc_srq)
 		res->xrc_srqn = qp->resp.xrc_srq->srq_num;
@@ -130,7 +140,7 @@ static int sv_resp_read_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 		opcode = last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST :
 				IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE;
 
-	hdr = sv_resp_new_pkt(qp, out, opcode, res->cur_psn, n, &skb);
+	hdr = sv_resp_pkt_new(qp, out, opcode, res->cur_psn, n, &skb);
 	if (hdr) {
 		const struct sv_opcode_info *info = &sv_opcode_table[opcode];
 		u8 syn = sv_aeth_syn_ack(SV_AETH_CREDITS_INVALID);
@@ -224,7 +234,7 @@ static void sv_resp_res_reply(struct sv_qp *qp, struct sv_resp_out *out,
 	struct sk_buff *skb;
 	u8 *hdr;
 
-	hdr = sv_resp_new_pkt(qp, out, opcode, res->first_psn, 0, &skb);
+	hdr = sv_resp_pkt_new(qp, out, opcode, res->first_psn, 0, &skb);
 	if (hdr) {
 		sv_hdr_build_aeth(hdr, sv_aeth_syn_ack(SV_AETH_CREDITS_INVALID),
 				  res->msn);
@@ -240,27 +250,12 @@ static void sv_resp_res_reply(struct sv_qp *qp, struct sv_resp_out *out,
 	res->pending = false;
 }
 
-/* Execute an atomic once (IBTA 9.4.5) and queue its Atomic ACK. */
-static int sv_resp_atomic_pkt(struct sv_qp *qp, struct sv_resp_out *out,
-			       struct sv_resp_res *res)
-{
-	int err;
-
-	err = sv_resp_res_execute(qp, res, IB_ACCESS_REMOTE_ATOMIC,
-				  res->cmp_swap ? SV_ATOMIC_CMP_SWAP :
-						  SV_ATOMIC_FETCH_ADD,
-				  res->cmp_swap ? res->compare : res->swap_add,
-				  res->swap_add);
-	if (err)
-		return err;
-	sv_resp_res_reply(qp, out, res, IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE);
-	return 0;
-}
-
 /*
- * FLUSH or ATOMIC WRITE, executed once when its turn comes (so after every
- * earlier request of the QP, IBTA 1.5 A19), answered by a zero-length RDMA
- * READ Response Only with an AETH, as Soft-RoCE does.
+ * The one response of an atomic, FLUSH or ATOMIC WRITE, executed once
+ * when its turn comes (so after every earlier request of the QP, which
+ * IBTA 1.5 A19 asks of the last two).  An atomic (IBTA 9.4.5) gets an
+ * Atomic ACK with the original value; FLUSH and ATOMIC WRITE get a
+ * zero-length RDMA READ Response Only with an AETH, as Soft-RoCE does.
  *
  * FLUSH makes what earlier requests placed globally visible.  softverbs
  * places data with CPU stores, already coherent; the full barrier orders
@@ -272,12 +267,21 @@ static int sv_resp_atomic_pkt(struct sv_qp *qp, struct sv_resp_out *out,
  * ATOMIC WRITE stores its 8 bytes in one atomic access, never torn, and
  * never a second time for a duplicate.
  */
-static int sv_resp_mpe_pkt(struct sv_qp *qp, struct sv_resp_out *out,
-			    struct sv_resp_res *res)
+static int sv_resp_once_pkt(struct sv_qp *qp, struct sv_resp_out *out,
+			     struct sv_resp_res *res)
 {
-	int err;
+	u8 opcode = IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY;
+	int err = 0;
 
-	if (res->type == SV_RES_FLUSH) {
+	if (res->type == SV_RES_ATOMIC) {
+		err = sv_resp_res_execute(qp, res, IB_ACCESS_REMOTE_ATOMIC,
+					  res->cmp_swap ? SV_ATOMIC_CMP_SWAP :
+							  SV_ATOMIC_FETCH_ADD,
+					  res->cmp_swap ? res->compare :
+							  res->swap_add,
+					  res->swap_add);
+		opcode = IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE;
+	} else if (res->type == SV_RES_FLUSH) {
 		/*
 		 * Global visibility: every store of the writes this FLUSH
 		 * follows is visible to all CPUs before the response that
@@ -288,10 +292,10 @@ static int sv_resp_mpe_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 	} else {
 		err = sv_resp_res_execute(qp, res, IB_ACCESS_REMOTE_WRITE,
 					  SV_ATOMIC_WRITE, res->value, 0);
-		if (err)
-			return err;
 	}
-	sv_resp_res_reply(qp, out, res, IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY);
+	if (err)
+		return err;
+	sv_resp_res_reply(qp, out, res, opcode);
 	return 0;
 }
 
@@ -312,10 +316,8 @@ static int sv_resp_serve_one(struct sv_qp *qp, struct sv_resp_out *out,
 						  qp->xrcd);
 	if (res->type == SV_RES_READ)
 		err = sv_resp_read_pkt(qp, out, res);
-	else if (res->type == SV_RES_ATOMIC)
-		err = sv_resp_atomic_pkt(qp, out, res);
 	else
-		err = sv_resp_mpe_pkt(qp, out, res);
+		err = sv_resp_once_pkt(qp, out, res);
 	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT) {
 		if (qp->resp.xrc_srq)
 			sv_srq_put(qp->resp.xrc_srq);
@@ -353,9 +355,9 @@ static bool sv_resp_serve(struct sv_qp *qp, struct sv_resp_out *out,
 			return false;
 		}
 		if (err) {
-			sv_resp_nak(qp, out, SV_NAK_REM_ACCESS_ERR,
-				    res->type == SV_RES_READ ? res->cur_psn :
-							       res->first_psn);
+			sv_resp_pkt_nak(qp, out, SV_NAK_REM_ACCESS_ERR,
+					res->type == SV_RES_READ ?
+					res->cur_psn : res->first_psn);
 			qp->resp.res_serve = qp->resp.res_head;
 			qp->resp.dead = true;
 			out->qp_error = true;
@@ -365,9 +367,9 @@ static bool sv_resp_serve(struct sv_qp *qp, struct sv_resp_out *out,
 	}
 	if (qp->resp.ack_pending) {
 		qp->resp.ack_pending = false;
-		sv_resp_send_aeth(qp, out,
-				  sv_aeth_syn_ack(SV_AETH_CREDITS_INVALID),
-				  qp->resp.ack_psn);
+		sv_resp_pkt_aeth(qp, out,
+				 sv_aeth_syn_ack(SV_AETH_CREDITS_INVALID),
+				 qp->resp.ack_psn);
 		sv_stat_inc(sv_resp_dev(qp), SV_STAT_TX_ACKS);
 	}
 	/*
@@ -377,9 +379,9 @@ static bool sv_resp_serve(struct sv_qp *qp, struct sv_resp_out *out,
 	 */
 	if (qp->resp.nak_deferred == SV_RESP_DEFER_RNR ||
 	    (qp->resp.nak_deferred && !skb_queue_empty(&qp->resp.odp_q))) {
-		sv_resp_rnr_nak(qp, out, qp->resp.psn);
+		sv_resp_pkt_rnr_nak(qp, out, qp->resp.psn);
 	} else if (qp->resp.nak_deferred == SV_RESP_DEFER_SEQ) {
-		sv_resp_nak(qp, out, SV_NAK_PSN_SEQ_ERR, qp->resp.psn);
+		sv_resp_pkt_nak(qp, out, SV_NAK_PSN_SEQ_ERR, qp->resp.psn);
 		qp->resp.nak_sent = true;
 		qp->resp.seq_naks++;
 	}
@@ -459,17 +461,13 @@ enum sv_resp_err sv_resp_read(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 	err = sv_resp_rdma_check(qp, IB_ACCESS_REMOTE_READ, va, rkey, len);
 	if (err)
 		return err;
-	res = sv_resp_res_new(qp);
+	res = sv_resp_res_new(qp, SV_RES_READ, p->psn, va, rkey);
 	if (!res)
 		return SV_RESP_INV_REQ;
 	npkts = sv_mtu_npkts(len, mtu);
-	res->type = SV_RES_READ;
-	res->first_psn = p->psn;
 	res->last_psn = sv_psn_add(p->psn, npkts - 1);
 	res->start_psn = p->psn;
 	res->cur_psn = p->psn;
-	res->va = va;
-	res->rkey = rkey;
 	res->length = len;
 	res->end_off = len;
 	res->mtu = mtu;
@@ -484,28 +482,19 @@ enum sv_resp_err sv_resp_atomic(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 	u64 va = sv_atmeth_va(p->hdr);
 	u32 rkey = sv_atmeth_rkey(p->hdr);
 	struct sv_resp_res *res;
-	struct sv_mr *mr;
-	u64 iova = va;
+	enum sv_resp_err err;
 
-	if (!(READ_ONCE(qp->attr.qp_access_flags) & IB_ACCESS_REMOTE_ATOMIC))
-		return SV_RESP_INV_REQ;
 	/* IBTA 9.4.5: naturally aligned 64-bit words only */
 	if (va & 7)
 		return SV_RESP_INV_REQ;
-	mr = sv_mr_lookup(sv_resp_dev(qp), rkey, sv_resp_pd(qp),
-			  qp->ibqp.qp_num, IB_ACCESS_REMOTE_ATOMIC, &iova, sizeof(u64));
-	if (IS_ERR(mr))
-		return SV_RESP_REM_ACCESS;
-	sv_mr_put(mr);
-	res = sv_resp_res_new(qp);
+	err = sv_resp_rdma_check(qp, IB_ACCESS_REMOTE_ATOMIC, va, rkey,
+				 sizeof(u64));
+	if (err)
+		return err;
+	res = sv_resp_res_new(qp, SV_RES_ATOMIC, p->psn, va, rkey);
 	if (!res)
 		return SV_RESP_INV_REQ;
-	res->type = SV_RES_ATOMIC;
 	res->cmp_swap = sv_opcode_op(p->opcode) == IB_OPCODE_COMPARE_SWAP;
-	res->first_psn = p->psn;
-	res->last_psn = p->psn;
-	res->va = va;
-	res->rkey = rkey;
 	res->swap_add = sv_atmeth_swap_add(p->hdr);
 	res->compare = sv_atmeth_comp(p->hdr);
 	return sv_resp_res_accept(qp, out, res, sv_psn_add(p->psn, 1));
@@ -551,14 +540,9 @@ enum sv_resp_err sv_resp_flush_req(struct sv_qp *qp,
 	} else {
 		sv_mr_put(mr);
 	}
-	res = sv_resp_res_new(qp);
+	res = sv_resp_res_new(qp, SV_RES_FLUSH, p->psn, va, rkey);
 	if (!res)
 		return SV_RESP_INV_REQ;
-	res->type = SV_RES_FLUSH;
-	res->first_psn = p->psn;
-	res->last_psn = p->psn;
-	res->va = va;
-	res->rkey = rkey;
 	res->length = len;
 	return sv_resp_res_accept(qp, out, res, sv_psn_add(p->psn, 1));
 }
@@ -576,28 +560,19 @@ enum sv_resp_err sv_resp_atomic_write(struct sv_qp *qp,
 	u64 va = sv_reth_va(p->hdr);
 	u32 rkey = sv_reth_rkey(p->hdr);
 	struct sv_resp_res *res;
-	struct sv_mr *mr;
-	u64 iova = va;
+	enum sv_resp_err err;
 
-	/* every kernel: it needs nothing of ib_core (compat.h) */
-	if (!(READ_ONCE(qp->attr.qp_access_flags) & IB_ACCESS_REMOTE_WRITE))
-		return SV_RESP_INV_REQ;
 	if ((va & 7) || sv_reth_len(p->hdr) != sizeof(u64) ||
 	    p->paylen != sizeof(u64))
 		return SV_RESP_INV_REQ;
-	mr = sv_mr_lookup(sv_resp_dev(qp), rkey, sv_resp_pd(qp),
-			  qp->ibqp.qp_num, IB_ACCESS_REMOTE_WRITE, &iova, sizeof(u64));
-	if (IS_ERR(mr))
-		return SV_RESP_REM_ACCESS;
-	sv_mr_put(mr);
-	res = sv_resp_res_new(qp);
+	/* every kernel: it needs nothing of ib_core (compat.h) */
+	err = sv_resp_rdma_check(qp, IB_ACCESS_REMOTE_WRITE, va, rkey,
+				 sizeof(u64));
+	if (err)
+		return err;
+	res = sv_resp_res_new(qp, SV_RES_ATOMIC_WRITE, p->psn, va, rkey);
 	if (!res)
 		return SV_RESP_INV_REQ;
-	res->type = SV_RES_ATOMIC_WRITE;
-	res->first_psn = p->psn;
-	res->last_psn = p->psn;
-	res->va = va;
-	res->rkey = rkey;
 	res->length = sizeof(u64);
 	memcpy(&res->value, sv_pkt_payload(p), sizeof(u64));
 	return sv_resp_res_accept(qp, out, res, sv_psn_add(p->psn, 1));
@@ -642,7 +617,7 @@ void sv_resp_duplicate(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 
 	if (sv_resp_res_type(flags) < 0) {
 		if (p->bth_flags & SV_BTH_ACKREQ)
-			sv_resp_ack(qp, out, sv_psn_sub(qp->resp.psn, 1));
+			sv_resp_pkt_ack(qp, out, sv_psn_sub(qp->resp.psn, 1));
 		return;
 	}
 
@@ -805,8 +780,8 @@ void sv_resp_work(struct work_struct *work)
 			 * instead of being lost and read again by the
 			 * requester after its timeout.
 			 */
-			sent = sv_resp_xmit(qp, &out,
-					    refused < SV_RESP_XMIT_TRIES);
+			sent = sv_resp_pkt_xmit(qp, &out,
+						refused < SV_RESP_XMIT_TRIES);
 			if (!sent)
 				done = false;
 		}
