@@ -14,14 +14,17 @@
 #   veth (SV_BENCH_COST_TOPO veth or both):
 #     init_net  cost0 on xc0 10.196.0.1 ==== xc1 10.196.0.2 cost1  netns sv-cost-c
 #               server                                      client (ip netns exec)
+#   nvmeof (with loop): nvmet-rdma on 10.196.0.1:4420 over null_blk,
+#               nvme-rdma connected to it, both in init_net on cost0
 #
 # rdma_rxe binds UDP 4791 in init_net, so the two providers take the same
 # netdevs in turn: load, create the devices, run every case, delete them,
 # unload; Soft-RoCE first in odd rounds, softverbs first in even ones.
-# Each case is a perftest server and client, run at two lengths N1 and
-# N2, each run between two marks (the marker program SV_KCOUNT_MARK).  The
-# set-up (exec, device open, QP, connection, teardown) is in both runs and
-# cancels:
+# Each perftest case is a server and a client, run at two lengths N1 and
+# N2, each run between two marks (the marker program SV_KCOUNT_MARK); an
+# NVMe-oF case is one dd of N1 and one of N2 4 KiB O_DIRECT I/Os on the
+# connected namespace.  The set-up (exec, device open, QP, connection,
+# teardown) is in both runs and cancels:
 #
 #   cost per message = (kernel(N2 run) - kernel(N1 run)) / (N2 - N1)
 #
@@ -29,8 +32,10 @@
 # messages, default "5000 25000") and ib_write_bw at 64 KiB
 # (SV_BENCH_COST_MSGS_BIG, default "200 1000"), on cost0 alone (loop) and
 # from cost1 to cost0 (veth: NAME-veth, every packet crosses the veth and
-# each end computes and checks the ICRC).  SV_BENCH_COST_TOPO=loop|veth|both
-# (default both) picks the topologies.  Soft-RoCE takes part in
+# each end computes and checks the ICRC); NVMe-oF 4 KiB reads and writes
+# (nvmeof-read-4KiB, nvmeof-write-4KiB; SV_BENCH_COST_IOS, default
+# "1000 5000").  SV_BENCH_COST_TOPO=loop|veth|both (default both) picks
+# the topologies; the NVMe-oF cases go with loop.  Soft-RoCE takes part in
 # veth only where the booted kernel gives rdma_rxe a UDP 4791 socket in
 # sv-cost-c (per-namespace sockets, newer kernels); elsewhere it says so
 # and counts softverbs alone.  SV_BENCH_ROUNDS rounds (default 3), the
@@ -136,6 +141,8 @@ fi
 # --- guest ---------------------------------------------------------------------
 cd "$(dirname "$0")/.." || exit 1
 . tests/user/lib.sh
+# shellcheck source=tests/user/lib/storage.sh
+. tests/user/lib/storage.sh
 set +e
 mark=${SV_KCOUNT_MARK:?the marker program (tests/tools/kcount/mark.c, built by scripts/bench.sh)}
 rounds=${SV_BENCH_ROUNDS:-3}
@@ -143,21 +150,29 @@ to=${SV_BENCH_TIMEOUT:-120}
 topo=${SV_BENCH_COST_TOPO:-both}
 read -r small1 small2 <<<"${SV_BENCH_COST_MSGS:-5000 25000}"
 read -r big1 big2 <<<"${SV_BENCH_COST_MSGS_BIG:-200 1000}"
+read -r ios1 ios2 <<<"${SV_BENCH_COST_IOS:-1000 5000}"
 addr=10.196.0.1 addr_c=10.196.0.2 ns=sv-cost-c
-# case name (without -veth): program, message size, the two lengths
+nqn=nqn.2026-11.org.softverbs:cost
+hostnqn=nqn.2014-08.org.nvmexpress:uuid:5e5e5e56-0000-4000-8000-0000000000c1
+# case name (without -veth): program or I/O direction, message size, the
+# two lengths
 declare -A cases=(
 	[write-64B]="ib_write_bw 64 $small1 $small2"
 	[send-64B]="ib_send_bw 64 $small1 $small2"
 	[read-64B]="ib_read_bw 64 $small1 $small2"
 	[write-64KiB]="ib_write_bw 65536 $big1 $big2"
+	[nvmeof-read-4KiB]="read 4096 $ios1 $ios2"
+	[nvmeof-write-4KiB]="write 4096 $ios1 $ios2"
 )
-order_rc=()
+order_rc=() order_nvme=()
 case $topo in
 loop | both) order_rc+=(write-64B send-64B read-64B write-64KiB) ;;&
-veth | both) order_rc+=(write-64B-veth send-64B-veth read-64B-veth write-64KiB-veth) ;;
+veth | both) order_rc+=(write-64B-veth send-64B-veth read-64B-veth write-64KiB-veth) ;;&
+loop | both) order_nvme=(nvmeof-read-4KiB nvmeof-write-4KiB) ;;
+veth) ;;
 *) echo "bench-cost: SV_BENCH_COST_TOPO=loop, veth or both" >&2; exit 2 ;;
 esac
-port=27000 seq=0 gid='' gid_c=''
+port=27000 seq=0 gid='' gid_c='' nvme=''
 tmp=$(mktemp -d)
 pin_s=() pin_c=()
 if [ "$(nproc)" -ge 2 ]; then
@@ -167,6 +182,8 @@ fi
 ulimit -l unlimited
 modprobe ib_core
 modprobe ib_uverbs
+modprobe rdma_cm
+mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
 ip netns add $ns
 sv_on_exit "ip netns del $ns; rm -rf '$tmp'"
 # fixed MACs and permanent neighbour entries: no ARP inside a window
@@ -229,14 +246,61 @@ down() {
 	if [ "$1" = rxe ]; then modprobe -r rdma_rxe; else sv_unload_module; fi
 }
 
-# run CASE N [LABEL]: one perftest pair of CASE with N messages; with
-# LABEL ("PROVIDER CASE ROUND"), between two marks.  Only the client's run
-# and the server's exit lie between the marks: the server is listening
-# before the first, and the labels are written to a tmpfs file outside.  A
-# -veth case runs its client in ns on cost1.
+# nvme_up: nvmet-rdma over null_blk on addr:4420 and nvme-rdma connected
+# to it; sets nvme (the namespace's block device)
+nvme_up() {
+	local b
+	nvme=
+	modprobe null_blk nr_devices=1 gb=1 && modprobe nvmet && modprobe nvmet_rdma &&
+		modprobe nvme_rdma && sv_nvmet_add $nqn /dev/nullb0 $addr 96 &&
+		b=$(sv_nvme_connect $nqn $addr $hostnqn) && nvme=/dev/$b
+}
+
+# nvme_down: undo nvme_up, whatever part of it exists
+nvme_down() {
+	nvme disconnect -n $nqn >/dev/null 2>&1
+	sv_nvmet_del $nqn 96
+	sleep 1
+	modprobe -r nvme_rdma nvmet_rdma nvmet null_blk 2>/dev/null
+	nvme=
+}
+
+# io RW N: N 4 KiB O_DIRECT I/Os (RW read or write) on nvme, one at a
+# time; fails unless all N were done
+io() {
+	local out
+	if [ "$1" = read ]; then
+		out=$(dd if="$nvme" of=/dev/null bs=4096 count="$2" iflag=direct 2>&1)
+	else
+		out=$(dd if=/dev/zero of="$nvme" bs=4096 count="$2" oflag=direct 2>&1)
+	fi && [[ $out == *"$2+0 records out"* ]] && return 0
+	echo "bench-cost: dd $1 of $2 on $nvme: $out" >&2
+	return 1
+}
+
+# run CASE N [LABEL]: one run of CASE with N messages (perftest) or I/Os
+# (NVMe-oF); with LABEL ("PROVIDER CASE ROUND"), between two marks.  For
+# perftest only the client's run and the server's exit lie between the
+# marks: the server is listening before the first, and the labels are
+# written to a tmpfs file outside.  A -veth case runs its client in ns on
+# cost1.
 run() {
 	local c=$1 n=$2 label=${3:-} prog size pid v cl=() dev_c=cost0 g_c=$gid
 	read -r prog size _ <<<"${cases[${c%-veth}]}"
+	if [[ $c == nvmeof-* ]]; then
+		[ -z "$label" ] || { echo "kcount-label $((++seq)) $label $n begin" >>"$tmp/labels"; "$mark"; }
+		io "$prog" "$n"
+		v=$?
+		[ -z "$label" ] || "$mark"
+		if [ -z "$label" ]; then
+			:
+		elif [ $v = 0 ]; then
+			echo "kcount-label $((++seq)) $label $n end ok" >>"$tmp/labels"
+		else
+			echo "kcount-label $((++seq)) $label $n end fail" >>"$tmp/labels"
+		fi
+		return $v
+	fi
 	[[ $c != *-veth ]] || cl=(ip netns exec "$ns") dev_c=cost1 g_c=$gid_c
 	port=$((port + 1))
 	"${pin_s[@]}" timeout "$to" "$prog" -d cost0 -x "$gid" -p $port -F -s "$size" -n "$n" >"$tmp/s" 2>&1 &
@@ -277,6 +341,7 @@ cases_of() {
 	for c; do
 		case $c in
 		*-veth) [ -n "$gid_c" ] || continue ;;
+		nvmeof-*) [ -n "$nvme" ] || continue ;;
 		esac
 		todo+=("$c")
 		run "$c" 200
@@ -299,7 +364,16 @@ for ((r = 1; r <= rounds; r++)); do
 			down "$p"
 			continue
 		fi
+		# perftest first, then NVMe-oF: no keep-alives in perftest's windows
 		cases_of "$p" "${order_rc[@]}"
+		if [ ${#order_nvme[@]} -gt 0 ]; then
+			if nvme_up; then
+				cases_of "$p" "${order_nvme[@]}"
+			else
+				echo "bench-cost: $p: no NVMe-oF namespace, NVMe-oF cases skipped" >&2
+			fi
+		fi
+		nvme_down
 		down "$p"
 		# outside every window, and a partial table if a later block hangs
 		cat "$tmp/labels" 2>/dev/null
