@@ -113,6 +113,19 @@ struct sv_dev {
 	struct xarray		ah_xa;
 	/* next mr_xa index to try (sv_mkey_publish), under mr_xa's lock */
 	u32			mkey_next;
+	/*
+	 * A direct-mapped front of mr_xa: slot index % SV_MKEY_HOT holds the
+	 * last object published at such an index, NULL once it is
+	 * unpublished.  Written under mr_xa's lock, read under RCU
+	 * (sv_mkey_get); a lookup that misses falls back to mr_xa.
+	 */
+	struct sv_mkey __rcu	*mkey_hot[SV_MKEY_HOT];
+	/*
+	 * The same for qp_xa: slot QPN % SV_QP_HOT holds the handle of the
+	 * last QP published at such a QPN, NULL once it is hidden (destroy).
+	 * Written under qp_xa's lock, read under RCU (sv_qp_get_by_qpn).
+	 */
+	struct sv_qp_handle __rcu *qp_hot[SV_QP_HOT];
 	/* xa_alloc_cyclic() cursors, under the lock of qp_xa, ah_xa, srq_xa */
 	u32			qpn_next;
 	u32			ah_num_next;

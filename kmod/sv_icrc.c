@@ -5,6 +5,7 @@
  *
  * Documentation/design.md, "Transport" (ICRC) and "RoCE v1".
  */
+#include <crypto/hash.h>
 #include <linux/crc32.h>
 #include <linux/errno.h>
 #include <linux/in.h>
@@ -13,6 +14,7 @@
 #include <linux/skbuff.h>
 #include <linux/udp.h>
 
+#include "compat/compat.h"
 #include "sv_hdr.h"
 #include "sv_icrc.h"
 #include "sv_opcode.h"
@@ -22,6 +24,72 @@
 
 /* offset of the BTH byte that holds FECN, BECN and resv6 */
 #define SV_ICRC_BTH_RESV8A	4
+
+#ifndef SV_HAVE_CRC32_ARCH
+/*
+ * Where the CRC library has no arch code, crc32_le() is a table CRC at
+ * about 3.7 instructions a byte; the crypto API's "crc32" is the same CRC
+ * with the CPU's carry-less multiply where there is one (crc32-pclmul), as
+ * Soft-RoCE uses it.  Its state is the running CRC as a u32, which is all
+ * a descriptor holds (checked at load).  NULL: crc32_le() only.
+ */
+static struct crypto_shash *sv_icrc_tfm;
+
+/* below this, crc32_le() costs less than entering the crypto API and FPU */
+#define SV_ICRC_SHASH_MIN	256
+
+static u32 sv_icrc_crc32(u32 crc, const u8 *p, size_t len)
+{
+	struct crypto_shash *tfm = sv_icrc_tfm;
+
+	if (tfm && len >= SV_ICRC_SHASH_MIN && len <= UINT_MAX) {
+		SHASH_DESC_ON_STACK(desc, tfm);
+		u32 *state = shash_desc_ctx(desc);
+
+		desc->tfm = tfm;
+		*state = crc;
+		if (!crypto_shash_update(desc, p, len))
+			return *state;
+	}
+	return crc32_le(crc, p, len);
+}
+
+int sv_icrc_init(void)
+{
+	struct crypto_shash *tfm = crypto_alloc_shash("crc32", 0, 0);
+
+	/* no crc32 in the crypto API: the library's CRC serves */
+	if (IS_ERR(tfm))
+		return 0;
+	if (crypto_shash_descsize(tfm) != sizeof(u32)) {
+		crypto_free_shash(tfm);
+		return 0;
+	}
+	sv_icrc_tfm = tfm;
+	return 0;
+}
+
+void sv_icrc_exit(void)
+{
+	crypto_free_shash(sv_icrc_tfm);
+	sv_icrc_tfm = NULL;
+}
+#else
+/* crc32_le() uses the CPU's CRC instructions itself */
+static u32 sv_icrc_crc32(u32 crc, const u8 *p, size_t len)
+{
+	return crc32_le(crc, p, len);
+}
+
+int sv_icrc_init(void)
+{
+	return 0;
+}
+
+void sv_icrc_exit(void)
+{
+}
+#endif
 
 /* the ICRC's wire bytes <-> the CRC: little endian, any alignment */
 static u32 sv_icrc_get_wire(const u8 *p)
@@ -133,7 +201,7 @@ static u32 sv_icrc_crc_hdrs(u8 *hdrs, unsigned int hdrs_len, bool v1)
 		/* the GRH is laid out as an IPv6 header (sv_hdr.h) */
 		sv_icrc_mask_ip6(hdrs);
 		hdrs[SV_GRH_BYTES + SV_ICRC_BTH_RESV8A] = 0xff;
-		return crc32_le(SV_ICRC_SEED, hdrs, hdrs_len);
+		return sv_icrc_crc32(SV_ICRC_SEED, hdrs, hdrs_len);
 	}
 	if (hdrs[0] >> 4 == 4) {
 		struct iphdr *ip4 = (struct iphdr *)hdrs;
@@ -147,7 +215,7 @@ static u32 sv_icrc_crc_hdrs(u8 *hdrs, unsigned int hdrs_len, bool v1)
 	udp->check = (__force __sum16)0xffff;
 	hdrs[l3_len + sizeof(*udp) + SV_ICRC_BTH_RESV8A] = 0xff;
 
-	return crc32_le(SV_ICRC_SEED, hdrs, hdrs_len);
+	return sv_icrc_crc32(SV_ICRC_SEED, hdrs, hdrs_len);
 }
 
 /*
@@ -168,7 +236,7 @@ static int sv_icrc_calc_flat(const void *l3, size_t len, u32 *icrc, bool v1)
 		return hdrs_len;
 	memcpy(hdrs, l3, hdrs_len);
 	crc = sv_icrc_crc_hdrs(hdrs, hdrs_len, v1);
-	crc = crc32_le(crc, (const u8 *)l3 + hdrs_len,
+	crc = sv_icrc_crc32(crc, (const u8 *)l3 + hdrs_len,
 		       len - hdrs_len - SV_ICRC_BYTES);
 	*icrc = ~crc;
 	return 0;
@@ -263,7 +331,7 @@ static int sv_icrc_skb_crc(struct sk_buff *skb, int off, unsigned int n,
 	if (off < 0) {
 		unsigned int head = min_t(unsigned int, -off, n);
 
-		*crc = crc32_le(*crc, skb->data + off, head);
+		*crc = sv_icrc_crc32(*crc, skb->data + off, head);
 		n -= head;
 		off = 0;
 	}
@@ -278,7 +346,7 @@ static int sv_icrc_skb_crc(struct sk_buff *skb, int off, unsigned int n,
 		if (!got)
 			return -EFAULT;	/* skb_seq_read() cleaned up */
 		got = min(got, n - done);
-		*crc = crc32_le(*crc, data, got);
+		*crc = sv_icrc_crc32(*crc, data, got);
 		done += got;
 	}
 	skb_abort_seq_read(&st);

@@ -10,6 +10,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "sv.h"
+#include "sv_icrc.h"
 #include "sv_xport.h"
 
 struct workqueue_struct *sv_wq;
@@ -38,9 +39,13 @@ static int __init sv_init(void)
 	if (err)
 		goto err_destroy_wq;
 
-	err = sv_net_init();
+	err = sv_icrc_init();
 	if (err)
 		goto err_destroy_req_wq;
+
+	err = sv_net_init();
+	if (err)
+		goto err_icrc_exit;
 
 	err = sv_dev_notifier_register();
 	if (err)
@@ -59,6 +64,8 @@ err_notifier_unregister:
 	sv_dev_notifier_unregister();
 err_net_exit:
 	sv_net_exit();
+err_icrc_exit:
+	sv_icrc_exit();
 err_destroy_req_wq:
 	sv_req_wq_destroy();
 err_destroy_wq:
@@ -73,6 +80,7 @@ static void __exit sv_exit(void)
 	sv_dev_remove_all();
 	sv_dev_notifier_unregister();
 	sv_net_exit();
+	sv_icrc_exit();
 	sv_req_wq_destroy();
 	destroy_workqueue(sv_wq);
 	pr_info("unloaded\n");

@@ -91,6 +91,7 @@ retry:
 found:
 	/* lookups that find @mk before this see key 0, which never matches */
 	WRITE_ONCE(mk->key, idx << 8 | variant);
+	rcu_assign_pointer(sv->mkey_hot[idx % SV_MKEY_HOT], mk);
 	sv->mkey_next = idx < SV_MKEY_INDEX_MAX ? idx + 1 : 1;
 	err = 0;
 out_unlock:
@@ -119,6 +120,8 @@ void sv_mkey_unpublish(struct sv_dev *sv, struct sv_mkey *mk)
 	} else {
 		__xa_set_mark(xa, idx, SV_MKEY_TOMBSTONE);
 	}
+	if (rcu_access_pointer(sv->mkey_hot[idx % SV_MKEY_HOT]) == mk)
+		RCU_INIT_POINTER(sv->mkey_hot[idx % SV_MKEY_HOT], NULL);
 	xa_unlock_bh(xa);
 }
 
@@ -163,14 +166,20 @@ void sv_mkey_count_put(struct sv_dev *sv, atomic_t *count)
 /*
  * A reference on the object at @key's index, whatever its variant, or
  * NULL.  Any context.  The caller checks the full key under the object's
- * lock.
+ * lock.  The object found in mkey_hot is the one mr_xa holds at that
+ * index, or one being unpublished, which a lookup in mr_xa could have
+ * found as well a moment earlier; objects are freed after a grace
+ * period (kfree_rcu).
  */
 struct sv_mkey *sv_mkey_get(struct sv_dev *sv, u32 key)
 {
+	u32 idx = key >> 8;
 	struct sv_mkey *mk;
 
 	rcu_read_lock();
-	mk = xa_load(&sv->mr_xa, key >> 8);
+	mk = rcu_dereference(sv->mkey_hot[idx % SV_MKEY_HOT]);
+	if (!mk || READ_ONCE(mk->key) >> 8 != idx)
+		mk = xa_load(&sv->mr_xa, idx);
 	if (!mk || xa_is_value(mk) || !refcount_inc_not_zero(&mk->ref))
 		mk = NULL;
 	rcu_read_unlock();

@@ -76,7 +76,7 @@ static unsigned int sv_net_headroom(const struct sv_dev *sv)
 	       sizeof(struct ipv6hdr) + sizeof(struct udphdr);
 }
 
-/* the largest buffer (data and skb_shared_info) built on a page fragment */
+/* the largest fallback buffer (data and skb_shared_info) on a page fragment */
 #define SV_NET_FRAG_MAX		1024
 
 struct sk_buff *sv_net_alloc_skb(struct sv_dev *sv, const struct sv_path *path,
@@ -91,19 +91,21 @@ struct sk_buff *sv_net_alloc_skb(struct sv_dev *sv, const struct sv_path *path,
 	/*
 	 * Never a fresh slab buffer if it can be helped: with init_on_alloc
 	 * (Debian's default) it is zeroed first, which costs as much as
-	 * the copies on 6.1 under emulation (Documentation/performance.md,
-	 * "Packet buffers").  A small packet (ACKs, short messages) is
-	 * built on a fragment of the stack's per-CPU page cache, as a NIC's
-	 * receive buffers are: a pointer bump.  An MTU-sized one comes from
-	 * softverbs' ring of reused pages (sv_pktbuf.c): the stack's cache
-	 * reuses its 32 KiB page only when every fragment of it has been
-	 * freed by the time it wraps, and a burst of large packets still in
-	 * flight then has it take and clear a new one.  Both never sleep.
+	 * the copies on 6.1 under emulation.  Every packet up to two pages
+	 * is cut from softverbs' per-CPU rings of reused pages
+	 * (sv_pktbuf.c).  The stack's per-CPU fragment cache is only the
+	 * fallback for a small packet when the ring's next page is still in
+	 * flight: that cache reuses its 32 KiB page only if every fragment
+	 * has come back when it wraps, so a window of packets in flight (a
+	 * READ stream's requests and responses) makes it take, and clear, a
+	 * new page every 32 KiB.  Both never sleep.
 	 */
 	data = NULL;
-	if (!gfpflags_allow_blocking(gfp))
-		data = size <= SV_NET_FRAG_MAX ? netdev_alloc_frag(size) :
-						 sv_pktbuf_alloc(size);
+	if (!gfpflags_allow_blocking(gfp)) {
+		data = sv_pktbuf_alloc(size);
+		if (!data && size <= SV_NET_FRAG_MAX)
+			data = netdev_alloc_frag(size);
+	}
 	if (data) {
 		skb = sv_net_napi_ctx() ? napi_build_skb(data, size) :
 					  build_skb(data, size);

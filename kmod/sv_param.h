@@ -79,6 +79,8 @@ enum sv_qp_params {
 	SV_MAX_QP_RD_ATOM	= 128,	/* responder: max_dest_rd_atomic */
 	SV_MAX_QP_INIT_RD_ATOM	= 128,	/* requester: max_rd_atomic */
 	SV_MAX_RES_RD_ATOM	= SV_MAX_QP * SV_MAX_QP_RD_ATOM,
+	/* slots of sv_dev.qp_hot: the last QPs published, 2 KiB */
+	SV_QP_HOT		= 256,
 	/*
 	 * 4.096 us * 2^15 = 134 ms (IBTA encoding): the responder is
 	 * software and may be descheduled before it acknowledges.
@@ -122,6 +124,8 @@ enum sv_mr_params {
 	SV_MAX_MR		= 1 << 18,
 	SV_MAX_MW		= 1 << 16,
 	SV_MKEY_INDEX_MAX	= (1 << 19) - 1,
+	/* slots of sv_dev.mkey_hot: the last MRs and MWs published, 2 KiB */
+	SV_MKEY_HOT		= 256,
 	SV_MAX_FAST_REG_PAGES	= 1024,
 };
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Buffers for MTU-sized packets: per-CPU rings of pages, cut into packets
- * and reused once every packet on a page has been freed; a slab buffer when
- * the ring is full.
+ * Packet buffers: per-CPU rings of pages, cut into packets and reused once
+ * every packet on a page has been freed; the caller falls back to other
+ * buffers when the ring's next page is still in flight.
  *
  * Documentation/design.md, "Transport" (packet buffers).
  */

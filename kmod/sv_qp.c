@@ -45,7 +45,10 @@ struct sv_qp *sv_qp_get_by_qpn(struct sv_dev *sv, u32 qpn)
 	struct sv_qp *qp = NULL;
 
 	rcu_read_lock();
-	h = xa_load(&sv->qp_xa, qpn);
+	/* handles are freed after a grace period (kfree_rcu) */
+	h = rcu_dereference(sv->qp_hot[qpn % SV_QP_HOT]);
+	if (!h || READ_ONCE(h->qpn) != qpn)
+		h = xa_load(&sv->qp_xa, qpn);
 	if (h)
 		qp = sv_qp_handle_get_rcu(h);
 	rcu_read_unlock();
@@ -488,6 +491,11 @@ static int sv_qp_publish(struct sv_dev *sv, struct sv_qp *qp)
 		return err;
 	qp->ibqp.qp_num = qpn;
 	sv_mw_binds_init(&qp->mw_binds, qpn);
+	/* found through qp_xa until here, then through qp_hot as well */
+	qp->handle->qpn = qpn;
+	xa_lock_bh(&sv->qp_xa);
+	rcu_assign_pointer(sv->qp_hot[qpn % SV_QP_HOT], qp->handle);
+	xa_unlock_bh(&sv->qp_xa);
 	return 0;
 }
 
@@ -973,6 +981,11 @@ int sv_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 	 * memory windows are released below.
 	 */
 	sv_mcast_detach_all(qp);
+	xa_lock_bh(&sv->qp_xa);
+	if (rcu_access_pointer(sv->qp_hot[ibqp->qp_num % SV_QP_HOT]) ==
+	    qp->handle)
+		RCU_INIT_POINTER(sv->qp_hot[ibqp->qp_num % SV_QP_HOT], NULL);
+	xa_unlock_bh(&sv->qp_xa);
 	xa_store_bh(&sv->qp_xa, ibqp->qp_num, NULL, GFP_KERNEL);
 	/* a fault of ours stuck in user memory must not hold us (sv_odp.c) */
 	sv_odp_qp_stop(qp);

@@ -266,6 +266,7 @@ struct sv_swqe;
 struct sv_qp_handle {
 	refcount_t		ref;
 	struct sv_qp		*qp;
+	u32			qpn;	/* set before it is published */
 	struct rcu_head		rcu;
 };
 

@@ -94,11 +94,12 @@ static inline bool sv_net_napi_ctx(void)
 	return in_softirq() && !in_hardirq();
 }
 
-/* sv_pktbuf.c: buffers for MTU-sized packets */
+/* sv_pktbuf.c: packet buffers on per-CPU rings of reused pages */
 
 /*
  * Each ring's size, per CPU: with 4 KiB pages 64 single pages (128 MTU-1024
- * packets in flight) or 32 double ones (32 MTU-4096 packets)
+ * packets or about 600 small ones in flight) or 32 double ones (32 MTU-4096
+ * packets)
  */
 #define SV_PKTBUF_RING_BYTES	(256 * 1024)
 #define SV_PKTBUF_PAGES		(SV_PKTBUF_RING_BYTES / PAGE_SIZE)

@@ -8,23 +8,38 @@
 #   bench-cost.sh --report MARKS LOG   the table, on the host: MARKS is the
 #                                      plugin's out= file, LOG the guest's output
 #
-#   init_net: cost0 (rdma_rxe, then softverbs) on veth xc0 10.196.0.1
-#             (xc1, its carrier, in netns sv-cost-c)
+#   loop (SV_BENCH_COST_TOPO loop or both):
+#     init_net: cost0 (rdma_rxe, then softverbs) on veth xc0 10.196.0.1,
+#               server and client on it (the device talks to itself)
+#   veth (SV_BENCH_COST_TOPO veth or both):
+#     init_net  cost0 on xc0 10.196.0.1 ==== xc1 10.196.0.2 cost1  netns sv-cost-c
+#               server                                      client (ip netns exec)
+#   nvmeof (with loop): nvmet-rdma on 10.196.0.1:4420 over null_blk,
+#               nvme-rdma connected to it, both in init_net on cost0
 #
 # rdma_rxe binds UDP 4791 in init_net, so the two providers take the same
-# netdev in turn: load, create the device, run every case, delete it,
+# netdevs in turn: load, create the devices, run every case, delete them,
 # unload; Soft-RoCE first in odd rounds, softverbs first in even ones.
-# Each case is a perftest pair on the one device (server and client in the
-# guest, the device talking to itself), run at two lengths N1 and N2, each
-# run between two marks (the marker program SV_KCOUNT_MARK).  The set-up
-# (exec, device open, QP, connection, teardown) is in both runs and cancels:
+# Each perftest case is a server and a client, run at two lengths N1 and
+# N2, each run between two marks (the marker program SV_KCOUNT_MARK); an
+# NVMe-oF case is one dd of N1 and one of N2 4 KiB O_DIRECT I/Os on the
+# connected namespace.  The set-up (exec, device open, QP, connection,
+# teardown) is in both runs and cancels:
 #
 #   cost per message = (kernel(N2 run) - kernel(N1 run)) / (N2 - N1)
 #
 # Cases: ib_write_bw, ib_send_bw, ib_read_bw at 64 B (SV_BENCH_COST_MSGS
 # messages, default "5000 25000") and ib_write_bw at 64 KiB
-# (SV_BENCH_COST_MSGS_BIG, default "200 1000"); SV_BENCH_ROUNDS rounds
-# (default 3), the table gives the median and the range of the rounds.
+# (SV_BENCH_COST_MSGS_BIG, default "200 1000"), on cost0 alone (loop) and
+# from cost1 to cost0 (veth: NAME-veth, every packet crosses the veth and
+# each end computes and checks the ICRC); NVMe-oF 4 KiB reads and writes
+# (nvmeof-read-4KiB, nvmeof-write-4KiB; SV_BENCH_COST_IOS, default
+# "1000 5000").  SV_BENCH_COST_TOPO=loop|veth|both (default both) picks
+# the topologies; the NVMe-oF cases go with loop.  Soft-RoCE takes part in
+# veth only where the booted kernel gives rdma_rxe a UDP 4791 socket in
+# sv-cost-c (per-namespace sockets, newer kernels); elsewhere it says so
+# and counts softverbs alone.  SV_BENCH_ROUNDS rounds (default 3), the
+# table gives the median and the range of the rounds.
 # Before each provider's cases, one short unmarked run of every case warms
 # the page cache and the slab caches.  With two or more vCPUs the server
 # runs on CPU 0 and the client on CPU 1.
@@ -54,7 +69,10 @@ if [ "${1:-}" = --report ]; then
 		lo = v[1]; hi = v[n]
 		return n
 	}
-	FILENAME == ARGV[1] && $1 == "kcount" { kern[$2] = $3; nmarks++ }
+	FILENAME == ARGV[1] && $1 == "kcount" {
+		kern[$2] = $3; siter[$2] = $5; sbyte[$2] = $6; nmarks++
+		if (NF >= 6) nstr = 1
+	}
 	FILENAME == ARGV[2] && $1 == "kcount-label" {
 		nlabels++
 		k = $3 SUBSEP $4 SUBSEP $5
@@ -89,6 +107,13 @@ if [ "${1:-}" = --report ]; then
 			printf "cost %s %s round %s: %d kernel instructions per message (runs of %d and %d: %.0f and %.0f M)\n",
 				p[1], p[2], p[3], v, n1, n2, k1 / 1e6, k2 / 1e6
 			per[p[1], p[2]] = per[p[1], p[2]] " " v
+			# rep string instructions: iterations and bytes per message
+			i1 = siter[e[k, n[1]]] - siter[b[k, n[1]]]
+			i2 = siter[e[k, n[2]]] - siter[b[k, n[2]]]
+			y1 = sbyte[e[k, n[1]]] - sbyte[b[k, n[1]]]
+			y2 = sbyte[e[k, n[2]]] - sbyte[b[k, n[2]]]
+			striter[p[1], p[2]] = striter[p[1], p[2]] " " (i2 - i1) / (n2 - n1)
+			strbyte[p[1], p[2]] = strbyte[p[1], p[2]] " " (y2 - y1) / (n2 - n1)
 		}
 		printf "\n%-22s %11s %11s %6s %17s %17s\n", "kernel insns/message", "softverbs", "Soft-RoCE", "ratio", "softverbs range", "Soft-RoCE range"
 		for (i = 1; i <= ncases; i++) {
@@ -99,6 +124,16 @@ if [ "${1:-}" = --report ]; then
 			ratio = s > 0 && r > 0 ? sprintf("%.2f", s / r) : "-"
 			printf "%-22s %11s %11s %6s %17s %17s\n", c, sm, rm, ratio, sr, rr
 		}
+		# older plugins write no string counts
+		if (!nstr) exit
+		printf "\n%-22s %23s %23s\n", "rep string insns/msg", "softverbs (bytes)", "Soft-RoCE (bytes)"
+		for (i = 1; i <= ncases; i++) {
+			c = cases[i]
+			sv = rx = "-"
+			if (stats(striter["sv", c])) { t = med; stats(strbyte["sv", c]); sv = sprintf("%d (%d)", t, med) }
+			if (stats(striter["rxe", c])) { t = med; stats(strbyte["rxe", c]); rx = sprintf("%d (%d)", t, med) }
+			printf "%-22s %23s %23s\n", c, sv, rx
+		}
 	}' "$marks" "$log"
 	exit
 fi
@@ -106,22 +141,38 @@ fi
 # --- guest ---------------------------------------------------------------------
 cd "$(dirname "$0")/.." || exit 1
 . tests/user/lib.sh
+# shellcheck source=tests/user/lib/storage.sh
+. tests/user/lib/storage.sh
 set +e
 mark=${SV_KCOUNT_MARK:?the marker program (tests/tools/kcount/mark.c, built by scripts/bench.sh)}
 rounds=${SV_BENCH_ROUNDS:-3}
 to=${SV_BENCH_TIMEOUT:-120}
+topo=${SV_BENCH_COST_TOPO:-both}
 read -r small1 small2 <<<"${SV_BENCH_COST_MSGS:-5000 25000}"
 read -r big1 big2 <<<"${SV_BENCH_COST_MSGS_BIG:-200 1000}"
-addr=10.196.0.1
-# case name: program, message size, the two lengths
+read -r ios1 ios2 <<<"${SV_BENCH_COST_IOS:-1000 5000}"
+addr=10.196.0.1 addr_c=10.196.0.2 ns=sv-cost-c
+nqn=nqn.2026-11.org.softverbs:cost
+hostnqn=nqn.2014-08.org.nvmexpress:uuid:5e5e5e56-0000-4000-8000-0000000000c1
+# case name (without -veth): program or I/O direction, message size, the
+# two lengths
 declare -A cases=(
 	[write-64B]="ib_write_bw 64 $small1 $small2"
 	[send-64B]="ib_send_bw 64 $small1 $small2"
 	[read-64B]="ib_read_bw 64 $small1 $small2"
 	[write-64KiB]="ib_write_bw 65536 $big1 $big2"
+	[nvmeof-read-4KiB]="read 4096 $ios1 $ios2"
+	[nvmeof-write-4KiB]="write 4096 $ios1 $ios2"
 )
-order=(write-64B send-64B read-64B write-64KiB)
-port=27000 seq=0 gid=
+order_rc=() order_nvme=()
+case $topo in
+loop | both) order_rc+=(write-64B send-64B read-64B write-64KiB) ;;&
+veth | both) order_rc+=(write-64B-veth send-64B-veth read-64B-veth write-64KiB-veth) ;;&
+loop | both) order_nvme=(nvmeof-read-4KiB nvmeof-write-4KiB) ;;
+veth) ;;
+*) echo "bench-cost: SV_BENCH_COST_TOPO=loop, veth or both" >&2; exit 2 ;;
+esac
+port=27000 seq=0 gid='' gid_c='' nvme=''
 tmp=$(mktemp -d)
 pin_s=() pin_c=()
 if [ "$(nproc)" -ge 2 ]; then
@@ -131,12 +182,19 @@ fi
 ulimit -l unlimited
 modprobe ib_core
 modprobe ib_uverbs
-ip netns add sv-cost-c
-sv_on_exit "ip netns del sv-cost-c; rm -rf '$tmp'"
-ip link add xc0 type veth peer name xc1 netns sv-cost-c
-ip -n sv-cost-c link set xc1 up
+modprobe rdma_cm
+mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+ip netns add $ns
+sv_on_exit "ip netns del $ns; rm -rf '$tmp'"
+# fixed MACs and permanent neighbour entries: no ARP inside a window
+ip link add xc0 address 02:5f:00:00:c4:01 type veth peer name xc1 address 02:5f:00:00:c4:02 netns $ns
+ip -n $ns link set lo up
+ip -n $ns link set xc1 up
+ip -n $ns addr add $addr_c/24 dev xc1
+ip -n $ns neigh replace $addr lladdr 02:5f:00:00:c4:01 dev xc1 nud permanent
 ip link set xc0 up
 ip addr add $addr/24 dev xc0
+ip neigh replace $addr_c lladdr 02:5f:00:00:c4:02 dev xc0 nud permanent
 
 # syms SEQ FILTER: the text symbols that FILTER (an awk condition on
 # /proc/kallsyms' fields) keeps, as one kcount-syms line valid from mark SEQ
@@ -146,31 +204,104 @@ syms() {
 }
 syms 0 'NF == 3'
 
-# up PROVIDER: load it, cost0 on xc0; sets gid (the RoCE v2 GID of addr)
+# up PROVIDER: load it, cost0 on xc0 (sets gid, the RoCE v2 GID index of
+# addr) and, unless loop alone, cost1 on xc1 in ns (sets gid_c; left empty
+# where the provider cannot work there)
 up() {
 	local g=0000:0000:0000:0000:0000:ffff:0ac4:0001	# 10.196.0.1
+	local g_c=0000:0000:0000:0000:0000:ffff:0ac4:0002	# 10.196.0.2
+	local kind=rxe
+	gid='' gid_c=''
 	if [ "$1" = rxe ]; then
-		modprobe rdma_rxe && rdma link add cost0 type rxe netdev xc0
+		modprobe rdma_rxe
 	else
+		kind=softverbs
 		# shellcheck disable=SC2119 # no module parameters
-		sv_load_module && rdma link add cost0 type softverbs netdev xc0
-	fi || return 1
+		sv_load_module
+	fi && rdma link add cost0 type $kind netdev xc0 || return 1
 	sv_wait_for "_sv_xport_gid cost0 $g" 20 || return 1
 	gid=$(_sv_xport_gid cost0 $g)
+	[ "$topo" != loop ] || return 0
+	# rdma link add finds the netdev in the caller's namespace
+	if ! ip netns exec $ns rdma link add cost1 type $kind netdev xc1; then
+		echo "bench-cost: $1: no device on xc1 in $ns, veth cases skipped" >&2
+		return 0
+	fi
+	# rdma_rxe without per-namespace sockets listens in init_net alone:
+	# cost1 would never see a packet (UDP port 4791 is 12B7 in /proc/net/udp)
+	if [ "$1" = rxe ] && ! ip netns exec $ns grep -qi ':12B7 ' /proc/net/udp /proc/net/udp6; then
+		echo "rxe: no netns support on this kernel, veth case skipped for Soft-RoCE"
+		return 0
+	fi
+	# sysfs shows the devices of every namespace (shared mode)
+	sv_wait_for "_sv_xport_gid cost1 $g_c" 20 ||
+		{ echo "bench-cost: $1: cost1 has no GID for $addr_c, veth cases skipped" >&2; return 0; }
+	gid_c=$(_sv_xport_gid cost1 $g_c)
 }
 
-# down PROVIDER: delete cost0, unload the provider
+# down PROVIDER: delete cost0 and cost1, unload the provider
 down() {
 	rdma link delete cost0 2>/dev/null
+	ip netns exec $ns rdma link delete cost1 2>/dev/null
 	if [ "$1" = rxe ]; then modprobe -r rdma_rxe; else sv_unload_module; fi
 }
 
-# run PROG SIZE N [LABEL]: one perftest pair of N messages on cost0; with
-# LABEL ("PROVIDER CASE ROUND"), between two marks.  Only the client's run
-# and the server's exit lie between the marks: the server is listening
-# before the first, and the labels are written to a tmpfs file outside.
+# nvme_up: nvmet-rdma over null_blk on addr:4420 and nvme-rdma connected
+# to it; sets nvme (the namespace's block device)
+nvme_up() {
+	local b
+	nvme=
+	modprobe null_blk nr_devices=1 gb=1 && modprobe nvmet && modprobe nvmet_rdma &&
+		modprobe nvme_rdma && sv_nvmet_add $nqn /dev/nullb0 $addr 96 &&
+		b=$(sv_nvme_connect $nqn $addr $hostnqn) && nvme=/dev/$b
+}
+
+# nvme_down: undo nvme_up, whatever part of it exists
+nvme_down() {
+	nvme disconnect -n $nqn >/dev/null 2>&1
+	sv_nvmet_del $nqn 96
+	sleep 1
+	modprobe -r nvme_rdma nvmet_rdma nvmet null_blk 2>/dev/null
+	nvme=
+}
+
+# io RW N: N 4 KiB O_DIRECT I/Os (RW read or write) on nvme, one at a
+# time; fails unless all N were done
+io() {
+	local out
+	if [ "$1" = read ]; then
+		out=$(dd if="$nvme" of=/dev/null bs=4096 count="$2" iflag=direct 2>&1)
+	else
+		out=$(dd if=/dev/zero of="$nvme" bs=4096 count="$2" oflag=direct 2>&1)
+	fi && [[ $out == *"$2+0 records out"* ]] && return 0
+	echo "bench-cost: dd $1 of $2 on $nvme: $out" >&2
+	return 1
+}
+
+# run CASE N [LABEL]: one run of CASE with N messages (perftest) or I/Os
+# (NVMe-oF); with LABEL ("PROVIDER CASE ROUND"), between two marks.  For
+# perftest only the client's run and the server's exit lie between the
+# marks: the server is listening before the first, and the labels are
+# written to a tmpfs file outside.  A -veth case runs its client in ns on
+# cost1.
 run() {
-	local prog=$1 size=$2 n=$3 label=${4:-} pid v
+	local c=$1 n=$2 label=${3:-} prog size pid v cl=() dev_c=cost0 g_c=$gid
+	read -r prog size _ <<<"${cases[${c%-veth}]}"
+	if [[ $c == nvmeof-* ]]; then
+		[ -z "$label" ] || { echo "kcount-label $((++seq)) $label $n begin" >>"$tmp/labels"; "$mark"; }
+		io "$prog" "$n"
+		v=$?
+		[ -z "$label" ] || "$mark"
+		if [ -z "$label" ]; then
+			:
+		elif [ $v = 0 ]; then
+			echo "kcount-label $((++seq)) $label $n end ok" >>"$tmp/labels"
+		else
+			echo "kcount-label $((++seq)) $label $n end fail" >>"$tmp/labels"
+		fi
+		return $v
+	fi
+	[[ $c != *-veth ]] || cl=(ip netns exec "$ns") dev_c=cost1 g_c=$gid_c
 	port=$((port + 1))
 	"${pin_s[@]}" timeout "$to" "$prog" -d cost0 -x "$gid" -p $port -F -s "$size" -n "$n" >"$tmp/s" 2>&1 &
 	pid=$!
@@ -184,7 +315,7 @@ run() {
 		echo "kcount-label $((++seq)) $label $n begin" >>"$tmp/labels"
 		"$mark"
 	fi
-	"${pin_c[@]}" timeout "$to" "$prog" -d cost0 -x "$gid" -p $port -F -s "$size" -n "$n" $addr >"$tmp/c" 2>&1
+	"${cl[@]}" "${pin_c[@]}" timeout "$to" "$prog" -d $dev_c -x "$g_c" -p $port -F -s "$size" -n "$n" $addr >"$tmp/c" 2>&1
 	wait $pid 2>/dev/null
 	[ -z "$label" ] || "$mark"
 	v=$(xp_perf_value "$tmp/c" 5)
@@ -201,6 +332,28 @@ run() {
 	[ -n "$v" ]
 }
 
+# cases_of PROVIDER CASE...: CASEs where the current devices can run them:
+# one short unmarked run of each (warming the page and slab caches), then
+# the two marked runs of each
+cases_of() {
+	local p=$1 c n1 n2 todo=()
+	shift
+	for c; do
+		case $c in
+		*-veth) [ -n "$gid_c" ] || continue ;;
+		nvmeof-*) [ -n "$nvme" ] || continue ;;
+		esac
+		todo+=("$c")
+		run "$c" 200
+	done
+	syms $((seq + 1)) 'NF == 4'
+	for c in "${todo[@]}"; do
+		read -r _ _ n1 n2 <<<"${cases[${c%-veth}]}"
+		run "$c" "$n1" "$p $c $r"
+		run "$c" "$n2" "$p $c $r"
+	done
+}
+
 for ((r = 1; r <= rounds; r++)); do
 	provs="rxe sv"
 	[ $((r % 2)) = 1 ] || provs="sv rxe"
@@ -211,16 +364,16 @@ for ((r = 1; r <= rounds; r++)); do
 			down "$p"
 			continue
 		fi
-		for c in "${order[@]}"; do
-			read -r prog size n1 n2 <<<"${cases[$c]}"
-			run "$prog" "$size" 200
-		done
-		syms $((seq + 1)) 'NF == 4'
-		for c in "${order[@]}"; do
-			read -r prog size n1 n2 <<<"${cases[$c]}"
-			run "$prog" "$size" "$n1" "$p $c $r"
-			run "$prog" "$size" "$n2" "$p $c $r"
-		done
+		# perftest first, then NVMe-oF: no keep-alives in perftest's windows
+		cases_of "$p" "${order_rc[@]}"
+		if [ ${#order_nvme[@]} -gt 0 ]; then
+			if nvme_up; then
+				cases_of "$p" "${order_nvme[@]}"
+			else
+				echo "bench-cost: $p: no NVMe-oF namespace, NVMe-oF cases skipped" >&2
+			fi
+		fi
+		nvme_down
 		down "$p"
 		# outside every window, and a partial table if a later block hangs
 		cat "$tmp/labels" 2>/dev/null

@@ -5,9 +5,10 @@
 # numbers (only when it cannot run at all).  Two parts:
 #
 #   loopback   one VM, each provider's device talking to itself (below)
-#   cost       one single-threaded TCG VM: kernel instructions per message,
-#              counted by the TCG plugin tests/tools/kcount, Soft-RoCE and
-#              softverbs on one netdev in turn (scripts/bench-cost.sh)
+#   cost       one single-threaded TCG VM: kernel instructions per message
+#              and per NVMe-oF I/O, counted by the TCG plugin
+#              tests/tools/kcount, Soft-RoCE and softverbs on the same
+#              netdevs in turn (scripts/bench-cost.sh)
 #   sweep      the same VM set-up, ib_write_bw at every power of two from
 #              8 B to 1 MiB on both: a table, build/bench-sweep.dat and a
 #              plot of bandwidth and message rate against message size,
@@ -37,6 +38,11 @@
 #   SV_BENCH_COST_MSGS="N1 N2", SV_BENCH_COST_MSGS_BIG="N1 N2"
 #                        cost: the two lengths of the 64 B cases (default
 #                        "5000 25000") and of the 64 KiB case ("200 1000")
+#   SV_BENCH_COST_IOS="N1 N2"  cost: the two lengths of the NVMe-oF 4 KiB
+#                        cases (default "1000 5000")
+#   SV_BENCH_COST_TOPO=loop|veth|both  cost: one device talking to itself,
+#                        two devices across a veth between two namespaces,
+#                        or both (default both)
 #   SV_BENCH_COST_ICOUNT=OPTS  cost: qemu -icount OPTS (e.g.
 #                        shift=0,sleep=off): guest time from instructions
 #   SV_BENCH_COST_SYMS=1 cost: also count each kernel block and print where
@@ -134,6 +140,7 @@ bench_cost() {
 		env SV_MODULE="$root/build/$1/kmod/softverbs.ko" SV_KCOUNT_MARK="$kc/mark" \
 		SV_BENCH_ROUNDS="${SV_BENCH_ROUNDS:-}" SV_BENCH_TIMEOUT="${SV_BENCH_TIMEOUT:-}" \
 		SV_BENCH_COST_MSGS="${SV_BENCH_COST_MSGS:-}" SV_BENCH_COST_MSGS_BIG="${SV_BENCH_COST_MSGS_BIG:-}" \
+		SV_BENCH_COST_IOS="${SV_BENCH_COST_IOS:-}" SV_BENCH_COST_TOPO="${SV_BENCH_COST_TOPO:-}" \
 		SV_BENCH_COST_SYMS="${SV_BENCH_COST_SYMS:-}" bash scripts/bench-cost.sh |
 		tee build/bench-cost.log | grep --line-buffered -v '^kcount-syms '
 	echo "== host load average after: $(loadavg)"

@@ -9,8 +9,13 @@
  *
  *   qemu-system-x86_64 -accel tcg,thread=single ... -plugin kcount.so,out=FILE
  *
- * FILE gets "kcount SEQ KERNEL ALL" per marker executed (SEQ from 1) and
- * "kcount-end KERNEL ALL" when qemu exits.  With blocks=FILE2 as well, each
+ * FILE gets "kcount SEQ KERNEL ALL STRITER STRBYTES" per marker executed
+ * (SEQ from 1) and "kcount-end KERNEL ALL" when qemu exits.  STRITER and
+ * STRBYTES are the kernel's rep-prefixed string instructions (movs, stos,
+ * lods, cmps, scas): iterations run, each counted once in KERNEL as TCG
+ * runs it, and the bytes they covered (operand size per iteration), so a
+ * reader can tell a copy by rep movsb (1 byte an instruction) from one by
+ * rep movsq (8).  With blocks=FILE2 as well, each
  * kernel block gets a counter of its own, and at each marker FILE2 gets
  * "SEQ VADDR INSNS" for every kernel block that ran since the marker before
  * (VADDR its first instruction's address in hex, INSNS its instructions
@@ -70,6 +75,8 @@ typedef void (*qemu_plugin_udata_cb_t)(qemu_plugin_id_t id, void *userdata);
 void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id, qemu_plugin_vcpu_tb_trans_cb_t cb);
 void qemu_plugin_register_vcpu_tb_exec_inline(struct qemu_plugin_tb *tb, enum qemu_plugin_op op,
 					      void *ptr, uint64_t imm);
+void qemu_plugin_register_vcpu_insn_exec_inline(struct qemu_plugin_insn *insn, enum qemu_plugin_op op,
+						void *ptr, uint64_t imm);
 void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn, qemu_plugin_vcpu_udata_cb_t cb,
 					    enum qemu_plugin_cb_flags flags, void *userdata);
 void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id, qemu_plugin_udata_cb_t cb, void *userdata);
@@ -83,7 +90,7 @@ size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);
 
 KCOUNT_EXPORT int qemu_plugin_version = 1;
 
-static uint64_t kernel_insns, all_insns, marks;
+static uint64_t kernel_insns, all_insns, marks, str_iters, str_bytes;
 static FILE *out;
 
 /*
@@ -122,11 +129,48 @@ static void on_mark(unsigned int vcpu_index, void *userdata)
 {
 	(void)vcpu_index;
 	(void)userdata;
-	fprintf(out, "kcount %llu %llu %llu\n", (unsigned long long)++marks,
-		(unsigned long long)kernel_insns, (unsigned long long)all_insns);
+	fprintf(out, "kcount %llu %llu %llu %llu %llu\n", (unsigned long long)++marks,
+		(unsigned long long)kernel_insns, (unsigned long long)all_insns,
+		(unsigned long long)str_iters, (unsigned long long)str_bytes);
 	fflush(out);
 	if (blocks_out)
 		report_blocks();
+}
+
+/*
+ * The operand size of @insn if it is a rep-prefixed string instruction,
+ * else 0.  Prefixes: legacy ones (operand size 66, rep F3/F2, segment,
+ * address size 67) in any order, then at most one REX (40-4F) right
+ * before the opcode.
+ */
+static unsigned int rep_string_size(const unsigned char *p, size_t len)
+{
+	bool rep = false, opsize = false, rexw = false;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		unsigned char b = p[i];
+
+		if (b == 0xf3 || b == 0xf2)
+			rep = true;
+		else if (b == 0x66)
+			opsize = true;
+		else if (b == 0x67 || b == 0x2e || b == 0x36 || b == 0x3e ||
+			 b == 0x26 || b == 0x64 || b == 0x65)
+			continue;
+		else
+			break;
+	}
+	if (i < len && (p[i] & 0xf0) == 0x40) {
+		rexw = p[i] & 0x08;
+		i++;
+	}
+	if (!rep || i >= len || p[i] < 0xa4 || p[i] > 0xaf ||
+	    p[i] == 0xa8 || p[i] == 0xa9)	/* test al/ax, imm */
+		return 0;
+	if (!(p[i] & 1))
+		return 1;			/* the byte forms */
+	return rexw ? 8 : opsize ? 2 : 4;
 }
 
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -148,6 +192,17 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 			b->next = blocks;
 			blocks = b;
 			qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &b->execs, 1);
+		}
+		/* TCG runs a rep string instruction once per iteration */
+		for (i = 0; i < n; i++) {
+			struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+			unsigned int size = rep_string_size(qemu_plugin_insn_data(insn),
+							    qemu_plugin_insn_size(insn));
+
+			if (!size)
+				continue;
+			qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &str_iters, 1);
+			qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &str_bytes, size);
 		}
 		return;
 	}
