@@ -115,6 +115,18 @@ if [ "${1:-}" = --report ]; then
 			striter[p[1], p[2]] = striter[p[1], p[2]] " " (i2 - i1) / (n2 - n1)
 			strbyte[p[1], p[2]] = strbyte[p[1], p[2]] " " (y2 - y1) / (n2 - n1)
 		}
+		# the tables list loopback cases, then -veth, then NVMe-oF, each in
+		# the order first met (a kernel without Soft-RoCE -veth rows meets
+		# them after the NVMe-oF ones)
+		m = 0
+		for (g = 1; g <= 3; g++)
+			for (i = 1; i <= ncases; i++) {
+				c = cases[i]
+				if ((c ~ /^nvmeof-/ ? 3 : c ~ /-veth$/ ? 2 : 1) == g)
+					sorted[++m] = c
+			}
+		for (i = 1; i <= ncases; i++)
+			cases[i] = sorted[i]
 		printf "\n%-22s %11s %11s %6s %17s %17s\n", "kernel insns/message", "softverbs", "Soft-RoCE", "ratio", "softverbs range", "Soft-RoCE range"
 		for (i = 1; i <= ncases; i++) {
 			c = cases[i]
