@@ -688,13 +688,13 @@ def c_bulk(p):
             check_wc(wc, "bulk receive", byte_len=CHUNK)
             got += 1
     same(p.resp.read(RECV_OFF, BULK), data, "SEND data")
-    print(f"  bulk: {BULK >> 20} MiB by RDMA WRITE and by SEND intact")
+    print(f"  bulk: {BULK >> 10} KiB by RDMA WRITE and by SEND intact")
     p.req.fill(0, bytes(BULK))
     windowed(p, [(lambda w: p.post_send(
         e.IBV_WR_RDMA_READ, [(w * CHUNK, CHUNK)], wr_id=w,
         rdma=p.remote(RECV_OFF + w * CHUNK)), i) for i in range(n)])
     same(p.req.read(0, BULK), data, "RDMA READ data")
-    print(f"  bulk: 3 x {BULK >> 20} MiB (write, send, read) intact in "
+    print(f"  bulk: 3 x {BULK >> 10} KiB (write, send, read) intact in "
           f"{time.monotonic() - t0:.1f}s")
 
 
