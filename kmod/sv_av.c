@@ -176,7 +176,8 @@ static bool sv_path_via_gateway(const struct sv_path *path,
 	       RTF_GATEWAY;
 }
 
-static int sv_path_route(struct sv_dev *sv, struct sv_path *path)
+static int sv_path_route(struct sv_dev *sv, struct sv_path *path,
+			 unsigned int flags)
 {
 	struct dst_entry *dst;
 	int err = 0;
@@ -211,6 +212,10 @@ static int sv_path_route(struct sv_dev *sv, struct sv_path *path)
 				"destination GID %pI6: next hop MAC not known yet (resolving)",
 				sv_gid_in6(&path->dgid));
 	}
+	/* a RoCE v2 route to keep (sv_net.c), not to a local destination */
+	if (!err && (flags & SV_PATH_CACHE) && !sv_path_is_v1(path) &&
+	    !(dst->dev->flags & IFF_LOOPBACK))
+		err = dst_cache_init(&path->dst_cache, GFP_KERNEL_ACCOUNT);
 	dst_release(dst);
 	return err;
 }
@@ -289,7 +294,7 @@ static int sv_path_init(struct sv_dev *sv, struct sv_path *path,
 	}
 
 	if (flags & SV_PATH_ROUTE)
-		return sv_path_route(sv, path);
+		return sv_path_route(sv, path, flags);
 	if (!sv->l3 && !sv_path_is_multicast(path) &&
 	    is_zero_ether_addr(path->dmac))
 		/* atomic callers pass resolved AVs (an L3 netdev has no MACs) */
@@ -338,6 +343,30 @@ struct sv_path *sv_path_create(struct sv_dev *sv,
 		return ERR_PTR(err);
 	}
 	return path;
+}
+
+/* a path never published; process context */
+void sv_path_free(struct sv_path *path)
+{
+	dst_cache_destroy(&path->dst_cache);	/* no-op without a cache */
+	kfree(path);
+}
+
+static void sv_path_free_cb(struct rcu_head *head)
+{
+	sv_path_free(container_of(head, struct sv_path, rcu));
+}
+
+/*
+ * A published path, once readers under rcu_read_lock() are done with it;
+ * any context.  The module's exit waits for these (rcu_barrier()).
+ */
+void sv_path_free_rcu(struct sv_path *path)
+{
+	if (path->dst_cache.cache)
+		call_rcu(&path->rcu, sv_path_free_cb);
+	else
+		kfree_rcu(path, rcu);
 }
 
 int sv_path_from_user_av(struct sv_dev *sv, const struct sv_av *uav,
@@ -476,10 +505,10 @@ int sv_ah_create(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 
 err_unpublish:
 	sv_ah_unpublish(sv, ah);
-	kfree_rcu(path, rcu);
+	sv_path_free_rcu(path);
 	goto err_put_count;
 err_free_path:
-	kfree(path);
+	sv_path_free(path);
 err_put_count:
 	sv_dev_count_put(&sv->num_ah);
 	return err;
@@ -502,7 +531,7 @@ int sv_ah_destroy(struct ib_ah *ibah, u32 flags)
 		sv_req_ah_linger(ibah->pd);
 	sv_ah_unpublish(sv, ah);
 	/* a lookup may still read it until a grace period has passed */
-	kfree_rcu(ah->path, rcu);
+	sv_path_free_rcu(ah->path);
 	sv_dev_count_put(&sv->num_ah);
 	return 0;
 }

@@ -78,6 +78,8 @@ int sv_wqe_write_recv(struct sv_qp *qp, const struct ib_recv_wr *wr);
 struct sv_path *sv_path_create(struct sv_dev *sv,
 			       const struct rdma_ah_attr *attr,
 			       unsigned int flags, gfp_t gfp);
+void sv_path_free(struct sv_path *path);
+void sv_path_free_rcu(struct sv_path *path);
 int sv_ah_create(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		 struct ib_udata *udata);
 int sv_ah_query(struct ib_ah *ibah, struct rdma_ah_attr *attr);

@@ -83,6 +83,7 @@ static void __exit sv_exit(void)
 	sv_icrc_exit();
 	sv_req_wq_destroy();
 	destroy_workqueue(sv_wq);
+	rcu_barrier();	/* sv_path_free_rcu()'s callbacks are module code */
 	pr_info("unloaded\n");
 }
 

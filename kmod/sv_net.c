@@ -503,6 +503,19 @@ static void sv_net_push_ip4(struct sv_dev *sv, const struct sv_path *path,
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 }
 
+/*
+ * The route cache of a connected QP's path (SV_PATH_CACHE), or NULL: the
+ * one part of a published path that changes.  It holds routes to remote
+ * destinations only, so a hit also answers sv_net_loop_dest() (an address
+ * that becomes local changes the routing tables, which makes the cached
+ * route stale).  Used with bottom halves off: the cache is per CPU.
+ */
+static struct dst_cache *sv_net_route_cache(const struct sv_path *path)
+{
+	return path->dst_cache.cache ? (struct dst_cache *)&path->dst_cache :
+				       NULL;
+}
+
 static int sv_net_xmit4(struct sv_dev *sv, const struct sv_path *path,
 			u16 sport, struct sk_buff *skb)
 {
@@ -514,10 +527,19 @@ static int sv_net_xmit4(struct sv_dev *sv, const struct sv_path *path,
 		.fl4_sport = htons(sport),
 		.fl4_dport = htons(SV_ROCE_V2_UDP_PORT),
 	};
+	struct dst_cache *cache = sv_net_route_cache(path);
 	struct net_device *local;
 	struct rtable *rt;
+	__be32 saddr;
 	int err;
 
+	if (cache) {
+		local_bh_disable();
+		rt = dst_cache_get_ip4(cache, &saddr);
+		local_bh_enable();
+		if (rt)
+			goto routed;
+	}
 	sv_flowi4_set_tclass(&fl4, path->traffic_class);
 	rcu_read_lock();
 	local = sv_net_loop_dest(sv, path);
@@ -536,10 +558,17 @@ static int sv_net_xmit4(struct sv_dev *sv, const struct sv_path *path,
 		kfree_skb(skb);
 		return PTR_ERR(rt);
 	}
+	if (cache && rt->rt_type != RTN_LOCAL) {
+		local_bh_disable();
+		dst_cache_set_ip4(cache, &rt->dst, fl4.saddr);
+		local_bh_enable();
+	}
+routed:
 	skb_dst_set(skb, &rt->dst);
 
 	sv_net_push_udp(skb, sport);
-	sv_net_push_ip4(sv, path, skb, fl4.saddr, fl4.daddr,
+	sv_net_push_ip4(sv, path, skb, sv_path_saddr4(path),
+			sv_path_daddr4(path),
 			path->hop_limit ?: ip4_dst_hoplimit(&rt->dst));
 
 	err = sv_icrc_set_skb(skb, 0, skb->len, sv_net_icrc_form());
@@ -586,14 +615,23 @@ static int sv_net_xmit6(struct sv_dev *sv, const struct sv_path *path,
 		.fl6_sport = htons(sport),
 		.fl6_dport = htons(SV_ROCE_V2_UDP_PORT),
 	};
+	struct dst_cache *cache = sv_net_route_cache(path);
 	struct socket *sock = sv->sock->sk6;
 	struct net_device *local;
 	struct dst_entry *dst;
+	struct in6_addr saddr;
 	int err;
 
 	if (!sock) {
 		kfree_skb(skb);
 		return -EAFNOSUPPORT;
+	}
+	if (cache) {
+		local_bh_disable();
+		dst = dst_cache_get_ip6(cache, &saddr);
+		local_bh_enable();
+		if (dst)
+			goto routed;
 	}
 	rcu_read_lock();
 	local = sv_net_loop_dest(sv, path);
@@ -610,6 +648,13 @@ static int sv_net_xmit6(struct sv_dev *sv, const struct sv_path *path,
 		kfree_skb(skb);
 		return PTR_ERR(dst);
 	}
+	if (cache &&
+	    !(container_of(dst, struct rt6_info, dst)->rt6i_flags & RTF_LOCAL)) {
+		local_bh_disable();
+		dst_cache_set_ip6(cache, dst, &fl6.saddr);
+		local_bh_enable();
+	}
+routed:
 	skb_dst_set(skb, dst);
 
 	sv_net_push_udp(skb, sport);

@@ -829,7 +829,8 @@ again:
 						   qp->attr.dest_qp_num;
 
 		path = sv_path_create(sv, &attr->ah_attr,
-				      SV_PATH_UNICAST | SV_PATH_ROUTE,
+				      SV_PATH_UNICAST | SV_PATH_ROUTE |
+				      SV_PATH_CACHE,
 				      GFP_KERNEL);
 		if (IS_ERR(path)) {
 			err = PTR_ERR(path);
@@ -843,7 +844,7 @@ again:
 
 	err = sv_qp_alloc_for(qp, attr, mask, next);
 	if (err) {
-		kfree(path);
+		sv_path_free(path);
 		goto out_unlock;
 	}
 
@@ -851,7 +852,7 @@ again:
 	if (qp->state != cur) {
 		/* the transport moved the QP meanwhile: check again */
 		spin_unlock_irqrestore(&qp->state_lock, flags);
-		kfree(path);
+		sv_path_free(path);
 		path = NULL;
 		goto again;
 	}
@@ -877,7 +878,7 @@ again:
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 
 	if (old_path)
-		kfree_rcu(old_path, rcu);
+		sv_path_free_rcu(old_path);
 
 	if (next != cur)
 		sv_dbg_qp(qp, "state %d -> %d\n", cur, next);
@@ -1016,7 +1017,7 @@ int sv_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 		sv_cq_sync_notify(to_sv_cq(ibqp->recv_cq));
 	sv_qp_destroy_queues(qp);
 	if (path)
-		kfree_rcu(path, rcu);
+		sv_path_free_rcu(path);
 	kfree_rcu(qp->handle, rcu);
 	mutex_destroy(&qp->modify_mutex);
 	sv_dev_count_put(&sv->num_qp);

@@ -13,6 +13,7 @@
 #include <linux/mutex.h>
 #include <linux/refcount.h>
 #include <linux/timer.h>
+#include <net/dst_cache.h>
 #include <rdma/ib_verbs.h>
 
 #include "softverbs-abi.h"
@@ -463,9 +464,10 @@ static inline void sv_qp_put(struct sv_qp *qp)
 /*
  * A resolved RoCE path: what the transport needs to address a packet,
  * derived from an address vector (rdma_ah_attr) and checked.  Immutable
- * once published.  Its owner (an AH, or a connected QP's primary path in
- * qp->path) frees it with kfree_rcu(), so the transport reads it under
- * rcu_read_lock() without taking a reference.
+ * once published, but for its route cache.  Its owner (an AH, or a
+ * connected QP's primary path in qp->path) frees it with
+ * sv_path_free_rcu(), so the transport reads it under rcu_read_lock()
+ * without taking a reference.
  *
  * The source GID's type decides the framing: a RoCEv2
  * (IB_GID_TYPE_ROCE_UDP_ENCAP) entry gives network type RDMA_NETWORK_IPV4
@@ -491,6 +493,13 @@ struct sv_path {
 	int			ifindex;	/* netdev of the source GID */
 	union ib_gid		sgid;		/* = source IP address */
 	union ib_gid		dgid;		/* = destination IP address */
+	/*
+	 * SV_PATH_CACHE paths (connected QPs) to a destination outside this
+	 * host: the output route, per CPU, checked for staleness on every use
+	 * (a route or address change invalidates it); never one to a local
+	 * address.  Read and set with bottom halves off (sv_net.c).
+	 */
+	struct dst_cache	dst_cache;
 };
 
 static inline bool sv_path_is_ipv4(const struct sv_path *path)
@@ -526,6 +535,11 @@ enum {
 	 * lookups and neighbour lookups toggle bottom halves).
 	 */
 	SV_PATH_ROUTE	= 1 << 1,
+	/*
+	 * With SV_PATH_ROUTE, for a destination outside this host: keep the
+	 * output route in path->dst_cache.
+	 */
+	SV_PATH_CACHE	= 1 << 2,
 };
 
 struct sv_ah {

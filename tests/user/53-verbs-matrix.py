@@ -35,7 +35,12 @@ a 100 % loss path: IBV_WC_RETRY_EXC_ERR).  For 41-stats, acks (RC, local
 ACK timeout 0: a stream of 200 unsignaled 64-byte WRITEs, every 50th
 signaled, whose ACK counts 41-stats checks; then 5 unsignaled WRITEs with
 nothing after them: the requester retires them all the same, so it must
-ask for their ACK itself, with no retransmission timer to do it).
+ask for their ACK itself, with no retransmission timer to do it).  For
+52-sv2sv, route_change (RC, timeout 10, retry_cnt 2: an RDMA WRITE
+completes; then XP_ROUTE_CUT routes the responder's address through a
+gateway that does not answer, and the next WRITE on the same QP must end
+in IBV_WC_RETRY_EXC_ERR, so a route kept for the QP's path follows a
+routing change; XP_ROUTE_MEND undoes the cut).
 
 Every completion's status, opcode, byte_len, qp_num, wc_flags and imm_data
 are checked, and every byte that travelled.  All cases run; the output has
@@ -807,6 +812,31 @@ def c_acks(p):
     print(f"  acks: {rounds * per} stream WRITEs, {tail} tail WRITEs retired")
 
 
+def c_route_change(p):
+    """RC across a routing change: see the module's docstring"""
+    cut, mend = os.environ.get('XP_ROUTE_CUT'), os.environ.get('XP_ROUTE_MEND')
+    if not cut or not mend:
+        raise Skip("XP_ROUTE_CUT and XP_ROUTE_MEND not given")
+    p.req.fill(0, pattern(64, 1))
+    p.post_send(e.IBV_WR_RDMA_WRITE, [(0, 64)], wr_id=1,
+                rdma=p.remote(RECV_OFF))
+    check_wc(poll(p.req.scq)[0], "WRITE before the change", wr_id=1,
+             opcode=e.IBV_WC_RDMA_WRITE)
+    same(p.resp.read(RECV_OFF, 64), pattern(64, 1), "WRITE data")
+    if os.system(cut):
+        raise AssertionError(f"XP_ROUTE_CUT failed: {cut}")
+    try:
+        p.post_send(e.IBV_WR_RDMA_WRITE, [(0, 64)], wr_id=2,
+                    rdma=p.remote(RECV_OFF))
+        check_wc(poll(p.req.scq, wait=WAIT + 30)[0],
+                 "WRITE after the route went through a dead gateway",
+                 wr_id=2, status=e.IBV_WC_RETRY_EXC_ERR)
+    finally:
+        if os.system(mend):
+            raise AssertionError(f"XP_ROUTE_MEND failed: {mend}")
+    print("  route_change: the QP's next WRITE took the new route")
+
+
 EXTRA = [
     ('bulk', RC, c_bulk, {}),
     ('acks', RC, c_acks, {'timeout': 0, 'depth': 128, 'sig_all': 0}),
@@ -814,6 +844,7 @@ EXTRA = [
     ('uc_loss', UC, c_uc_loss, {'depth': 128}),
     ('retry_blackhole', RC, c_retry_blackhole,
      {'timeout': 10, 'retry_cnt': 2}),
+    ('route_change', RC, c_route_change, {'timeout': 10, 'retry_cnt': 2}),
 ]
 
 
