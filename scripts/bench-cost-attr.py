@@ -87,7 +87,10 @@ def main():
         elif f[0] == "kcount-syms" and len(f) == 3:
             symsets.append((int(f[1]), parse_syms(f[2])))
     core = [rows for seq, rows in symsets if seq == 0]
-    mods = sorted((seq, rows) for seq, rows in symsets if seq > 0)
+    # by mark; of two sets valid from the same mark the later one counts
+    # (a provider that ran no case leaves a set with no mark after it)
+    mods = sorted(((seq, rows) for seq, rows in symsets if seq > 0),
+                  key=lambda t: t[0])
     if not core:
         sys.exit("bench-cost-attr: no kernel symbols in the log (SV_BENCH_COST_SYMS=1)")
 

@@ -358,7 +358,7 @@ cases_of() {
 		todo+=("$c")
 		run "$c" 200
 	done
-	syms $((seq + 1)) 'NF == 4'
+	[ ${#todo[@]} = 0 ] || syms $((seq + 1)) 'NF == 4'
 	for c in "${todo[@]}"; do
 		read -r _ _ n1 n2 <<<"${cases[${c%-veth}]}"
 		run "$c" "$n1" "$p $c $r"
