@@ -516,6 +516,20 @@ static struct dst_cache *sv_net_route_cache(const struct sv_path *path)
 				       NULL;
 }
 
+/* the kept route of @path on this CPU while current (a reference), or NULL */
+static struct dst_entry *sv_net_route_get(const struct sv_path *path)
+{
+	struct dst_cache *cache = sv_net_route_cache(path);
+	struct dst_entry *dst;
+
+	if (!cache)
+		return NULL;
+	local_bh_disable();
+	dst = dst_cache_get(cache);
+	local_bh_enable();
+	return dst;
+}
+
 static int sv_net_xmit4(struct sv_dev *sv, const struct sv_path *path,
 			u16 sport, struct sk_buff *skb)
 {
@@ -528,17 +542,14 @@ static int sv_net_xmit4(struct sv_dev *sv, const struct sv_path *path,
 		.fl4_dport = htons(SV_ROCE_V2_UDP_PORT),
 	};
 	struct dst_cache *cache = sv_net_route_cache(path);
+	struct dst_entry *kept = sv_net_route_get(path);
 	struct net_device *local;
 	struct rtable *rt;
-	__be32 saddr;
 	int err;
 
-	if (cache) {
-		local_bh_disable();
-		rt = dst_cache_get_ip4(cache, &saddr);
-		local_bh_enable();
-		if (rt)
-			goto routed;
+	if (kept) {
+		rt = container_of(kept, struct rtable, dst);
+		goto routed;
 	}
 	sv_flowi4_set_tclass(&fl4, path->traffic_class);
 	rcu_read_lock();
@@ -619,20 +630,15 @@ static int sv_net_xmit6(struct sv_dev *sv, const struct sv_path *path,
 	struct socket *sock = sv->sock->sk6;
 	struct net_device *local;
 	struct dst_entry *dst;
-	struct in6_addr saddr;
 	int err;
 
 	if (!sock) {
 		kfree_skb(skb);
 		return -EAFNOSUPPORT;
 	}
-	if (cache) {
-		local_bh_disable();
-		dst = dst_cache_get_ip6(cache, &saddr);
-		local_bh_enable();
-		if (dst)
-			goto routed;
-	}
+	dst = sv_net_route_get(path);
+	if (dst)
+		goto routed;
 	rcu_read_lock();
 	local = sv_net_loop_dest(sv, path);
 	rcu_read_unlock();
