@@ -183,6 +183,14 @@ struct sv_net_loop {
 	 * schedule the tasklet again.  Written and read on this CPU only.
 	 */
 	bool			draining;
+	/*
+	 * A requester's batch on this CPU will deliver what it queues when
+	 * it ends (sv_net_loop_hold()): no tasklet needed meanwhile; and
+	 * something was queued so (held_queued).  This CPU only, bottom
+	 * halves off (an interrupt on this CPU may set held_queued).
+	 */
+	bool			held;
+	bool			held_queued;
 };
 
 static DEFINE_PER_CPU(struct sv_net_loop, sv_net_loop);
@@ -228,9 +236,12 @@ static struct sv_dev *sv_net_ndev_dev_rcu(struct net_device *ndev)
 	return sv;
 }
 
-static void sv_net_loop_run(struct tasklet_struct *t)
+/*
+ * Deliver what this CPU's queues hold, SV_NET_LOOP_BUDGET packets at most;
+ * the tasklet takes the rest.  Bottom halves off, this CPU's @loop.
+ */
+static void sv_net_loop_drain(struct sv_net_loop *loop)
 {
-	struct sv_net_loop *loop = from_tasklet(loop, t, tasklet);
 	int budget = SV_NET_LOOP_BUDGET;
 	struct sk_buff *skb;
 
@@ -277,6 +288,39 @@ static void sv_net_loop_run(struct tasklet_struct *t)
 	if (!skb_queue_empty(&loop->taken) ||
 	    !skb_queue_empty_lockless(&loop->queue))
 		tasklet_schedule(&loop->tasklet);
+}
+
+static void sv_net_loop_run(struct tasklet_struct *t)
+{
+	struct sv_net_loop *loop = from_tasklet(loop, t, tasklet);
+
+	sv_net_loop_drain(loop);
+}
+
+void sv_net_loop_hold(void)
+{
+	lockdep_assert_in_softirq();
+	WRITE_ONCE(this_cpu_ptr(&sv_net_loop)->held, true);
+}
+
+void sv_net_loop_release(void)
+{
+	struct sv_net_loop *loop = this_cpu_ptr(&sv_net_loop);
+
+	lockdep_assert_in_softirq();
+	WRITE_ONCE(loop->held, false);
+	/*
+	 * The same CPU as every queueing that saw held (an interrupt's
+	 * included): program order.  One that comes after this schedules
+	 * the tasklet itself.  A drain running below us (not from a
+	 * batch that began with bottom halves on) takes them anyway.
+	 */
+	barrier();
+	if (!READ_ONCE(loop->held_queued))
+		return;
+	WRITE_ONCE(loop->held_queued, false);
+	if (!loop->draining)
+		sv_net_loop_drain(loop);
 }
 
 /*
@@ -360,9 +404,12 @@ static int sv_net_loop_queue(struct sk_buff *skb, struct net_device *ndev,
 		 * the tasklet would run once more for an empty queue, and a
 		 * softirq still pending when __do_softirq() ends (a tick
 		 * during the run is enough) wakes ksoftirqd, which then
-		 * preempts the sender on its way back to user space.
+		 * preempts the sender on its way back to user space.  Nor
+		 * while a requester's batch holds the queue: it delivers.
 		 */
-		if (!READ_ONCE(loop->draining))
+		if (READ_ONCE(loop->held))
+			WRITE_ONCE(loop->held_queued, true);
+		else if (!READ_ONCE(loop->draining))
 			tasklet_schedule(&loop->tasklet);
 	} else {
 		err = -ENOBUFS;

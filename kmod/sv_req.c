@@ -740,16 +740,24 @@ static bool sv_req_send_some(struct sv_qp *qp, int *budget)
 {
 	struct sv_dev *sv = sv_req_dev(qp);
 	bool retire = false, idle = false;
+	/* bottom halves were on: this run may deliver its local packets */
+	bool own = !in_interrupt() && !irqs_disabled();
 	struct sv_req_pkt pk;
 
 	local_bh_disable();
+	if (own)
+		sv_net_loop_hold();
 	while (*budget > 0) {
 		int ret;
 
 		/* bottom halves off for a batch: packets queue up, then go */
 		if (!(*budget % SV_REQ_BATCH)) {
+			if (own)
+				sv_net_loop_release();
 			local_bh_enable();
 			local_bh_disable();
+			if (own)
+				sv_net_loop_hold();
 		}
 
 		pk.skb = NULL;
@@ -768,6 +776,8 @@ static bool sv_req_send_some(struct sv_qp *qp, int *budget)
 		}
 		(*budget)--;
 	}
+	if (own)
+		sv_net_loop_release();
 	local_bh_enable();
 
 	/*

@@ -136,6 +136,18 @@ int sv_net_xmit(struct sv_dev *sv, const struct sv_path *path, u16 sport,
 		struct sk_buff *skb);
 
 /*
+ * A requester's batch of packets (sv_req.c), in process context with bottom
+ * halves off since the batch began: hold queues this CPU's local packets
+ * without scheduling the loopback tasklet, release delivers them here and
+ * now, as that tasklet would have when the batch turned bottom halves on
+ * again, without the softirq round.  Call release before bottom halves
+ * go on; not from a context that had them off already (a caller holding
+ * a _bh lock expects no delivery before it lets go).
+ */
+void sv_net_loop_hold(void);
+void sv_net_loop_release(void);
+
+/*
  * sv_recv.c: the UDP encap receive hook hands every packet here, and so
  * does sv_net.c's loopback while fault injection is active; softverbs'
  * other local packets come to sv_recv_local(), which neither checks an
