@@ -298,6 +298,20 @@ static int sv_icrc_skb_range_ok(const struct sk_buff *skb, int off,
 	return 0;
 }
 
+/*
+ * Bytes [@off, @off + @n) of @skb as one pointer, if sv_icrc_skb_range_ok()
+ * and all of them lie in the linear part (headroom included): the common
+ * case, which then costs what a flat buffer does.  NULL otherwise.
+ */
+static const u8 *sv_icrc_skb_flat(const struct sk_buff *skb, int off,
+				  unsigned int n)
+{
+	if (sv_icrc_skb_range_ok(skb, off, n) ||
+	    (s64)off + n > skb_headlen(skb))
+		return NULL;
+	return skb->data + off;
+}
+
 static int sv_icrc_skb_copy(const struct sk_buff *skb, int off, u8 *to,
 			    unsigned int n)
 {
@@ -363,12 +377,17 @@ static int sv_icrc_calc_skb_form(struct sk_buff *skb, int l3_off,
 {
 	u8 hdrs[SV_ICRC_MAX_HDRS];
 	unsigned int avail;
+	const u8 *flat;
 	int hdrs_len;
 	u32 crc;
 	int err;
 
 	if (!len)
 		return -EMSGSIZE;
+	/* Soft-RoCE's FLUSH form takes the long way (the BTH twice) */
+	flat = rxe_flush ? NULL : sv_icrc_skb_flat(skb, l3_off, len);
+	if (flat)
+		return sv_icrc_calc_flat(flat, len, icrc, v1);
 	err = sv_icrc_skb_range_ok(skb, l3_off, len);
 	if (err)
 		return err;
@@ -415,11 +434,16 @@ int sv_icrc_calc_skb(struct sk_buff *skb, int l3_off, unsigned int len,
 static int sv_icrc_skb_wire(struct sk_buff *skb, int l3_off, unsigned int len,
 			    u32 *wire_icrc)
 {
+	int off = l3_off + len - SV_ICRC_BYTES;
+	const u8 *flat = sv_icrc_skb_flat(skb, off, SV_ICRC_BYTES);
 	u8 wire[SV_ICRC_BYTES];
 	int err;
 
-	err = sv_icrc_skb_copy(skb, l3_off + len - SV_ICRC_BYTES, wire,
-			       sizeof(wire));
+	if (flat) {
+		*wire_icrc = sv_icrc_get_wire(flat);
+		return 0;
+	}
+	err = sv_icrc_skb_copy(skb, off, wire, sizeof(wire));
 	if (!err)
 		*wire_icrc = sv_icrc_get_wire(wire);
 	return err;
@@ -439,21 +463,19 @@ bool sv_icrc_v1_verify_skb(struct sk_buff *skb, int grh_off, unsigned int len)
 
 bool sv_icrc_verify_skb(struct sk_buff *skb, int l3_off, unsigned int len)
 {
-	u8 wire[SV_ICRC_BYTES];
-	u32 icrc, rxe;
+	u32 icrc, rxe, wire;
 
 	if (sv_icrc_calc_skb(skb, l3_off, len, &icrc))
 		return false;
-	if (sv_icrc_skb_copy(skb, l3_off + len - SV_ICRC_BYTES, wire,
-			     sizeof(wire)))
+	if (sv_icrc_skb_wire(skb, l3_off, len, &wire))
 		return false;
-	if (sv_icrc_get_wire(wire) == icrc)
+	if (wire == icrc)
 		return true;
 	/* a FLUSH from Soft-RoCE (see the top); other opcodes: same value */
 	if (sv_icrc_calc_skb_form(skb, l3_off, len, &rxe, true, false) ||
 	    rxe == icrc)
 		return false;
-	return sv_icrc_get_wire(wire) == rxe;
+	return wire == rxe;
 }
 
 /*

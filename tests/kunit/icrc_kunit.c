@@ -326,29 +326,51 @@ static void icrc_skb_paged(struct kunit *test)
 	}
 }
 
-/* UDP encap receive: IP and UDP already pulled, so l3_off < 0 */
+/*
+ * UDP encap receive: IP and UDP already pulled, so l3_off < 0; the rest in
+ * fragments or, as from a veth, all linear
+ */
 static void icrc_skb_pulled(struct kunit *test)
 {
-	unsigned int i;
+	unsigned int i, linear;
 
 	for (i = 0; i < ARRAY_SIZE(icrc_vectors); i++) {
 		const struct icrc_vector *v = &icrc_vectors[i];
 		unsigned int hdrs = bth_off(v);
-		struct sk_buff *skb = vector_skb(v, 16, hdrs + 12, 64);
-		u32 got = 0;
 
-		KUNIT_ASSERT_NOT_NULL(test, skb);
-		skb_pull(skb, hdrs);
-		KUNIT_EXPECT_EQ_MSG(test, sv_icrc_calc_skb(skb, -(int)hdrs, v->len, &got),
-				    0, "%s", v->name);
-		KUNIT_EXPECT_EQ_MSG(test, got, v->icrc, "%s: pulled skb", v->name);
-		KUNIT_EXPECT_TRUE_MSG(test, sv_icrc_verify_skb(skb, -(int)hdrs, v->len),
-				      "%s: pulled skb", v->name);
-		/* the headroom has 16 bytes more, but not hdrs + 17 */
-		KUNIT_EXPECT_EQ_MSG(test,
-				    sv_icrc_calc_skb(skb, -(int)hdrs - 17, v->len, &got),
-				    -EFAULT, "%s: beyond the headroom", v->name);
-		kfree_skb(skb);
+		for (linear = 0; linear < 2; linear++) {
+			struct sk_buff *skb = vector_skb(v, 16,
+							 linear ? v->len : hdrs + 12,
+							 64);
+			u32 got = 0;
+
+			KUNIT_ASSERT_NOT_NULL(test, skb);
+			skb_pull(skb, hdrs);
+			KUNIT_EXPECT_EQ_MSG(test,
+					    sv_icrc_calc_skb(skb, -(int)hdrs, v->len, &got),
+					    0, "%s", v->name);
+			KUNIT_EXPECT_EQ_MSG(test, got, v->icrc, "%s: pulled skb, linear %u",
+					    v->name, linear);
+			KUNIT_EXPECT_TRUE_MSG(test,
+					      sv_icrc_verify_skb(skb, -(int)hdrs, v->len),
+					      "%s: pulled skb, linear %u", v->name, linear);
+			/* the headroom has 16 bytes more, but not hdrs + 17 */
+			KUNIT_EXPECT_EQ_MSG(test,
+					    sv_icrc_calc_skb(skb, -(int)hdrs - 17, v->len, &got),
+					    -EFAULT, "%s: beyond the headroom", v->name);
+			/* nor one byte past the end */
+			KUNIT_EXPECT_EQ_MSG(test,
+					    sv_icrc_calc_skb(skb, -(int)hdrs, v->len + 1, &got),
+					    -EFAULT, "%s: beyond the end", v->name);
+			/* a payload bit flipped: the check fails */
+			if (linear) {
+				skb->data[skb->len - SV_ICRC_BYTES - 1] ^= 0x10;
+				KUNIT_EXPECT_FALSE_MSG(test,
+						       sv_icrc_verify_skb(skb, -(int)hdrs, v->len),
+						       "%s: flipped bit", v->name);
+			}
+			kfree_skb(skb);
+		}
 	}
 }
 
