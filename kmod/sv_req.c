@@ -39,6 +39,8 @@ struct sv_req_pkt {
 	struct sk_buff		*skb;
 	const struct sv_path	*path;
 	u16			sport;
+	/* it was the last packet the SQ holds for now (sv_req_next_locked()) */
+	bool			drained;
 	struct sv_path		av_path;	/* UD sends of old librxe */
 };
 
@@ -216,23 +218,33 @@ void sv_req_arm_retrans_locked(struct sv_qp *qp, bool restart)
  * later packet will ask, so the newest one goes again with AckReq: the
  * responder acknowledges a duplicate (IBTA 9.7.4), or takes it if it
  * was lost.  Not a retry: retry_cnt counts the local ACK timeouts, and
- * the timer only runs while that timeout is longer.
+ * the timer only runs while that timeout is longer.  The runner only
+ * notes when it went idle (req.tail_from) and arms the timer if it is not
+ * pending: in a stream the timer fires early and moves itself on, rather
+ * than every idle run moving it (a timer wheel update per message).
  */
 static void sv_req_tail_timeout(struct timer_list *t)
 {
 	struct sv_qp *qp = timer_container_of(qp, t, req.tail_timer);
+	unsigned long due;
 	enum ib_qp_state state;
 	bool kick = false;
 
 	spin_lock_bh(&qp->req.lock);
 	state = READ_ONCE(qp->state);
+	due = READ_ONCE(qp->req.tail_from) + SV_REQ_TAIL_JIFFIES;
 	if (qp->req.ack_owed && !qp->req.rnr_wait && !qp->req.odp_wait &&
 	    (state == IB_QPS_RTS || state == IB_QPS_SQD) &&
 	    qp->comp.psn != qp->req.psn) {
-		qp->req.ack_owed = false;
-		qp->req.tail_ask = true;
-		sv_req_resend_locked(qp, sv_psn_sub(qp->req.psn, 1));
-		kick = true;
+		if (time_before(jiffies, due)) {
+			/* idle again since it was armed (RESET: not re-armed) */
+			mod_timer(&qp->req.tail_timer, due);
+		} else {
+			qp->req.ack_owed = false;
+			qp->req.tail_ask = true;
+			sv_req_resend_locked(qp, sv_psn_sub(qp->req.psn, 1));
+			kick = true;
+		}
 	}
 	spin_unlock_bh(&qp->req.lock);
 	if (kick)
@@ -728,7 +740,17 @@ static int sv_req_next_locked(struct sv_qp *qp, struct sv_req_pkt *pk,
 	if (status) {
 		sv_comp_fail_locked(qp, sw, status);
 		*retire = true;
+		return 1;
 	}
+	/*
+	 * The newest WQE in flight sent its last packet and nothing more is
+	 * posted: the next call would find nothing to do.  What comes later
+	 * (a post, a resend) asks for a run of its own.
+	 */
+	pk->drained = sw->next >= sw->npkts &&
+		      sw == sv_req_swqe(qp, (q->cons + qp->req.in_flight - 1) &
+					    mask) &&
+		      sv_req_posted(qp) <= qp->req.in_flight;
 	return 1;
 }
 
@@ -761,6 +783,7 @@ static bool sv_req_send_some(struct sv_qp *qp, int *budget)
 		}
 
 		pk.skb = NULL;
+		pk.drained = false;
 		rcu_read_lock();
 		/* req.lock never nests with resp.lock (design.md, "Locking") */
 		lockdep_assert_not_held(&qp->resp.lock);
@@ -775,6 +798,10 @@ static bool sv_req_send_some(struct sv_qp *qp, int *budget)
 			break;
 		}
 		(*budget)--;
+		if (pk.drained) {
+			idle = true;
+			break;
+		}
 	}
 	if (own)
 		sv_net_loop_release();
@@ -782,12 +809,15 @@ static bool sv_req_send_some(struct sv_qp *qp, int *budget)
 
 	/*
 	 * Idle with an ACK owed: tail_timer asks unless a packet that asks
-	 * goes first.  Pushed out on every idle run, so in a stream it does
-	 * not fire; while pending with the same expiry mod_timer() returns
-	 * at once.  Only the runner sets ack_owed.
+	 * goes first, SV_REQ_TAIL_JIFFIES after the latest such idle run
+	 * (sv_req_tail_timeout()).  Only the runner sets ack_owed.
 	 */
-	if (idle && READ_ONCE(qp->req.ack_owed))
-		mod_timer(&qp->req.tail_timer, jiffies + SV_REQ_TAIL_JIFFIES);
+	if (idle && READ_ONCE(qp->req.ack_owed)) {
+		WRITE_ONCE(qp->req.tail_from, jiffies);
+		if (!timer_pending(&qp->req.tail_timer))
+			mod_timer(&qp->req.tail_timer,
+				  jiffies + SV_REQ_TAIL_JIFFIES);
+	}
 	if (retire)
 		sv_comp_retire(qp);
 	return idle;

@@ -89,6 +89,13 @@ struct sv_req_state {
 	bool		ack_owed;
 	/* tail_timer resent the newest packet: it asks, and is no retry */
 	bool		tail_ask;
+	/*
+	 * jiffies of the requester's latest idle run with ack_owed:
+	 * tail_timer is due SV_REQ_TAIL_JIFFIES after it.  Written by the
+	 * runner, read by the timer, which moves itself on when it fires
+	 * early (sv_req_tail_timeout()).
+	 */
+	unsigned long	tail_from;
 	u8		retry_left;	/* of attr.retry_cnt */
 	u8		rnr_left;	/* of attr.rnr_retry (7 = infinite) */
 	bool		rnr_wait;	/* RNR NAK: wait for rnr_timer */
