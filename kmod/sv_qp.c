@@ -11,6 +11,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "sv.h"
+#include "sv_rnr.h"
 #include "sv_xport.h"
 
 /*
@@ -703,8 +704,11 @@ static void sv_qp_store_attr(struct sv_qp *qp, const struct ib_qp_attr *attr,
 	}
 	if (mask & IB_QP_PATH_MTU)
 		WRITE_ONCE(a->path_mtu, attr->path_mtu);
-	if (mask & IB_QP_TIMEOUT)
+	if (mask & IB_QP_TIMEOUT) {
 		a->timeout = attr->timeout;
+		WRITE_ONCE(qp->req.ack_timeout_j,
+			   sv_ack_timeout_jiffies(attr->timeout));
+	}
 	if (mask & IB_QP_RETRY_CNT)
 		a->retry_cnt = attr->retry_cnt;
 	if (mask & IB_QP_RNR_RETRY)

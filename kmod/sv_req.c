@@ -205,7 +205,7 @@ void sv_req_arm_retrans_locked(struct sv_qp *qp, bool restart)
 	lockdep_assert_held(&qp->req.lock);
 	if (!sv_qp_reliable(qp))
 		return;
-	t = sv_ack_timeout_jiffies(READ_ONCE(qp->attr.timeout));
+	t = READ_ONCE(qp->req.ack_timeout_j);
 	if (!t)
 		return;		/* timeout 0: wait forever */
 	if (restart || !timer_pending(&qp->req.retrans_timer))
@@ -453,7 +453,7 @@ static bool sv_req_ask_ack(struct sv_qp *qp, const struct sv_swqe *sw,
 	    READ_ONCE(qp->req.in_flight) >= max(qp->sq.max_wr / 2, 1U) ||
 	    READ_ONCE(qp->state) != IB_QPS_RTS)
 		return true;
-	t = sv_ack_timeout_jiffies(READ_ONCE(qp->attr.timeout));
+	t = READ_ONCE(qp->req.ack_timeout_j);
 	return t && t <= SV_REQ_TAIL_JIFFIES;
 }
 

@@ -96,6 +96,11 @@ struct sv_req_state {
 	 * early (sv_req_tail_timeout()).
 	 */
 	unsigned long	tail_from;
+	/*
+	 * sv_ack_timeout_jiffies() of attr.timeout (0: never), kept by
+	 * modify_qp so that packets do not convert it each time
+	 */
+	unsigned long	ack_timeout_j;
 	u8		retry_left;	/* of attr.retry_cnt */
 	u8		rnr_left;	/* of attr.rnr_retry (7 = infinite) */
 	bool		rnr_wait;	/* RNR NAK: wait for rnr_timer */
