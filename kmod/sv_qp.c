@@ -744,6 +744,8 @@ static struct sv_path *sv_qp_reset_attr(struct sv_qp *qp)
 		qp->attr.port_num = port_num;
 	qp->req.psn = 0;
 	qp->resp.psn = 0;
+	/* kept from attr.timeout (sv_qp_store_attr()): 0 again, never */
+	WRITE_ONCE(qp->req.ack_timeout_j, 0);
 	return rcu_replace_pointer(qp->path, NULL,
 				   lockdep_is_held(&qp->state_lock));
 }
