@@ -873,6 +873,19 @@ for tap in "$results"/*/tap.txt; do
 	fi
 done
 
+# The rows that failed, again, next to the total: a log that keeps only its
+# tail (a CI page) still says which suite it was.
+failed_rows=()
+for r in "${rows[@]}"; do
+	IFS='|' read -r name p f s sec note <<<"$r"
+	[ "$f" -eq 0 ] || failed_rows+=("$name: $f failed${note:+ ($note)}")
+done
+if [ ${#failed_rows[@]} -gt 0 ]; then
+	echo
+	echo "Failed suites:"
+	printf '  %s\n' "${failed_rows[@]}" | cut -c1-300
+fi
+
 echo
 line="$total_pass passed, $total_fail failed"
 [ $total_skip -eq 0 ] || line+=", $total_skip skipped"
