@@ -325,11 +325,12 @@ void sv_net_loop_release(void)
 
 /*
  * The netdev of @net holding destination address @v4 or @v6 if a softverbs
- * device is on it, so that a packet there can skip the stack; held.
- * Under RCU.
+ * device is on it, so that a packet there can skip the stack; held, its
+ * device in *@dst.  Under RCU.
  */
 static struct net_device *sv_net_loop_find(struct net *net, __be32 v4,
-					   const struct in6_addr *v6)
+					   const struct in6_addr *v6,
+					   struct sv_dev **dst)
 {
 	struct net_device *ndev;
 
@@ -338,7 +339,10 @@ static struct net_device *sv_net_loop_find(struct net *net, __be32 v4,
 	else
 		ndev = __ip_dev_find(net, v4, false);
 	/* no device there: the stack drops it, and counts where it should */
-	if (!ndev || !sv_net_ndev_dev_rcu(ndev))
+	if (!ndev)
+		return NULL;
+	*dst = sv_net_ndev_dev_rcu(ndev);
+	if (!*dst)
 		return NULL;
 	dev_hold(ndev);
 	return ndev;
@@ -346,24 +350,44 @@ static struct net_device *sv_net_loop_find(struct net *net, __be32 v4,
 
 /* the local netdev of a RoCE v1 destination GID (an IP address, or none) */
 static struct net_device *sv_net_loop_find_gid(struct net *net,
-					       const u8 *gid)
+					       const u8 *gid,
+					       struct sv_dev **dst)
 {
 	const struct in6_addr *a = (const struct in6_addr *)gid;
 
 	if (ipv6_addr_v4mapped(a))
-		return sv_net_loop_find(net, a->s6_addr32[3], NULL);
-	return sv_net_loop_find(net, 0, a);
+		return sv_net_loop_find(net, a->s6_addr32[3], NULL, dst);
+	return sv_net_loop_find(net, 0, a, dst);
 }
 
+/*
+ * The local netdev @path leads to (held), or NULL for the stack; with it
+ * *@faults: whether this device sends or that one receives with fault
+ * injection, so that the packet goes as over a wire.  One RCU section:
+ * this is per packet.
+ */
 static struct net_device *sv_net_loop_dest(struct sv_dev *sv,
-					   const struct sv_path *path)
+					   const struct sv_path *path,
+					   bool *faults)
 {
+	struct net_device *ndev;
+	struct sv_dev *dst;
+
+	rcu_read_lock();
 	if (path->network_type == RDMA_NETWORK_ROCE_V1)
-		return sv_net_loop_find_gid(sv->net, path->dgid.raw);
-	if (sv_path_is_ipv4(path))
-		return sv_net_loop_find(sv->net, sv_path_daddr4(path), NULL);
-	return sv_net_loop_find(sv->net, 0,
-				(const struct in6_addr *)path->dgid.raw);
+		ndev = sv_net_loop_find_gid(sv->net, path->dgid.raw, &dst);
+	else if (sv_path_is_ipv4(path))
+		ndev = sv_net_loop_find(sv->net, sv_path_daddr4(path), NULL,
+					&dst);
+	else
+		ndev = sv_net_loop_find(sv->net, 0,
+					(const struct in6_addr *)path->dgid.raw,
+					&dst);
+	if (ndev)
+		*faults = sv_fault_active(sv, SV_FAULT_TX) ||
+			  sv_fault_active(dst, SV_FAULT_RX);
+	rcu_read_unlock();
+	return ndev;
 }
 
 /*
@@ -431,16 +455,20 @@ static int sv_net_loop_queue(struct sk_buff *skb, struct net_device *ndev,
  */
 static int sv_net_loop_out(struct sv_dev *sv, struct sk_buff *skb)
 {
-	struct net_device *ndev;
 	bool v1 = skb->protocol == htons(ETH_P_IBOE);
+	struct net_device *ndev;
+	struct sv_dev *dst;
 
 	rcu_read_lock();
 	if (v1)
-		ndev = sv_net_loop_find_gid(sv->net, skb->data + SV_GRH_DGID);
+		ndev = sv_net_loop_find_gid(sv->net, skb->data + SV_GRH_DGID,
+					    &dst);
 	else if (skb->protocol == htons(ETH_P_IP))
-		ndev = sv_net_loop_find(sv->net, ip_hdr(skb)->daddr, NULL);
+		ndev = sv_net_loop_find(sv->net, ip_hdr(skb)->daddr, NULL,
+					&dst);
 	else
-		ndev = sv_net_loop_find(sv->net, 0, &ipv6_hdr(skb)->daddr);
+		ndev = sv_net_loop_find(sv->net, 0, &ipv6_hdr(skb)->daddr,
+					&dst);
 	rcu_read_unlock();
 	if (!ndev) {
 		kfree_skb(skb);
@@ -460,24 +488,21 @@ static int sv_net_icrc_set(struct sk_buff *skb)
 }
 
 /*
- * Send @skb (IP header or GRH at skb->data, no ICRC yet) to @ndev's device
- * of this host, whose reference it takes over.  Consumes @skb.
+ * Send @skb (IP header or GRH at skb->data, IPv4 header checksum and ICRC
+ * not set) to @ndev's device of this host, whose reference it takes over;
+ * @faults from sv_net_loop_dest().  Consumes @skb.
  */
 static int sv_net_loop_xmit(struct sv_dev *sv, struct sk_buff *skb,
-			    struct net_device *ndev)
+			    struct net_device *ndev, bool faults)
 {
-	struct sv_dev *dst;
-	bool faults;
 	int err;
 
-	rcu_read_lock();
-	dst = sv_net_ndev_dev_rcu(ndev);
-	faults = sv_fault_active(sv, SV_FAULT_TX) ||
-		 (dst && sv_fault_active(dst, SV_FAULT_RX));
-	rcu_read_unlock();
-
 	if (!faults) {
-		/* no ICRC: its place holds zeros rather than stale memory */
+		/*
+		 * Nobody reads the IPv4 header checksum of a packet that
+		 * never leaves softverbs, nor its ICRC, whose place holds
+		 * zeros rather than stale memory.
+		 */
 		memset(skb_tail_pointer(skb) - SV_ICRC_BYTES, 0,
 		       SV_ICRC_BYTES);
 		/* received from the UDP header on, like the encap hook */
@@ -488,6 +513,8 @@ static int sv_net_loop_xmit(struct sv_dev *sv, struct sk_buff *skb,
 
 	/* as for the wire; sv_net_loop_out() finds the device again */
 	dev_put(ndev);
+	if (skb->protocol == htons(ETH_P_IP))
+		ip_send_check(ip_hdr(skb));
 	err = sv_net_icrc_set(skb);
 	if (unlikely(err)) {
 		kfree_skb(skb);
@@ -592,6 +619,7 @@ static int sv_net_xmit4(struct sv_dev *sv, const struct sv_path *path,
 	struct dst_entry *kept = sv_net_route_get(path);
 	struct net_device *local;
 	struct rtable *rt;
+	bool faults;
 	int err;
 
 	if (kept) {
@@ -599,16 +627,13 @@ static int sv_net_xmit4(struct sv_dev *sv, const struct sv_path *path,
 		goto routed;
 	}
 	sv_flowi4_set_tclass(&fl4, path->traffic_class);
-	rcu_read_lock();
-	local = sv_net_loop_dest(sv, path);
-	rcu_read_unlock();
+	local = sv_net_loop_dest(sv, path, &faults);
 	if (local) {
 		sv_net_push_udp(skb, sport);
 		sv_net_push_ip4(sv, path, skb, fl4.saddr, fl4.daddr,
 				path->hop_limit ?:
 				READ_ONCE(sv->net->ipv4.sysctl_ip_default_ttl));
-		ip_send_check(ip_hdr(skb));
-		return sv_net_loop_xmit(sv, skb, local);
+		return sv_net_loop_xmit(sv, skb, local, faults);
 	}
 
 	rt = ip_route_output_key(sv->net, &fl4);
@@ -677,6 +702,7 @@ static int sv_net_xmit6(struct sv_dev *sv, const struct sv_path *path,
 	struct socket *sock = sv->sock->sk6;
 	struct net_device *local;
 	struct dst_entry *dst;
+	bool faults;
 	int err;
 
 	if (!sock) {
@@ -686,14 +712,12 @@ static int sv_net_xmit6(struct sv_dev *sv, const struct sv_path *path,
 	dst = sv_net_route_get(path);
 	if (dst)
 		goto routed;
-	rcu_read_lock();
-	local = sv_net_loop_dest(sv, path);
-	rcu_read_unlock();
+	local = sv_net_loop_dest(sv, path, &faults);
 	if (local) {
 		sv_net_push_udp(skb, sport);
 		sv_net_push_ip6(path, skb, path->hop_limit ?:
 				READ_ONCE(sv->net->ipv6.devconf_all->hop_limit));
-		return sv_net_loop_xmit(sv, skb, local);
+		return sv_net_loop_xmit(sv, skb, local, faults);
 	}
 
 	dst = sv_ip6_dst_lookup_flow(sv->net, sock->sk, &fl6);
@@ -782,6 +806,7 @@ static int sv_net_xmit_v1(struct sv_dev *sv, const struct sv_path *path,
 			  struct sk_buff *skb)
 {
 	struct net_device *ndev, *local;
+	bool faults;
 	u8 *grh;
 	int err;
 
@@ -791,11 +816,9 @@ static int sv_net_xmit_v1(struct sv_dev *sv, const struct sv_path *path,
 			 skb->len - SV_GRH_BYTES, path->hop_limit,
 			 path->sgid.raw, path->dgid.raw);
 
-	rcu_read_lock();
-	local = sv_net_loop_dest(sv, path);
-	rcu_read_unlock();
+	local = sv_net_loop_dest(sv, path, &faults);
 	if (local)
-		return sv_net_loop_xmit(sv, skb, local);
+		return sv_net_loop_xmit(sv, skb, local, faults);
 
 	err = sv_icrc_v1_set_skb(skb, 0, skb->len);
 	if (unlikely(err))
