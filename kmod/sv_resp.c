@@ -280,14 +280,17 @@ static void sv_resp_dgram_fail(struct sv_qp *qp, struct sv_resp_out *out,
  * access flags gate the operation (IBTA 10.2), the length is at most a
  * message's, and the R_Key grants @access over [@va, @va + @len), except
  * for a zero-length transfer, whose R_Key IBTA does not check (9.4.4,
- * 9.4.5).
+ * 9.4.5).  On success *@mrp holds the MR (a reference, NULL for a
+ * zero-length transfer) and *@iova the address @va in it.
  */
-enum sv_resp_err sv_resp_rdma_check(struct sv_qp *qp, int access, u64 va,
-				    u32 rkey, u32 len)
+static enum sv_resp_err sv_resp_rdma_get(struct sv_qp *qp, int access,
+					 u64 va, u32 rkey, u32 len,
+					 struct sv_mr **mrp, u64 *iova)
 {
 	struct sv_mr *mr;
-	u64 iova = va;
 
+	*mrp = NULL;
+	*iova = va;
 	if (!(READ_ONCE(qp->attr.qp_access_flags) & access))
 		return SV_RESP_INV_REQ;
 	if (len > SV_PORT_MAX_MSG_SZ)
@@ -295,11 +298,25 @@ enum sv_resp_err sv_resp_rdma_check(struct sv_qp *qp, int access, u64 va,
 	if (!len)
 		return SV_RESP_OK;
 	mr = sv_mr_lookup(sv_resp_dev(qp), rkey, sv_resp_pd(qp),
-			  qp->ibqp.qp_num, access, &iova, len);
+			  qp->ibqp.qp_num, access, iova, len);
 	if (IS_ERR(mr))
 		return SV_RESP_REM_ACCESS;
-	sv_mr_put(mr);
+	*mrp = mr;
 	return SV_RESP_OK;
+}
+
+/* sv_resp_rdma_get() for a request that reaches its memory later */
+enum sv_resp_err sv_resp_rdma_check(struct sv_qp *qp, int access, u64 va,
+				    u32 rkey, u32 len)
+{
+	enum sv_resp_err err;
+	struct sv_mr *mr;
+	u64 iova;
+
+	err = sv_resp_rdma_get(qp, access, va, rkey, len, &mr, &iova);
+	if (mr)
+		sv_mr_put(mr);
+	return err;
 }
 
 /*
@@ -393,23 +410,29 @@ static enum sv_resp_err sv_resp_send(struct sv_qp *qp,
 	return SV_RESP_OK;
 }
 
-/* Place @len bytes of an RDMA WRITE at the message's cursor. */
+/*
+ * Place @len bytes of an RDMA WRITE at the message's cursor: through @mr
+ * at @iova when the first packet's check has just found them (the
+ * reference is consumed), else (@mr NULL) through the R_Key again.
+ */
 static enum sv_resp_err sv_resp_write_data(struct sv_qp *qp, const void *data,
-					   u32 len)
+					   u32 len, struct sv_mr *mr, u64 iova)
 {
-	struct sv_mr *mr;
-	u64 iova;
 	int err;
 
-	if (!len)
-		return SV_RESP_OK;
-	if (len > qp->resp.wr_resid)
-		return SV_RESP_INV_REQ;
-	iova = qp->resp.wr_va;
-	mr = sv_mr_lookup(sv_resp_dev(qp), qp->resp.wr_rkey, sv_resp_pd(qp),
-			  qp->ibqp.qp_num, IB_ACCESS_REMOTE_WRITE, &iova, len);
-	if (IS_ERR(mr))
-		return SV_RESP_REM_ACCESS;
+	if (!len || len > qp->resp.wr_resid) {
+		if (mr)
+			sv_mr_put(mr);
+		return len ? SV_RESP_INV_REQ : SV_RESP_OK;
+	}
+	if (!mr) {
+		iova = qp->resp.wr_va;
+		mr = sv_mr_lookup(sv_resp_dev(qp), qp->resp.wr_rkey,
+				  sv_resp_pd(qp), qp->ibqp.qp_num,
+				  IB_ACCESS_REMOTE_WRITE, &iova, len);
+		if (IS_ERR(mr))
+			return SV_RESP_REM_ACCESS;
+	}
 	err = sv_mr_copy(mr, iova, (void *)data, len, SV_COPY_TO_MR);
 	if (err == -EAGAIN)
 		err = sv_odp_fault_async(qp, SV_ODP_RESP, mr, iova,
@@ -430,20 +453,25 @@ static enum sv_resp_err sv_resp_write(struct sv_qp *qp,
 {
 	const struct sv_pkt_info *p = &pkt->p;
 	u32 flags = p->info->flags;
+	struct sv_mr *mr = NULL;
 	enum sv_resp_err err;
+	u64 iova = 0;
 
 	if (flags & SV_OP_FIRST) {
 		u64 va = sv_reth_va(p->hdr);
 		u32 rkey = sv_reth_rkey(p->hdr);
 		u32 len = sv_reth_len(p->hdr);
 
-		err = sv_resp_rdma_check(qp, IB_ACCESS_REMOTE_WRITE, va, rkey,
-					 len);
+		/* the MR found is the one this packet's data goes into */
+		err = sv_resp_rdma_get(qp, IB_ACCESS_REMOTE_WRITE, va, rkey,
+				       len, &mr, &iova);
 		if (err)
 			return err;
 		/* a packet cannot carry more than the message announces */
-		if (p->paylen > len)
-			return SV_RESP_INV_REQ;
+		if (p->paylen > len) {
+			err = SV_RESP_INV_REQ;
+			goto put_mr;
+		}
 		qp->resp.wr_va = va;
 		qp->resp.wr_rkey = rkey;
 		qp->resp.wr_resid = len;
@@ -452,8 +480,8 @@ static enum sv_resp_err sv_resp_write(struct sv_qp *qp,
 	/* with Immediate: the last packet consumes a receive WQE (9.4.2) */
 	err = sv_resp_take_wqe(qp, flags);
 	if (err)
-		return err;
-	err = sv_resp_write_data(qp, sv_pkt_payload(p), p->paylen);
+		goto put_mr;
+	err = sv_resp_write_data(qp, sv_pkt_payload(p), p->paylen, mr, iova);
 	if (err)
 		return err;
 	if (sv_resp_msg_goes_on(qp, flags, SV_OP_WRITE))
@@ -472,6 +500,11 @@ static enum sv_resp_err sv_resp_write(struct sv_qp *qp,
 	sv_resp_cntr(out, SV_CNTR_REMOTE_WRITE, true);
 	sv_resp_msg_done(qp);
 	return SV_RESP_OK;
+
+put_mr:
+	if (mr)
+		sv_mr_put(mr);
+	return err;
 }
 
 /* --- RC ---------------------------------------------------------------- */

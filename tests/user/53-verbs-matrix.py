@@ -19,7 +19,8 @@ UD receive is then the wire GRH, NxtHdr 0x1B, whatever the GIDs).  Cases (REGEX 
       solicited (an unsolicited SEND raises no event, a solicited one does),
       rem_access (bad R_Key: IBV_WC_REM_ACCESS_ERR, then the next WR is
       flushed), rnr_exhausted (no receive posted, rnr_retry 1:
-      IBV_WC_RNR_RETRY_EXC_ERR), retry_exhausted (peer QP destroyed,
+      IBV_WC_RNR_RETRY_EXC_ERR), write_imm_rnr (the same for a one-packet
+      WRITE with immediate: nothing placed), retry_exhausted (peer QP destroyed,
       timeout 10, retry_cnt 1: IBV_WC_RETRY_EXC_ERR)
   UC  uc_send, uc_send_imm, uc_send_big, uc_write, uc_write_imm
   UD  ud_send, ud_send_imm (GRH present, with the sender's address;
@@ -575,6 +576,19 @@ def c_rnr_exhausted(p):
              status=e.IBV_WC_RNR_RETRY_EXC_ERR)
 
 
+def c_write_imm_rnr(p):
+    """One packet of WRITE with immediate and no receive posted: RNR until
+    the retries run out, nothing placed, and the R_Key's MR not kept
+    referenced (its deregistration at the end would wait for it)."""
+    p.req.fill(0, pattern(64, 11))
+    p.resp.fill(RECV_OFF, bytes(80))
+    p.post_send(e.IBV_WR_RDMA_WRITE_WITH_IMM, [(0, 64)], imm=7,
+                rdma=p.remote(RECV_OFF))
+    check_wc(poll(p.req.scq)[0], "write-imm without receive",
+             status=e.IBV_WC_RNR_RETRY_EXC_ERR)
+    same(p.resp.read(RECV_OFF, 80), bytes(80), "nothing placed")
+
+
 def c_retry_exhausted(p):
     p.qb.close()
     p.qb = None
@@ -616,6 +630,8 @@ CASES = [
     ('solicited', RC, c_solicited, {}),
     ('rem_access', RC, c_rem_access, {}),
     ('rnr_exhausted', RC, c_rnr_exhausted,
+     {'rnr_retry': 1, 'min_rnr_timer': 1}),
+    ('write_imm_rnr', RC, c_write_imm_rnr,
      {'rnr_retry': 1, 'min_rnr_timer': 1}),
     ('retry_exhausted', RC, c_retry_exhausted,
      {'timeout': 10, 'retry_cnt': 1}),
