@@ -38,7 +38,7 @@ static int sv_resp_rq_pop(struct sv_qp *qp)
 	prod = smp_load_acquire(&q->buf->producer_index) & q->index_mask;
 	if (prod == q->cons)
 		return -EAGAIN;
-	memcpy(wqe, sv_queue_consumer_slot(q), sv_srq_wqe_size(wq->max_sge));
+	sv_wqe_copy_recv(wqe, sv_queue_consumer_slot(q), wq->max_sge);
 	sv_queue_consume(q);
 
 	return sv_wqe_check_recv(wqe, wq->max_sge);

@@ -461,7 +461,7 @@ int sv_srq_pop(struct sv_srq *srq, struct sv_recv_wqe *out, size_t out_size)
 		spin_unlock_irqrestore(&srq->lock, flags);
 		return -EAGAIN;
 	}
-	memcpy(out, sv_queue_consumer_slot(q), wqe_size);
+	sv_wqe_copy_recv(out, sv_queue_consumer_slot(q), srq->max_sge);
 	sv_queue_consume(q);
 	count--;
 	/* fewer WQEs left than the armed limit: report once, disarm */

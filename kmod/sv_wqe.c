@@ -220,6 +220,20 @@ int sv_wqe_write_recv(struct sv_qp *qp, const struct ib_recv_wr *wr)
 /* --- slots user space wrote, for the transport ------------------------ */
 
 /*
+ * @n SGEs one by one: most WQEs have one or two, for which a call to
+ * memcpy() (on some kernels a byte per instruction) costs more than the
+ * copy.
+ */
+static void sv_wqe_copy_sges(struct sv_sge *to, const struct sv_sge *from,
+			     u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		to[i] = from[i];
+}
+
+/*
  * Copy the send WQE in @slot into @wqe, the requester's private copy of
  * @size bytes (sv_qp_send_wqe_size()): the fixed part, then of the room
  * behind it only what the copied header says is used, the inline bytes or
@@ -236,14 +250,37 @@ void sv_wqe_copy_send(struct sv_send_wqe *wqe, const struct sv_send_wqe *slot,
 		      size_t size)
 {
 	size_t room = size - sizeof(*wqe), used;
+	u32 nsge;
 
 	memcpy(wqe, slot, sizeof(*wqe));
+	/* the SGEs, at least one (an ATOMIC WRITE's value lies in sge[0]) */
+	nsge = max(wqe->dma.num_sge, 1U);
+	if (!(wqe->wr.send_flags & IB_SEND_INLINE) &&
+	    nsge <= room / sizeof(struct sv_sge)) {
+		sv_wqe_copy_sges(wqe->dma.sge, slot->dma.sge, nsge);
+		return;
+	}
+	/* inline bytes, or SGEs the room cannot hold (the check refuses) */
 	if (wqe->wr.send_flags & IB_SEND_INLINE)
 		used = wqe->dma.length;
 	else
 		used = (size_t)wqe->dma.num_sge * sizeof(struct sv_sge);
 	used = clamp_t(size_t, used, sizeof(u64), room);
 	memcpy(wqe->dma.inline_data, slot->dma.inline_data, used);
+}
+
+/*
+ * Copy the receive WQE in @slot into @wqe: the fixed part, then of its
+ * SGEs as many as the copied header says, at most @max_sge (more fails
+ * sv_wqe_check_recv() anyway).  As for a send WQE, the bound comes from
+ * the private copy only.
+ */
+void sv_wqe_copy_recv(struct sv_recv_wqe *wqe, const struct sv_recv_wqe *slot,
+		      u32 max_sge)
+{
+	memcpy(wqe, slot, sizeof(*wqe));
+	sv_wqe_copy_sges(wqe->dma.sge, slot->dma.sge,
+			 min(wqe->dma.num_sge, max_sge));
 }
 
 int sv_wqe_check_send(struct sv_qp *qp, struct sv_send_wqe *wqe)

@@ -122,6 +122,14 @@ void sv_wqe_copy_send(struct sv_send_wqe *wqe, const struct sv_send_wqe *slot,
 		      size_t size);
 
 /*
+ * sv_wqe.c, for the responder's RQ and sv_srq_pop(): the private copy of
+ * a receive WQE: its fixed part and its first num_sge SGEs, at most
+ * @max_sge (@wqe has room for that many).
+ */
+void sv_wqe_copy_recv(struct sv_recv_wqe *wqe, const struct sv_recv_wqe *slot,
+		      u32 max_sge);
+
+/*
  * sv_wqe.c: check a send WQE taken from a user SQ.  @wqe must be
  * the private copy sv_wqe_copy_send() took, because user space may rewrite
  * the ring at any time.  Checks the opcode against the QP type, the send flags,

@@ -22,7 +22,8 @@
  * WQE: sv_qp_send_wqe_size(), taken by sv_wqe_copy_send() from a slot of
  * 2^log2_elem_size bytes, sized as sv_qp.c sizes it, and what the
  * transport then reads must be the slot's bytes; a receive WQE:
- * sv_srq_wqe_size(max_sge)), so AddressSanitizer sees any read past it.
+ * sv_srq_wqe_size(max_sge), taken by sv_wqe_copy_recv()), so
+ * AddressSanitizer sees any read past it.
  *
  * What must hold:
  *  - the verdict is the one of the model below (written from the user
@@ -327,17 +328,29 @@ static void fuzz_recv(const u8 *cfg, const u8 *slot_in, size_t in_len)
 {
 	u32 max_sge = cfg[1] % (M_MAX_SGE + 1), i;
 	size_t size = sizeof(struct sv_recv_wqe) + max_sge * sizeof(struct sv_sge);
-	struct sv_recv_wqe *wqe, *orig;
+	struct sv_recv_wqe *slot, *wqe, *orig;
 	u64 len = 0;
 	int got;
 
 	CHECK(size == sv_srq_wqe_size(max_sge),
 	      "receive WQE of %zu bytes, sv_srq_wqe_size(%u) = %zu", size,
 	      max_sge, sv_srq_wqe_size(max_sge));
-	wqe = calloc(1, size);
+	/*
+	 * taken as the responder takes it (sv_wqe_copy_recv()), from a slot
+	 * into a buffer of exactly the WQE's size (ASan bounds it) holding a
+	 * pattern where the copy leaves it alone
+	 */
+	slot = calloc(1, size);
+	wqe = malloc(size);
 	orig = calloc(1, size);
-	CHECK(wqe && orig, "out of memory");
-	memcpy(wqe, slot_in, min_t(size_t, in_len, size));
+	CHECK(slot && wqe && orig, "out of memory");
+	memcpy(slot, slot_in, min_t(size_t, in_len, size));
+	memset(wqe, 0xa5, size);
+	sv_wqe_copy_recv(wqe, slot, max_sge);
+	CHECK(!memcmp(wqe, slot, sizeof(*wqe) +
+		      min(wqe->dma.num_sge, max_sge) * sizeof(struct sv_sge)),
+	      "sv_wqe_copy_recv: the header and %u SGEs differ from the slot",
+	      min(wqe->dma.num_sge, max_sge));
 	memcpy(orig, wqe, size);
 
 	got = sv_wqe_check_recv(wqe, max_sge);
@@ -362,6 +375,7 @@ static void fuzz_recv(const u8 *cfg, const u8 *slot_in, size_t in_len)
 out:
 	free(orig);
 	free(wqe);
+	free(slot);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
