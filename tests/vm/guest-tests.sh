@@ -97,6 +97,21 @@ for fam, host in ((socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")):
         x.close()
 PY
 
+# A memory cgroup made and removed, for the same reason: the first one
+# enables the kernel's kmem-accounting static key, patching every
+# kmem_cache_alloc() site the same way.  When 18-links' systemd made its
+# cgroups a second vCPU took such a breakpoint in kmem_cache_alloc_noprof(),
+# an int3 Oops (6.12, 2026-11-30).  The key stays on, as on any host whose
+# systemd made cgroups; the hierarchy is left as it was.
+if [ "$(awk '$1 == "memory" { print $4 }' /proc/cgroups 2>/dev/null)" = 1 ] &&
+	mkdir -p "$tmp/cg" && mount -t cgroup2 none "$tmp/cg" 2>/dev/null; then
+	had=$(grep -cw memory "$tmp/cg/cgroup.subtree_control")
+	echo +memory >"$tmp/cg/cgroup.subtree_control" 2>/dev/null
+	mkdir "$tmp/cg/sv-warm" 2>/dev/null && rmdir "$tmp/cg/sv-warm"
+	[ "$had" != 0 ] || echo -memory >"$tmp/cg/cgroup.subtree_control" 2>/dev/null
+	umount "$tmp/cg"
+fi
+
 # diag FILE [MAX_LINES]: a file as TAP diagnostics (capped: a runaway test
 # must not flood the serial port).
 diag() { head -n "${2:-200}" "$1" | sed 's/^/# /'; }
