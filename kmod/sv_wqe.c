@@ -253,11 +253,14 @@ void sv_wqe_copy_send(struct sv_send_wqe *wqe, const struct sv_send_wqe *slot,
 	u32 nsge;
 
 	memcpy(wqe, slot, sizeof(*wqe));
-	/* the SGEs, at least one (an ATOMIC WRITE's value lies in sge[0]) */
-	nsge = max(wqe->dma.num_sge, 1U);
+	nsge = wqe->dma.num_sge;
 	if (!(wqe->wr.send_flags & IB_SEND_INLINE) &&
 	    nsge <= room / sizeof(struct sv_sge)) {
-		sv_wqe_copy_sges(wqe->dma.sge, slot->dma.sge, nsge);
+		if (nsge)
+			sv_wqe_copy_sges(wqe->dma.sge, slot->dma.sge, nsge);
+		else	/* an ATOMIC WRITE's value, the room's first 8 bytes */
+			memcpy(wqe->dma.atomic_wr, slot->dma.atomic_wr,
+			       sizeof(u64));
 		return;
 	}
 	/* inline bytes, or SGEs the room cannot hold (the check refuses) */
