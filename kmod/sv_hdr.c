@@ -10,32 +10,14 @@
 
 #include "sv_hdr.h"
 
-/**
- * sv_hdr_parse - check a received packet as far as no QP state is needed
- * @buf:	the packet: the UDP payload, starting at the BTH
- * @len:	its length in bytes, through the ICRC
- * @out:	filled in on success
- *
- * Reads only @buf[0..@len) and the BTH only once @len covers BTH + ICRC.
- * Not checked here: the ICRC (sv_icrc.h), and everything that depends on
- * the QP (QPN exists, PSN in window, payload = path MTU, P_Key, Q_Key,
- * the AETH syndrome's meaning).  Reserved fields are ignored (IBTA 9.2).
- *
- * Return: 0, or the class of defect:
- *  -ENODATA		shorter than BTH + ICRC
- *  -EPROTONOSUPPORT	BTH TVer is not 0
- *  -EBADRQC		opcode unknown here (RD, reserved, vendor)
- *  -EMSGSIZE		shorter than the opcode's headers + ICRC
- *  -EBADMSG		length and pad inconsistent: length not a multiple
- *			of 4, pad count larger than what follows the
- *			headers, payload or pad on an opcode without
- *			payload, pad or a payload that is no possible path
- *			MTU on a First/Middle packet, ATOMIC WRITE payload
- *			not 8 bytes
- *  -E2BIG		payload above the largest path MTU (4096)
+/*
+ * sv_hdr_parse(), and for @npkts > 1 sv_hdr_parse_local()'s burst: inlined
+ * into both, as it is per packet
  */
-int sv_hdr_parse(const void *buf, size_t len, struct sv_pkt_info *out)
+static __always_inline int sv_hdr_parse_any(const void *buf, size_t len,
+					    struct sv_pkt_info *out, u8 npkts)
 {
+	bool local = npkts > 1;
 	const struct sv_opcode_info *info;
 	const u8 *hdr = buf;
 	size_t rest;
@@ -66,15 +48,18 @@ int sv_hdr_parse(const void *buf, size_t len, struct sv_pkt_info *out)
 	} else {
 		if (pad > rest)
 			return -EBADMSG;
-		if (rest - pad > SV_HDR_MAX_PAYLOAD)
+		if (rest - pad > SV_HDR_MAX_PAYLOAD &&
+		    (!local || rest - pad > SV_HDR_MAX_LOCAL_PAYLOAD))
 			return -E2BIG;
 		paylen = rest - pad;
 		/*
 		 * First and Middle packets carry exactly the path MTU, a
-		 * power of two from 256 to 4096 (IBTA 9.7.7): no pad.
+		 * power of two from 256 to 4096 (IBTA 9.7.7): no pad.  A
+		 * local burst carries a multiple of it.
 		 */
 		if (!(info->flags & SV_OP_LAST) &&
-		    (pad || paylen < 256 || !is_power_of_2(paylen)))
+		    (pad || paylen < 256 ||
+		     (local ? paylen % 256 : !is_power_of_2(paylen))))
 			return -EBADMSG;
 		/* IBTA 1.5: an ATOMIC WRITE carries exactly 8 bytes */
 		if ((info->flags & SV_OP_ATOMIC_WRITE) && paylen != 8)
@@ -90,12 +75,63 @@ int sv_hdr_parse(const void *buf, size_t len, struct sv_pkt_info *out)
 	out->pkey = sv_bth_pkey(hdr);
 	out->opcode = sv_bth_opcode(hdr);
 	out->pad = pad;
+	out->npkts = local ? npkts : 1;
 	out->bth_flags = (sv_bth_se(hdr) ? SV_BTH_SE : 0) |
 			 (sv_bth_mig(hdr) ? SV_BTH_MIG : 0) |
 			 (sv_bth_ackreq(hdr) ? SV_BTH_ACKREQ : 0) |
 			 (sv_bth_fecn(hdr) ? SV_BTH_FECN : 0) |
 			 (sv_bth_becn(hdr) ? SV_BTH_BECN : 0);
 	return 0;
+}
+
+/**
+ * sv_hdr_parse - check a received packet as far as no QP state is needed
+ * @buf:	the packet: the UDP payload, starting at the BTH
+ * @len:	its length in bytes, through the ICRC
+ * @out:	filled in on success
+ *
+ * Reads only @buf[0..@len) and the BTH only once @len covers BTH + ICRC.
+ * Not checked here: the ICRC (sv_icrc.h), and everything that depends on
+ * the QP (QPN exists, PSN in window, payload = path MTU, P_Key, Q_Key,
+ * the AETH syndrome's meaning).  Reserved fields are ignored (IBTA 9.2).
+ *
+ * Return: 0, or the class of defect:
+ *  -ENODATA		shorter than BTH + ICRC
+ *  -EPROTONOSUPPORT	BTH TVer is not 0
+ *  -EBADRQC		opcode unknown here (RD, reserved, vendor)
+ *  -EMSGSIZE		shorter than the opcode's headers + ICRC
+ *  -EBADMSG		length and pad inconsistent: length not a multiple
+ *			of 4, pad count larger than what follows the
+ *			headers, payload or pad on an opcode without
+ *			payload, pad or a payload that is no possible path
+ *			MTU on a First/Middle packet, ATOMIC WRITE payload
+ *			not 8 bytes
+ *  -E2BIG		payload above the largest path MTU (4096)
+ */
+int sv_hdr_parse(const void *buf, size_t len, struct sv_pkt_info *out)
+{
+	return sv_hdr_parse_any(buf, len, out, 1);
+}
+
+/**
+ * sv_hdr_parse_local - sv_hdr_parse() for a packet from a device of this host
+ * @buf:	as sv_hdr_parse()
+ * @len:	as sv_hdr_parse()
+ * @npkts:	the packets it stands for, as its sender said (never from
+ *		the packet's bytes): 1, or more for a local burst
+ * @out:	as sv_hdr_parse(), @out->npkts = @npkts
+ *
+ * Only for what softverbs' own loopback queue delivered, never for bytes
+ * from a wire.  A local burst's payload may reach SV_HDR_MAX_LOCAL_PAYLOAD
+ * and, on a First or Middle packet, be any multiple of 256 bytes: the
+ * responder checks it against @npkts and the path MTU.
+ *
+ * Return: as sv_hdr_parse().
+ */
+int sv_hdr_parse_local(const void *buf, size_t len, u8 npkts,
+		       struct sv_pkt_info *out)
+{
+	return sv_hdr_parse_any(buf, len, out, npkts ?: 1);
 }
 
 /*

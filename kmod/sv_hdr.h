@@ -673,6 +673,12 @@ int sv_hdr_parse_grh(const void *buf, size_t len, struct sv_grh_info *out);
 
 /* Largest payload of one packet: the largest IB path MTU (IBTA 9.7.7) */
 #define SV_HDR_MAX_PAYLOAD	4096
+/*
+ * Largest payload of a local burst: a packet between two devices of this
+ * host that stands for several packets of the path MTU (design.md,
+ * "Local bursts"); with its headers it fits a 16 KiB buffer.
+ */
+#define SV_HDR_MAX_LOCAL_PAYLOAD	(15 * 1024)
 
 /**
  * struct sv_pkt_info - a received packet, as sv_hdr_parse() found it
@@ -687,6 +693,8 @@ int sv_hdr_parse_grh(const void *buf, size_t len, struct sv_grh_info *out);
  * @opcode:	BTH opcode
  * @pad:	pad count
  * @bth_flags:	SV_BTH_* flags found in the BTH
+ * @npkts:	the packets it stands for: 1, or a local burst's
+ *		(sv_hdr_parse_local())
  */
 struct sv_pkt_info {
 	const struct sv_opcode_info	*info;
@@ -699,6 +707,7 @@ struct sv_pkt_info {
 	u8				opcode;
 	u8				pad;
 	u8				bth_flags;
+	u8				npkts;
 };
 
 static inline const u8 *sv_pkt_payload(const struct sv_pkt_info *pkt)
@@ -713,5 +722,7 @@ static inline const u8 *sv_pkt_icrc(const struct sv_pkt_info *pkt)
 }
 
 int sv_hdr_parse(const void *buf, size_t len, struct sv_pkt_info *out);
+int sv_hdr_parse_local(const void *buf, size_t len, u8 npkts,
+		       struct sv_pkt_info *out);
 
 #endif /* SV_HDR_H */

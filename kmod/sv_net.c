@@ -91,8 +91,8 @@ struct sk_buff *sv_net_alloc_skb(struct sv_dev *sv, const struct sv_path *path,
 	/*
 	 * Never a fresh slab buffer if it can be helped: with init_on_alloc
 	 * (Debian's default) it is zeroed first, which costs as much as
-	 * the copies on 6.1 under emulation.  Every packet up to two pages
-	 * is cut from softverbs' per-CPU rings of reused pages
+	 * the copies on 6.1 under emulation.  Every packet up to four pages
+	 * (a local burst) is cut from softverbs' per-CPU rings of reused pages
 	 * (sv_pktbuf.c).  The stack's per-CPU fragment cache is only the
 	 * fallback for a small packet when the ring's next page is still in
 	 * flight: that cache reuses its 32 KiB page only if every fragment
@@ -199,6 +199,7 @@ static DEFINE_PER_CPU(struct sv_net_loop, sv_net_loop);
 struct sv_net_loop_cb {
 	bool	wire;	/* ICRC set: receive as from the wire (sv_recv()) */
 	bool	v1;	/* RoCE v1: skb->data at the GRH (sv_recv_v1()) */
+	u8	npkts;	/* packets it stands for: > 1 for a local burst */
 };
 
 static struct sv_net_loop_cb *sv_net_loop_cb(struct sk_buff *skb)
@@ -274,7 +275,7 @@ static void sv_net_loop_drain(struct sv_net_loop *loop)
 		else if (sv_net_loop_cb(skb)->wire)
 			sv_recv(sv, skb);
 		else
-			sv_recv_local(sv, skb);
+			sv_recv_local(sv, skb, sv_net_loop_cb(skb)->npkts);
 		rcu_read_unlock();
 		dev_put(ndev);
 	}
@@ -393,11 +394,11 @@ static struct net_device *sv_net_loop_dest(struct sv_dev *sv,
 /*
  * Queue @skb (UDP header at skb->data; the GRH for RoCE v1, skb->protocol
  * ETH_P_IBOE) for delivery to the device of @ndev, whose reference it
- * takes over; @wire: it carries an ICRC and is received as from the wire.
- * Consumes @skb.
+ * takes over; @wire: it carries an ICRC and is received as from the wire;
+ * @npkts: the packets it stands for (1, or a local burst's).  Consumes @skb.
  */
 static int sv_net_loop_queue(struct sk_buff *skb, struct net_device *ndev,
-			     bool wire)
+			     bool wire, u8 npkts)
 {
 	struct sv_net_loop *loop;
 	bool bh_off;
@@ -407,6 +408,7 @@ static int sv_net_loop_queue(struct sk_buff *skb, struct net_device *ndev,
 	skb->pkt_type = PACKET_HOST;
 	sv_net_loop_cb(skb)->wire = wire;
 	sv_net_loop_cb(skb)->v1 = skb->protocol == htons(ETH_P_IBOE);
+	sv_net_loop_cb(skb)->npkts = npkts;
 
 	/*
 	 * From process context with interrupts on, bottom halves go off
@@ -476,7 +478,7 @@ static int sv_net_loop_out(struct sv_dev *sv, struct sk_buff *skb)
 	}
 	if (!v1)
 		__skb_pull(skb, skb_transport_offset(skb));
-	return sv_net_loop_queue(skb, ndev, true);
+	return sv_net_loop_queue(skb, ndev, true, 1);
 }
 
 /* Write the ICRC of @skb (IP header or, for RoCE v1, GRH at skb->data). */
@@ -490,10 +492,11 @@ static int sv_net_icrc_set(struct sk_buff *skb)
 /*
  * Send @skb (IP header or GRH at skb->data, IPv4 header checksum and ICRC
  * not set) to @ndev's device of this host, whose reference it takes over;
- * @faults from sv_net_loop_dest().  Consumes @skb.
+ * @faults from sv_net_loop_dest(); @npkts as for sv_net_loop_queue() (1
+ * with @faults).  Consumes @skb.
  */
 static int sv_net_loop_xmit(struct sv_dev *sv, struct sk_buff *skb,
-			    struct net_device *ndev, bool faults)
+			    struct net_device *ndev, bool faults, u8 npkts)
 {
 	int err;
 
@@ -508,7 +511,7 @@ static int sv_net_loop_xmit(struct sv_dev *sv, struct sk_buff *skb,
 		/* received from the UDP header on, like the encap hook */
 		if (skb->protocol != htons(ETH_P_IBOE))
 			__skb_pull(skb, skb_transport_offset(skb));
-		return sv_net_loop_queue(skb, ndev, false);
+		return sv_net_loop_queue(skb, ndev, false, npkts);
 	}
 
 	/* as for the wire; sv_net_loop_out() finds the device again */
@@ -604,6 +607,41 @@ static struct dst_entry *sv_net_route_get(const struct sv_path *path)
 	return dst;
 }
 
+static void sv_net_push_ip6(const struct sv_path *path, struct sk_buff *skb,
+			    u8 hop_limit)
+{
+	struct ipv6hdr *ip6h;
+
+	ip6h = skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6_flow_hdr(ip6h, path->traffic_class,
+		     htonl(path->flow_label & IB_GRH_FLOWLABEL_MASK));
+	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = hop_limit;
+	ip6h->saddr = *(const struct in6_addr *)path->sgid.raw;
+	ip6h->daddr = *(const struct in6_addr *)path->dgid.raw;
+	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+}
+
+/*
+ * The UDP and IP headers of a RoCEv2 packet on @path to a device of this
+ * host (no route: the namespace's default hop limit where @path has none).
+ */
+static __always_inline void sv_net_push_local(struct sv_dev *sv,
+					      const struct sv_path *path,
+					      u16 sport, struct sk_buff *skb)
+{
+	sv_net_push_udp(skb, sport);
+	if (sv_path_is_ipv4(path))
+		sv_net_push_ip4(sv, path, skb, sv_path_saddr4(path),
+				sv_path_daddr4(path), path->hop_limit ?:
+				READ_ONCE(sv->net->ipv4.sysctl_ip_default_ttl));
+	else
+		sv_net_push_ip6(path, skb, path->hop_limit ?:
+				READ_ONCE(sv->net->ipv6.devconf_all->hop_limit));
+}
+
 static int sv_net_xmit4(struct sv_dev *sv, const struct sv_path *path,
 			u16 sport, struct sk_buff *skb)
 {
@@ -629,11 +667,8 @@ static int sv_net_xmit4(struct sv_dev *sv, const struct sv_path *path,
 	sv_flowi4_set_tclass(&fl4, path->traffic_class);
 	local = sv_net_loop_dest(sv, path, &faults);
 	if (local) {
-		sv_net_push_udp(skb, sport);
-		sv_net_push_ip4(sv, path, skb, fl4.saddr, fl4.daddr,
-				path->hop_limit ?:
-				READ_ONCE(sv->net->ipv4.sysctl_ip_default_ttl));
-		return sv_net_loop_xmit(sv, skb, local, faults);
+		sv_net_push_local(sv, path, sport, skb);
+		return sv_net_loop_xmit(sv, skb, local, faults, 1);
 	}
 
 	rt = ip_route_output_key(sv->net, &fl4);
@@ -668,23 +703,6 @@ routed:
 	return net_xmit_eval(err) ? -ENOBUFS : 0;
 }
 
-static void sv_net_push_ip6(const struct sv_path *path, struct sk_buff *skb,
-			    u8 hop_limit)
-{
-	struct ipv6hdr *ip6h;
-
-	ip6h = skb_push(skb, sizeof(*ip6h));
-	skb_reset_network_header(skb);
-	ip6_flow_hdr(ip6h, path->traffic_class,
-		     htonl(path->flow_label & IB_GRH_FLOWLABEL_MASK));
-	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
-	ip6h->nexthdr = IPPROTO_UDP;
-	ip6h->hop_limit = hop_limit;
-	ip6h->saddr = *(const struct in6_addr *)path->sgid.raw;
-	ip6h->daddr = *(const struct in6_addr *)path->dgid.raw;
-	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
-}
-
 static int sv_net_xmit6(struct sv_dev *sv, const struct sv_path *path,
 			u16 sport, struct sk_buff *skb)
 {
@@ -714,10 +732,8 @@ static int sv_net_xmit6(struct sv_dev *sv, const struct sv_path *path,
 		goto routed;
 	local = sv_net_loop_dest(sv, path, &faults);
 	if (local) {
-		sv_net_push_udp(skb, sport);
-		sv_net_push_ip6(path, skb, path->hop_limit ?:
-				READ_ONCE(sv->net->ipv6.devconf_all->hop_limit));
-		return sv_net_loop_xmit(sv, skb, local, faults);
+		sv_net_push_local(sv, path, sport, skb);
+		return sv_net_loop_xmit(sv, skb, local, faults, 1);
 	}
 
 	dst = sv_ip6_dst_lookup_flow(sv->net, sock->sk, &fl6);
@@ -799,7 +815,7 @@ static void sv_net_v1_mcast_loop(struct sv_dev *sv, struct sk_buff *skb)
 	if (!copy)
 		return;
 	dev_hold(sv->ndev);
-	sv_net_loop_queue(copy, sv->ndev, true);
+	sv_net_loop_queue(copy, sv->ndev, true, 1);
 }
 
 static int sv_net_xmit_v1(struct sv_dev *sv, const struct sv_path *path,
@@ -818,7 +834,7 @@ static int sv_net_xmit_v1(struct sv_dev *sv, const struct sv_path *path,
 
 	local = sv_net_loop_dest(sv, path, &faults);
 	if (local)
-		return sv_net_loop_xmit(sv, skb, local, faults);
+		return sv_net_loop_xmit(sv, skb, local, faults, 1);
 
 	err = sv_icrc_v1_set_skb(skb, 0, skb->len);
 	if (unlikely(err))
@@ -859,23 +875,71 @@ err_free:
 	return err;
 }
 
+/*
+ * On an L3 netdev ib_core follows no address event: softverbs adds the
+ * GIDs of new addresses, but a removed address keeps its GID until the
+ * device goes.  An AH or QP made from it must not go on sending from an
+ * address the netdev no longer has.  IPv4's route lookup refuses a source
+ * that is no local address, IPv6's does not, and neither is asked for a
+ * local destination (the loopback queue): so every packet is checked
+ * before either.  On Ethernet ib_core deletes the GID with its address.
+ */
+static bool sv_net_src_ok(struct sv_dev *sv, const struct sv_path *path)
+{
+	return !sv->l3 || sv_port_gid_is_addr_of(&path->sgid, sv->ndev);
+}
+
+bool sv_net_path_local(struct sv_dev *sv, const struct sv_path *path)
+{
+	struct net_device *ndev;
+	bool faults;
+
+	if (path->network_type == RDMA_NETWORK_ROCE_V1)
+		return false;
+	ndev = sv_net_loop_dest(sv, path, &faults);
+	if (!ndev)
+		return false;
+	dev_put(ndev);
+	return !faults;
+}
+
+int sv_net_xmit_burst(struct sv_dev *sv, const struct sv_path *path,
+		      u16 sport, struct sk_buff *skb, u32 npkts)
+{
+	unsigned int ib_len = skb->len;
+	struct net_device *local;
+	bool faults = true;
+	int err;
+
+	local = path->network_type == RDMA_NETWORK_ROCE_V1 ||
+		!sv_net_src_ok(sv, path) ? NULL :
+		sv_net_loop_dest(sv, path, &faults);
+	if (unlikely(!local || faults)) {
+		if (local)
+			dev_put(local);
+		kfree_skb(skb);
+		sv_stat_inc(sv, SV_STAT_TX_DROPS);
+		return -EMSGSIZE;
+	}
+	sv_net_push_local(sv, path, sport, skb);
+	err = sv_net_loop_xmit(sv, skb, local, false, npkts);
+	if (unlikely(err)) {
+		sv_stat_inc(sv, SV_STAT_TX_DROPS);
+		return err;
+	}
+	sv_stat_inc(sv, SV_STAT_TX_LOCAL_BURSTS);
+	sv_stat_add(sv, SV_STAT_TX_PKTS, npkts);
+	sv_stat_add(sv, SV_STAT_TX_BYTES, ib_len);
+	return 0;
+}
+
 int sv_net_xmit(struct sv_dev *sv, const struct sv_path *path, u16 sport,
 		struct sk_buff *skb)
 {
 	unsigned int ib_len = skb->len;
 	int err;
 
-	/*
-	 * On an L3 netdev ib_core follows no address event: softverbs adds
-	 * the GIDs of new addresses, but a removed address keeps its GID
-	 * until the device goes.  An AH or QP made from it must not go on
-	 * sending from an address the netdev no longer has.  IPv4's route
-	 * lookup refuses a source that is no local address, IPv6's does not,
-	 * and neither is asked for a local destination (the loopback
-	 * queue): so check here, before either.  On Ethernet ib_core deletes
-	 * the GID with its address.
-	 */
-	if (sv->l3 && unlikely(!sv_port_gid_is_addr_of(&path->sgid, sv->ndev))) {
+	if (unlikely(!sv_net_src_ok(sv, path))) {
 		kfree_skb(skb);
 		sv_stat_inc(sv, SV_STAT_TX_DROPS);
 		return -EADDRNOTAVAIL;

@@ -13,8 +13,8 @@
 
 #include "sv_xport.h"
 
-/* the rings' page orders: up to one page, up to two */
-#define SV_PKTBUF_ORDERS	2
+/* the rings' page orders: up to one page, two, four (local bursts) */
+#define SV_PKTBUF_ORDERS	3
 
 struct sv_pktbuf_ring {
 	struct page	*page[SV_PKTBUF_PAGES];	/* NULL: not allocated yet */
@@ -63,14 +63,13 @@ static struct page *sv_pktbuf_next_page(struct sv_pktbuf_ring *ring,
 
 void *sv_pktbuf_alloc(unsigned int size)
 {
-	unsigned int order = size > PAGE_SIZE;
+	unsigned int order = get_order(size);
 	struct sv_pktbuf_ring *ring;
 	struct page *page;
 	void *data = NULL;
 
 	/* sizes are cache-line multiples (SKB_DATA_ALIGN), so are offsets */
-	if (size > (PAGE_SIZE << (SV_PKTBUF_ORDERS - 1)) || in_hardirq() ||
-	    irqs_disabled())
+	if (order >= SV_PKTBUF_ORDERS || in_hardirq() || irqs_disabled())
 		return NULL;
 
 	local_bh_disable();

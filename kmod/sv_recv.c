@@ -23,6 +23,10 @@ enum sv_recv_how {
 	SV_RECV_V1	= BIT(1),	/* RoCE v1: skb->data at the GRH */
 };
 
+/* the longest datagram from a device of this host: a local burst */
+#define SV_RECV_LOCAL_MAX_UDP_LEN \
+	(SV_UDP_HDR_LEN + SV_HDR_MAX_LOCAL_PAYLOAD + SV_ROCE_MAX_IB_HDRS)
+
 /* Fill the addresses of @pkt from the IP header or GRH (@v1) of its skb. */
 static void sv_recv_addrs(struct sv_rx_pkt *pkt, bool v1)
 {
@@ -147,8 +151,9 @@ static bool sv_recv_v1_grh(struct sk_buff *skb)
 	return true;
 }
 
+/* @npkts: > 1 for a local burst (never for a packet with an ICRC) */
 static void sv_recv_skb(struct sv_dev *sv, struct sk_buff *skb,
-			unsigned int how)
+			unsigned int how, u8 npkts)
 {
 	bool v1 = how & SV_RECV_V1;
 	struct sv_rx_pkt pkt;
@@ -165,7 +170,8 @@ static void sv_recv_skb(struct sv_dev *sv, struct sk_buff *skb,
 		 * made linear or CRCed (a fragmented 64 KiB datagram would
 		 * cost an order-4 atomic allocation, a copy and a CRC each).
 		 */
-		if (unlikely(skb->len > SV_ROCE_MAX_UDP_LEN ||
+		if (unlikely(skb->len > (npkts > 1 ? SV_RECV_LOCAL_MAX_UDP_LEN :
+						 SV_ROCE_MAX_UDP_LEN) ||
 			     skb->len < sizeof(struct udphdr) ||
 			     skb_linearize(skb)))
 			goto drop_invalid;
@@ -181,7 +187,9 @@ static void sv_recv_skb(struct sv_dev *sv, struct sk_buff *skb,
 		sv_stat_inc(sv, SV_STAT_RX_DROP_ICRC);
 		goto drop;
 	}
-	if (unlikely(sv_hdr_parse(skb->data, skb->len, &pkt.p)))
+	if (unlikely(npkts > 1 ?
+		     sv_hdr_parse_local(skb->data, skb->len, npkts, &pkt.p) :
+		     sv_hdr_parse(skb->data, skb->len, &pkt.p)))
 		goto drop_invalid;
 	/* full or limited member of the default partition */
 	if (unlikely((pkt.p.pkey & 0x7fff) != (SV_DEFAULT_PKEY & 0x7fff)))
@@ -214,7 +222,8 @@ static void sv_recv_skb(struct sv_dev *sv, struct sk_buff *skb,
 		sv_stat_inc(sv, SV_STAT_RX_DROP_NO_QP);
 		goto drop;
 	}
-	sv_stat_inc(sv, SV_STAT_RX_PKTS);
+	/* a local burst counts as the packets it stands for */
+	sv_stat_add(sv, SV_STAT_RX_PKTS, pkt.p.npkts);
 	if (v1)
 		sv_stat_inc(sv, SV_STAT_RX_V1_PKTS);
 	sv_stat_add(sv, SV_STAT_RX_BYTES, pkt.p.len);
@@ -238,12 +247,12 @@ void sv_recv(struct sv_dev *sv, struct sk_buff *skb)
 	if (sv_fault_active(sv, SV_FAULT_RX) && sv_fault_rx(sv, skb, sv_recv))
 		return;
 	/* --- end fault injection --- */
-	sv_recv_skb(sv, skb, SV_RECV_ICRC);
+	sv_recv_skb(sv, skb, SV_RECV_ICRC, 1);
 }
 
-void sv_recv_local(struct sv_dev *sv, struct sk_buff *skb)
+void sv_recv_local(struct sv_dev *sv, struct sk_buff *skb, u8 npkts)
 {
-	sv_recv_skb(sv, skb, 0);
+	sv_recv_skb(sv, skb, 0, npkts);
 }
 
 void sv_recv_v1(struct sv_dev *sv, struct sk_buff *skb)
@@ -253,10 +262,10 @@ void sv_recv_v1(struct sv_dev *sv, struct sk_buff *skb)
 	    sv_fault_rx(sv, skb, sv_recv_v1))
 		return;
 	/* --- end fault injection --- */
-	sv_recv_skb(sv, skb, SV_RECV_ICRC | SV_RECV_V1);
+	sv_recv_skb(sv, skb, SV_RECV_ICRC | SV_RECV_V1, 1);
 }
 
 void sv_recv_v1_local(struct sv_dev *sv, struct sk_buff *skb)
 {
-	sv_recv_skb(sv, skb, SV_RECV_V1);
+	sv_recv_skb(sv, skb, SV_RECV_V1, 1);
 }

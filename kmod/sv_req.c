@@ -41,6 +41,8 @@ struct sv_req_pkt {
 	u16			sport;
 	/* it was the last packet the SQ holds for now (sv_req_next_locked()) */
 	bool			drained;
+	/* packets of the path MTU it stands for: > 1 for a local burst */
+	u32			npkts;
 	struct sv_path		av_path;	/* UD sends of old librxe */
 };
 
@@ -438,12 +440,14 @@ static bool sv_req_start_locked(struct sv_qp *qp, u32 idx, bool *retire)
  * (sv_req_tail_timeout()).  READ and atomic requests are answered anyway.
  */
 static bool sv_req_ask_ack(struct sv_qp *qp, const struct sv_swqe *sw,
-			   u32 psn, bool last)
+			   u32 psn, u32 npkts, bool last)
 {
 	unsigned long t;
 
 	lockdep_assert_held(&qp->req.lock);
-	if (++qp->req.noack_pkts >= SV_REQ_ACKREQ_EVERY)
+	/* a local burst: @psn is the last of its @npkts PSNs */
+	qp->req.noack_pkts += npkts;
+	if (qp->req.noack_pkts >= SV_REQ_ACKREQ_EVERY)
 		return true;
 	if (psn != qp->req.psn && psn == sv_psn_sub(qp->req.psn, 1))
 		return true;
@@ -488,6 +492,22 @@ static int sv_req_path(struct sv_qp *qp, const struct sv_send_wqe *wqe,
 	pk->path = path;
 	pk->sport = sv_path_udp_sport(path, qp->ibqp.qp_num, *dqpn);
 	return 0;
+}
+
+/*
+ * How many packets of the path MTU the next packet of @sw may stand for:
+ * more than one (a local burst, design.md "Local bursts") where an RC or
+ * UC message has more than one left and @path leads to a device of this
+ * host that gets it through the loopback queue.  Under RCU.
+ */
+static u32 sv_req_burst(struct sv_qp *qp, const struct sv_swqe *sw,
+			const struct sv_path *path)
+{
+	u32 left = sw->npkts - sw->next;
+
+	if (left < 2 || !sv_net_path_local(sv_req_dev(qp), path))
+		return 1;
+	return min(left, SV_HDR_MAX_LOCAL_PAYLOAD / sw->mtu);
 }
 
 /* Fill the extension headers the opcode of @hdr has. */
@@ -553,7 +573,7 @@ static int sv_req_build_locked(struct sv_qp *qp, struct sv_swqe *sw,
 	u32 wr_flags = sv_opcode_wr_flags(wqe->wr.opcode);
 	bool read = wr_flags & SV_WR_READ;
 	const struct sv_opcode_info *info;
-	u32 psn, off, paylen = 0, flags = 0, dqpn;
+	u32 psn, off, paylen = 0, flags = 0, dqpn, n = 1, end;
 	struct sk_buff *skb;
 	bool first, last;
 	int opcode;
@@ -561,6 +581,11 @@ static int sv_req_build_locked(struct sv_qp *qp, struct sv_swqe *sw,
 
 	lockdep_assert_held(&qp->req.lock);
 
+	if (sv_req_path(qp, wqe, pk, &dqpn))
+		return IB_WC_LOC_QP_OP_ERR;
+	if (!read && !(sw->flags & SV_SWQE_RESP))
+		n = sv_req_burst(qp, sw, pk->path);
+again:
 	if (read || (sw->flags & SV_SWQE_RESP)) {
 		/*
 		 * READ, atomics, FLUSH, ATOMIC WRITE: one request; a READ
@@ -573,21 +598,24 @@ static int sv_req_build_locked(struct sv_qp *qp, struct sv_swqe *sw,
 			paylen = sizeof(u64);
 	} else {
 		first = sw->next == 0;
-		last = sw->next + 1 == sw->npkts;
+		last = sw->next + n == sw->npkts;
 		off = sw->next * sw->mtu;
 		psn = sv_psn_add(sw->first_psn, sw->next);
-		paylen = min(sw->mtu, wqe->dma.length - off);
+		paylen = min(sw->mtu * n, wqe->dma.length - off);
 	}
 	opcode = sv_opcode_wr_pkt(wqe->wr.opcode, qp->ibqp.qp_type,
 				  sv_pkt_pos(first, last));
 	if (opcode < 0)
 		return IB_WC_LOC_QP_OP_ERR;
 	info = &sv_opcode_table[opcode];
-	if (sv_req_path(qp, wqe, pk, &dqpn))
-		return IB_WC_LOC_QP_OP_ERR;
 
 	skb = sv_net_alloc_skb(sv, pk->path, sv_hdr_pkt_len(info, paylen),
 			       GFP_ATOMIC);
+	if (!skb && n > 1) {
+		n = 1;		/* no buffer for the burst: one packet */
+		goto again;
+	}
+	pk->npkts = n;
 	if (skb) {
 		hdr = skb->data;
 		if (last && (wqe->wr.send_flags & IB_SEND_SOLICITED) &&
@@ -596,7 +624,9 @@ static int sv_req_build_locked(struct sv_qp *qp, struct sv_swqe *sw,
 		if (rc) {
 			/* a READ/atomic's response acknowledges what came before */
 			bool ask = !(info->flags & SV_OP_ACKED) ||
-				   sv_req_ask_ack(qp, sw, psn, last);
+				   sv_req_ask_ack(qp, sw,
+						  sv_psn_add(psn, n - 1), n,
+						  last);
 
 			if (ask) {
 				flags |= SV_BTH_ACKREQ;
@@ -629,15 +659,21 @@ static int sv_req_build_locked(struct sv_qp *qp, struct sv_swqe *sw,
 	}
 	pk->skb = skb;
 
+	end = sv_psn_add(read ? sw->last_psn : sv_psn_add(psn, n - 1), 1);
 	if (psn == qp->req.psn) {	/* first time out */
-		qp->req.psn = sv_psn_add(read ? sw->last_psn : psn, 1);
-	} else if (qp->req.tail_ask) {
-		qp->req.tail_ask = false;
-		sv_stat_inc(sv, SV_STAT_TAIL_ACK_REQS);
+		qp->req.psn = end;
 	} else {
-		sv_stat_inc(sv, SV_STAT_RETRANS_PKTS);
+		/* a resent burst may reach past what went out before */
+		if (sv_psn_diff(end, qp->req.psn) > 0)
+			qp->req.psn = end;
+		if (qp->req.tail_ask) {
+			qp->req.tail_ask = false;
+			sv_stat_inc(sv, SV_STAT_TAIL_ACK_REQS);
+		} else {
+			sv_stat_inc(sv, SV_STAT_RETRANS_PKTS);
+		}
 	}
-	sw->next++;
+	sw->next += n;
 	if (sw->next >= sw->npkts) {
 		if (rc) {
 			if (sw->state == SV_SWQE_SENDING)
@@ -755,7 +791,8 @@ static int sv_req_next_locked(struct sv_qp *qp, struct sv_req_pkt *pk,
 }
 
 /*
- * Send up to *@budget packets.  Returns true when the requester has
+ * Send up to *@budget packets (a local burst is one: at most
+ * SV_HDR_MAX_LOCAL_PAYLOAD bytes).  Returns true when the requester has
  * nothing more to do now, false when the budget ran out first.
  */
 static bool sv_req_send_some(struct sv_qp *qp, int *budget)
@@ -784,13 +821,17 @@ static bool sv_req_send_some(struct sv_qp *qp, int *budget)
 
 		pk.skb = NULL;
 		pk.drained = false;
+		pk.npkts = 1;
 		rcu_read_lock();
 		/* req.lock never nests with resp.lock (design.md, "Locking") */
 		lockdep_assert_not_held(&qp->resp.lock);
 		spin_lock(&qp->req.lock);
 		ret = sv_req_next_locked(qp, &pk, &retire);
 		spin_unlock(&qp->req.lock);
-		if (pk.skb)
+		if (pk.skb && pk.npkts > 1)
+			sv_net_xmit_burst(sv, pk.path, pk.sport, pk.skb,
+					  pk.npkts);
+		else if (pk.skb)
 			sv_net_xmit(sv, pk.path, pk.sport, pk.skb);
 		rcu_read_unlock();
 		if (!ret) {

@@ -322,12 +322,21 @@ enum sv_resp_err sv_resp_rdma_check(struct sv_qp *qp, int access, u64 va,
 /*
  * Packet lengths (IBTA 9.7.7; 9.8 for UC): First and Middle packets carry
  * exactly the path MTU, Last packets 1..MTU bytes, Only packets 0..MTU.
+ * A local burst stands for p->npkts packets of the MTU (design.md, "Local
+ * bursts"): a First or Middle one carries as many MTUs, a Last or Only one
+ * more than npkts - 1 and at most npkts.
  */
 static bool sv_resp_len_ok(struct sv_qp *qp, const struct sv_pkt_info *p)
 {
 	u32 mtu = sv_qp_mtu(qp);
 	u32 flags = p->info->flags;
 
+	if (p->npkts > 1) {
+		if (!(flags & SV_OP_LAST))
+			return p->paylen == p->npkts * mtu;
+		return p->paylen > (p->npkts - 1) * mtu &&
+		       p->paylen <= p->npkts * mtu;
+	}
 	if (!(flags & SV_OP_LAST))
 		return p->paylen == mtu;
 	if (!(flags & SV_OP_FIRST) && !p->paylen)
@@ -518,10 +527,17 @@ put_mr:
  */
 #define SV_RESP_ODP_PARK	16
 
-/* the PSN of a parked copy, in its cb (ours: a private skb) */
-static inline u32 *sv_resp_odp_psn(struct sk_buff *skb)
+/* a parked copy's cb (ours: a private skb) */
+struct sv_resp_odp_cb {
+	u32	psn;		/* its PSN */
+	u32	next_psn;	/* the PSN after the ones it takes */
+	u8	npkts;		/* the packets it stands for (a local burst) */
+};
+
+static inline struct sv_resp_odp_cb *sv_resp_odp_cb(struct sk_buff *skb)
 {
-	return (u32 *)skb->cb;
+	BUILD_BUG_ON(sizeof(struct sv_resp_odp_cb) > sizeof(skb->cb));
+	return (struct sv_resp_odp_cb *)skb->cb;
 }
 
 /*
@@ -542,16 +558,37 @@ static bool sv_resp_odp_park(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 		__skb_queue_purge(q);
 	} else if (!skb_queue_len(q) ||
 		   skb_queue_len(q) >= SV_RESP_ODP_PARK ||
-		   pkt->p.psn != sv_psn_add(*sv_resp_odp_psn(skb_peek_tail(q)),
-					    1)) {
+		   pkt->p.psn != sv_resp_odp_cb(skb_peek_tail(q))->next_psn) {
 		return false;
 	}
 	skb = skb_copy(pkt->skb, GFP_ATOMIC);
 	if (!skb)
 		return false;
-	*sv_resp_odp_psn(skb) = pkt->p.psn;
+	sv_resp_odp_cb(skb)->psn = pkt->p.psn;
+	sv_resp_odp_cb(skb)->next_psn = sv_psn_add(pkt->p.psn, pkt->p.npkts);
+	sv_resp_odp_cb(skb)->npkts = pkt->p.npkts;
 	__skb_queue_tail(q, skb);
 	return true;
+}
+
+/*
+ * PSN sequence error (IBTA 9.7.5.2.1): NAK once per gap, then drop until
+ * the expected PSN comes.  Behind queued responses the NAK would cut them
+ * off: sv_resp_serve() sends it after them.
+ */
+static void sv_resp_seq_err(struct sv_qp *qp, struct sv_resp_out *out)
+{
+	sv_stat_inc(sv_resp_dev(qp), SV_STAT_OUT_OF_SEQ);
+	if (qp->resp.nak_sent)
+		return;
+	if (qp->resp.serving) {
+		qp->resp.nak_deferred = max_t(u8, qp->resp.nak_deferred,
+					      SV_RESP_DEFER_SEQ);
+		return;
+	}
+	sv_resp_pkt_nak(qp, out, SV_NAK_PSN_SEQ_ERR, qp->resp.psn);
+	qp->resp.nak_sent = true;
+	qp->resp.seq_naks++;
 }
 
 static void sv_resp_rc(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
@@ -561,29 +598,19 @@ static void sv_resp_rc(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 	u32 flags = p->info->flags;
 	s32 diff = sv_psn_diff(p->psn, qp->resp.psn);
 	enum sv_resp_err err;
+	u32 last;
 
-	if (diff > 0) {
-		/*
-		 * PSN sequence error (IBTA 9.7.5.2.1): NAK once per gap,
-		 * then drop until the expected PSN comes.  Behind queued
-		 * responses the NAK would cut them off: sv_resp_serve()
-		 * sends it after them.  Not a gap: a packet kept behind one
-		 * parked on an ODP miss.
-		 */
-		if (sv_resp_odp_park(qp, pkt, false))
-			return;
-		sv_stat_inc(sv_resp_dev(qp), SV_STAT_OUT_OF_SEQ);
-		if (qp->resp.nak_sent)
-			return;
-		if (qp->resp.serving) {
-			qp->resp.nak_deferred = max_t(u8,
-						      qp->resp.nak_deferred,
-						      SV_RESP_DEFER_SEQ);
-			return;
-		}
-		sv_resp_pkt_nak(qp, out, SV_NAK_PSN_SEQ_ERR, qp->resp.psn);
-		qp->resp.nak_sent = true;
-		qp->resp.seq_naks++;
+	/* not a gap: a packet kept behind one parked on an ODP miss */
+	if (diff > 0 && sv_resp_odp_park(qp, pkt, false))
+		return;
+	/*
+	 * A local burst that starts before the expected PSN and reaches
+	 * past it (the requester cut its packets otherwise when it sent
+	 * them first) is a gap too: its new part starts inside it.
+	 */
+	if (diff > 0 ||
+	    (diff < 0 && diff + (s32)p->npkts > 0)) {
+		sv_resp_seq_err(qp, out);
 		return;
 	}
 	if (diff < 0) {
@@ -666,9 +693,10 @@ static void sv_resp_rc(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 	/* a deferred NAK stays: what was dropped after this is still lost */
 	qp->resp.nak_sent = false;
 	if (flags & (SV_OP_SEND | SV_OP_WRITE)) {
-		sv_resp_set_psn(qp, sv_psn_add(p->psn, 1));
+		last = sv_psn_add(p->psn, p->npkts - 1);
+		sv_resp_set_psn(qp, sv_psn_add(last, 1));
 		if (p->bth_flags & SV_BTH_ACKREQ)
-			sv_resp_pkt_ack(qp, out, p->psn);
+			sv_resp_pkt_ack(qp, out, last);
 	}
 	return;
 
@@ -738,10 +766,12 @@ static void sv_resp_odp_retry(void *arg)
 			.sv = sv_resp_dev(qp),
 		};
 
+		const struct sv_resp_odp_cb *cb = sv_resp_odp_cb(skb);
+
 		/* it parsed when it came, and is still the same bytes */
-		if (ok && !qp->resp.dead &&
-		    *sv_resp_odp_psn(skb) == qp->resp.psn &&
-		    !sv_hdr_parse(skb->data, skb->len, &pkt.p)) {
+		if (ok && !qp->resp.dead && cb->psn == qp->resp.psn &&
+		    !sv_hdr_parse_local(skb->data, skb->len, cb->npkts,
+					&pkt.p)) {
 			if (qp->ibqp.qp_type == IB_QPT_XRC_TGT)
 				sv_resp_xrc(qp, &pkt, out);
 			else
@@ -818,12 +848,12 @@ static void sv_resp_uc(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 		sv_resp_abandon_msg(qp);
 		sv_stat_inc(sv_resp_dev(qp), SV_STAT_UC_DROPS);
 	}
-	sv_resp_set_psn(qp, sv_psn_add(p->psn, 1));
-
 	if (!sv_resp_seq_ok(qp, flags) || !sv_resp_len_ok(qp, p)) {
+		sv_resp_set_psn(qp, sv_psn_add(p->psn, 1));
 		err = SV_RESP_INV_REQ;
 		goto fail;
 	}
+	sv_resp_set_psn(qp, sv_psn_add(p->psn, p->npkts));
 	if (flags & SV_OP_SEND)
 		err = sv_resp_send(qp, pkt, out);
 	else if (flags & SV_OP_WRITE)

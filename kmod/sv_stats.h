@@ -24,6 +24,8 @@ enum sv_stat {
 	SV_STAT_TX_DROPS,		/* no route/neighbour, xmit failure */
 	SV_STAT_TX_V1_PKTS,		/* of tx_packets: RoCE v1 (Annex A16) */
 	SV_STAT_RX_V1_PKTS,		/* of rx_packets: RoCE v1 */
+	/* of what tx_packets counts: local bursts, each as its packets */
+	SV_STAT_TX_LOCAL_BURSTS,
 
 	/* RC acknowledgements (IBTA 9.7.5) */
 	SV_STAT_TX_ACKS,		/* positive ACKs sent by the responder */

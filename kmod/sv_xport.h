@@ -98,8 +98,8 @@ static inline bool sv_net_napi_ctx(void)
 
 /*
  * Each ring's size, per CPU: with 4 KiB pages 64 single pages (128 MTU-1024
- * packets or about 600 small ones in flight) or 32 double ones (32 MTU-4096
- * packets)
+ * packets or about 600 small ones in flight), 32 double ones (32 MTU-4096
+ * packets) or 16 of four pages (16 local bursts)
  */
 #define SV_PKTBUF_RING_BYTES	(256 * 1024)
 #define SV_PKTBUF_PAGES		(SV_PKTBUF_RING_BYTES / PAGE_SIZE)
@@ -134,6 +134,20 @@ void sv_pktbuf_exit(void);
  */
 int sv_net_xmit(struct sv_dev *sv, const struct sv_path *path, u16 sport,
 		struct sk_buff *skb);
+/*
+ * Whether a packet on RoCEv2 @path goes to a device of this host through
+ * the loopback queue with no fault injection on either end, so that it may
+ * be a local burst (design.md, "Local bursts").  Under RCU, as for
+ * sv_net_xmit(); a hint: sv_net_xmit_burst() decides again.
+ */
+bool sv_net_path_local(struct sv_dev *sv, const struct sv_path *path);
+/*
+ * Send a local burst standing for @npkts packets as sv_net_xmit() does a
+ * packet, if @path still leads where sv_net_path_local() said; else it is
+ * dropped (-EMSGSIZE: it must never reach a wire), a loss like any other.
+ */
+int sv_net_xmit_burst(struct sv_dev *sv, const struct sv_path *path,
+		      u16 sport, struct sk_buff *skb, u32 npkts);
 
 /*
  * A requester's batch of packets (sv_req.c), in process context with bottom
@@ -151,11 +165,12 @@ void sv_net_loop_release(void);
  * sv_recv.c: the UDP encap receive hook hands every packet here, and so
  * does sv_net.c's loopback while fault injection is active; softverbs'
  * other local packets come to sv_recv_local(), which neither checks an
- * ICRC nor offers them to fault injection.  Softirq, under RCU, skb->data
- * at the UDP header; both consume @skb.
+ * ICRC nor offers them to fault injection, with the @npkts packets each
+ * stands for (1, or a local burst's: design.md, "Local bursts").  Softirq,
+ * under RCU, skb->data at the UDP header; both consume @skb.
  */
 void sv_recv(struct sv_dev *sv, struct sk_buff *skb);
-void sv_recv_local(struct sv_dev *sv, struct sk_buff *skb);
+void sv_recv_local(struct sv_dev *sv, struct sk_buff *skb, u8 npkts);
 /*
  * The same for RoCE v1 frames (the ethertype 0x8915 handler, the
  * loopback), skb->data at the GRH, the Ethernet header pulled.

@@ -441,6 +441,51 @@ static void hdr_length_mismatch(struct kunit *test)
 			    "WRITE First with 8192 bytes");
 }
 
+/*
+ * sv_hdr_parse_local(): a local burst of npkts > 1 may carry up to
+ * SV_HDR_MAX_LOCAL_PAYLOAD bytes, a First or Middle one any multiple of
+ * 256 (the responder checks npkts MTUs); npkts 1 is sv_hdr_parse() exactly
+ */
+static void hdr_local_burst(struct kunit *test)
+{
+	struct sv_pkt_info pkt;
+	size_t len;
+	u8 *p;
+
+	p = build_pkt(test, IB_OPCODE_RC_RDMA_WRITE_FIRST, 15 * 1024, &len);
+	KUNIT_EXPECT_EQ(test, sv_hdr_parse_local(p, len, 15, &pkt), 0);
+	KUNIT_EXPECT_EQ(test, pkt.npkts, 15);
+	KUNIT_EXPECT_EQ(test, pkt.paylen, 15 * 1024);
+	KUNIT_EXPECT_EQ_MSG(test, sv_hdr_parse_local(p, len, 1, &pkt), -E2BIG,
+			    "15 KiB WRITE First as one packet");
+	KUNIT_EXPECT_EQ_MSG(test, sv_hdr_parse(p, len, &pkt), -E2BIG,
+			    "15 KiB WRITE First from a wire");
+
+	p = build_pkt(test, IB_OPCODE_RC_SEND_MIDDLE, 3 * 256, &len);
+	KUNIT_EXPECT_EQ(test, sv_hdr_parse_local(p, len, 3, &pkt), 0);
+	KUNIT_EXPECT_EQ(test, pkt.npkts, 3);
+	KUNIT_EXPECT_EQ_MSG(test, sv_hdr_parse_local(p, len, 1, &pkt),
+			    -EBADMSG, "SEND Middle of 768 bytes as one packet");
+	p = build_pkt(test, IB_OPCODE_RC_SEND_MIDDLE, 1000, &len);
+	KUNIT_EXPECT_EQ_MSG(test, sv_hdr_parse_local(p, len, 4, &pkt),
+			    -EBADMSG, "burst Middle of 1000 bytes");
+
+	/* a Last or Only burst ends anywhere, up to the limit */
+	p = build_pkt(test, IB_OPCODE_UC_RDMA_WRITE_ONLY, 6000, &len);
+	KUNIT_EXPECT_EQ(test, sv_hdr_parse_local(p, len, 6, &pkt), 0);
+	KUNIT_EXPECT_EQ(test, pkt.paylen, 6000);
+	p = build_pkt(test, IB_OPCODE_RC_SEND_LAST, 15 * 1024 + 4, &len);
+	KUNIT_EXPECT_EQ_MSG(test, sv_hdr_parse_local(p, len, 16, &pkt), -E2BIG,
+			    "burst over SV_HDR_MAX_LOCAL_PAYLOAD");
+
+	/* npkts 1 (or 0) from the queue: a packet, parsed as from a wire */
+	p = build_pkt(test, IB_OPCODE_RC_SEND_ONLY, 64, &len);
+	KUNIT_EXPECT_EQ(test, sv_hdr_parse_local(p, len, 0, &pkt), 0);
+	KUNIT_EXPECT_EQ(test, pkt.npkts, 1);
+	KUNIT_EXPECT_EQ(test, sv_hdr_parse(p, len, &pkt), 0);
+	KUNIT_EXPECT_EQ(test, pkt.npkts, 1);
+}
+
 /* IBTA 9.2: reserved bits are ignored on receipt, not rejected */
 static void hdr_reserved_bits_ignored(struct kunit *test)
 {
@@ -641,6 +686,7 @@ static struct kunit_case hdr_cases[] = {
 	KUNIT_CASE(hdr_unknown_opcode),
 	KUNIT_CASE(hdr_bad_pad),
 	KUNIT_CASE(hdr_length_mismatch),
+	KUNIT_CASE(hdr_local_burst),
 	KUNIT_CASE(hdr_reserved_bits_ignored),
 	KUNIT_CASE(hdr_cnp),
 	KUNIT_CASE(hdr_aeth_syndrome),

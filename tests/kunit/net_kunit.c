@@ -2,8 +2,8 @@
 /*
  * KUnit tests for kmod/sv_net.c: the packet buffers the requester and the
  * responder build their packets in (sv_net_alloc_skb()).  Small ones sit
- * on a page fragment, MTU-sized ones on a page of the per-CPU ring
- * (sv_pktbuf.c), larger ones on a slab buffer; each must leave room
+ * on a page fragment, MTU-sized ones and local bursts on a page of the
+ * per-CPU ring (sv_pktbuf.c), larger ones on a slab buffer; each must leave room
  * for every header in front, hold exactly the IB part, and survive what the
  * stack and softverbs do to a packet later (a private copy for fault
  * injection, a new head when a header does not fit, being made linear).
@@ -70,9 +70,13 @@ static struct sk_buff *expect_buffer(struct kunit *test, unsigned int ib_len)
 	return skb;
 }
 
-/* IB parts of an MTU-1024 and an MTU-4096 RDMA WRITE middle packet */
+/*
+ * IB parts of an MTU-1024 and an MTU-4096 RDMA WRITE middle packet, and of
+ * the longest local burst
+ */
 #define PKTBUF_LEN	(1024 + 12 + 4)
 #define PKTBUF_JUMBO	(4096 + 12 + 4)
+#define PKTBUF_BURST	(SV_HDR_MAX_LOCAL_PAYLOAD + 12 + 16 + 4)
 
 /*
  * IB parts of an ACK, a 64-byte WRITE, sizes up to where the fragment
@@ -80,7 +84,7 @@ static struct sk_buff *expect_buffer(struct kunit *test, unsigned int ib_len)
  */
 static const unsigned int sizes[] = {
 	12 + 4, 12 + 16 + 64 + 4, 300, 500, 600, 700, 1024 + 28 + 4, 4096 + 32,
-	3 * 4096,
+	3 * 4096, PKTBUF_BURST, 5 * 4096,
 };
 
 static void net_alloc_sizes(struct kunit *test)
@@ -91,10 +95,10 @@ static void net_alloc_sizes(struct kunit *test)
 		struct sk_buff *skb = expect_buffer(test, sizes[i]);
 
 		/*
-		 * up to MTU 4096 on a fragment or a ring page, beyond two
-		 * pages (no MTU makes those) on slab
+		 * up to the longest local burst on a fragment or a ring
+		 * page, beyond (nothing makes those) on slab
 		 */
-		if (sizes[i] <= 4096 + 32)
+		if (sizes[i] <= PKTBUF_BURST)
 			KUNIT_EXPECT_TRUE_MSG(test, skb->head_frag, "%u bytes",
 					      sizes[i]);
 		else
@@ -187,13 +191,13 @@ static struct pktbuf_ring_info pktbuf_ring(struct kunit *test,
 	struct net_env *env = test->priv;
 	unsigned int size = SKB_DATA_ALIGN(needed_headroom(env) + len) +
 			    SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
-	unsigned int order = size > PAGE_SIZE;
+	unsigned int order = get_order(size);
 	struct pktbuf_ring_info ri = {
 		.pages = sv_pktbuf_ring_pages(order),
 		.per_page = (PAGE_SIZE << order) / size,
 	};
 
-	KUNIT_EXPECT_LE(test, size, (unsigned int)PAGE_SIZE * 2);
+	KUNIT_EXPECT_LE(test, size, (unsigned int)PAGE_SIZE * 4);
 	return ri;
 }
 
@@ -235,6 +239,7 @@ static void net_pktbuf_reuse(struct kunit *test)
 {
 	pktbuf_reuse(test, PKTBUF_LEN);
 	pktbuf_reuse(test, PKTBUF_JUMBO);
+	pktbuf_reuse(test, PKTBUF_BURST);
 }
 
 /*
@@ -279,6 +284,7 @@ static void net_pktbuf_in_flight(struct kunit *test)
 {
 	pktbuf_in_flight(test, PKTBUF_LEN);
 	pktbuf_in_flight(test, PKTBUF_JUMBO);
+	pktbuf_in_flight(test, PKTBUF_BURST);
 }
 
 /*

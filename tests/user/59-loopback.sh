@@ -14,8 +14,9 @@
 # over IPv6.  A QP's requester, responder and completer all run on one
 # device here, so a request, its ACK and the next request follow each
 # other on one CPU's queue.  SV_XPORT_DUT=rxe runs them on Soft-RoCE.
-# Then on a jumbo-frame netdev, RC pingpongs with data checks at path MTU
-# 2048 and 4096.  Last, with fault injection on (drop, dup, corrupt), an
+# Then data-checked pingpongs of 64 KiB as local bursts, counted; on a
+# jumbo-frame netdev, RC pingpongs with data checks at path MTU 2048 and
+# 4096.  Last, with fault injection on (drop, dup, corrupt), an
 # RC bulk transfer with data checks (53-verbs-matrix.py bulk) still
 # completes: local packets are then built as for the wire, judged by the
 # fault hooks and received with the ICRC check, so corrupted ones fail it,
@@ -37,6 +38,37 @@ else
 	# READ ran over IPv4 above
 	xp_case "IPv6 B<-A rc_pingpong" xp_pair 6 B A ibv_rc_pingpong -n 20 -s 4096 -c
 fi
+# xp_loop_bursts: data-checked RC and UC pingpongs of 64 KiB SENDs, 20
+# each way, go as local bursts (design.md, "Local bursts"): at least one
+# per message, and tx_packets still counts every packet of the path MTU
+# (64 per message at MTU 1024) they stand for.
+xp_loop_bursts() {
+	local tmp rc=0 prog
+	tmp=$(mktemp -d)
+	for prog in ibv_rc_pingpong ibv_uc_pingpong; do
+		xp_svctl A -j stats "$XP_A_DEV" >"$tmp/before.json" &&
+			xp_pair 4 B A $prog -n 20 -s 65536 -c &&
+			xp_svctl A -j stats "$XP_A_DEV" >"$tmp/after.json" || rc=1
+		[ $rc != 0 ] || python3 - "$tmp" $prog <<'EOF' || rc=$?
+import json, sys
+t, prog = sys.argv[1:]
+c = [{x['name']: x['value'] for x in json.load(open(f"{t}/{n}.json"))[0]['counters']}
+     for n in ('before', 'after')]
+d = {k: c[1][k] - c[0][k] for k in c[0]}
+msgs = 40
+print(prog, " ".join(f"{k} {v}" for k, v in d.items() if v))
+assert d['tx_local_bursts'] >= msgs, ("too few local bursts", d)
+assert d['tx_packets'] >= 64 * msgs, ("bursts not counted as their packets", d)
+assert d['rx_packets'] >= 64 * msgs, ("bursts not counted as their packets", d)
+print(f"ok: {prog}: {d['tx_local_bursts']} bursts for {d['tx_packets']} packets")
+EOF
+		[ $rc = 0 ] || break
+	done
+	rm -rf "$tmp"
+	return $rc
+}
+[ "${SV_XPORT_DUT:-}" = rxe ] ||
+	xp_case "local bursts: IPv4 RC and UC pingpongs of 64 KiB" xp_loop_bursts
 # xp_loop_jumbo: data-checked RC pingpongs at path MTU 2048 and 4096 on a
 # jumbo-frame netdev: their packets are built on the packet buffer rings'
 # reused pages (sv_pktbuf.c; MTU 4096 packets on the two-page ring), the
