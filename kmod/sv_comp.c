@@ -241,8 +241,16 @@ static enum ib_wc_status sv_comp_nak_status(struct sv_dev *sv, u8 code)
 	}
 }
 
+/*
+ * A WQE failed or the SQ flushes (SQE, ERR): no timer of the requester
+ * runs again until a reset.  Not the hot path, so the timers go off the
+ * wheel now; under req.lock because a callback may be running (the QP
+ * is not quiesced), and retrans_on must not outlive its timer.
+ */
 static void sv_comp_stop_timers(struct sv_qp *qp)
 {
+	lockdep_assert_held(&qp->req.lock);
+	sv_req_stop_retrans_locked(qp);
 	timer_delete(&qp->req.retrans_timer);
 	timer_delete(&qp->req.rnr_timer);
 }
@@ -279,7 +287,7 @@ static void sv_comp_rnr_locked(struct sv_qp *qp, struct sv_swqe *sw,
 		qp->req.rnr_left--;
 	sv_stat_inc(sv, SV_STAT_RNR_RETRIES);
 	qp->req.rnr_wait = true;
-	timer_delete(&qp->req.retrans_timer);
+	sv_req_stop_retrans_locked(qp);
 	mod_timer(&qp->req.rnr_timer,
 		  jiffies + max(sv_rnr_timer_to_jiffies(timer_code), 1UL));
 }
@@ -381,7 +389,7 @@ out_timer:
 	if (progress) {
 		qp->req.retry_left = READ_ONCE(qp->attr.retry_cnt);
 		if (qp->comp.psn == qp->req.psn)
-			timer_delete(&qp->req.retrans_timer);
+			sv_req_stop_retrans_locked(qp);
 		else if (!qp->req.rnr_wait)
 			sv_req_arm_retrans_locked(qp, true);
 		kick = true;
@@ -390,7 +398,12 @@ out_unlock:
 	sv_comp_unlock(qp, retire, kick);
 }
 
-/* The local ACK timeout expired (IBTA 9.7.6.1.3): resend or give up. */
+/*
+ * The local ACK timeout expired (IBTA 9.7.6.1.3): resend or give up.  The
+ * timer moves lazily (sv_req_arm_retrans_locked()): stopped since it was
+ * armed, it does nothing; pushed out, it moves itself to retrans_due.
+ * Otherwise it is off until a resend arms it again.
+ */
 void sv_comp_retrans_timeout(struct timer_list *t)
 {
 	struct sv_qp *qp = timer_container_of(qp, t, req.retrans_timer);
@@ -400,10 +413,20 @@ void sv_comp_retrans_timeout(struct timer_list *t)
 	struct sv_swqe *sw;
 
 	spin_lock_bh(&qp->req.lock);
-	state = READ_ONCE(qp->state);
-	if ((state != IB_QPS_RTS && state != IB_QPS_SQD) ||
-	    qp->req.rnr_wait || qp->comp.psn == qp->req.psn)
+	if (!qp->req.retrans_on)
 		goto out_unlock;
+	state = READ_ONCE(qp->state);
+	/* not in RESET either, where sv_req_quiesce() wants no re-arming */
+	if ((state != IB_QPS_RTS && state != IB_QPS_SQD) ||
+	    qp->req.rnr_wait || qp->comp.psn == qp->req.psn) {
+		sv_req_stop_retrans_locked(qp);
+		goto out_unlock;
+	}
+	if (time_before(jiffies, qp->req.retrans_due)) {
+		mod_timer(&qp->req.retrans_timer, qp->req.retrans_due);
+		goto out_unlock;
+	}
+	sv_req_stop_retrans_locked(qp);	/* a resend arms it again */
 	sw = sv_comp_first_open(qp);
 	if (!sw)
 		goto out_unlock;
@@ -543,8 +566,11 @@ static void sv_comp_retire_sq(struct sv_qp *qp, bool flush_err)
 		}
 	}
 
-	if (flush_err)
+	if (flush_err) {
+		spin_lock_bh(&qp->req.lock);
 		sv_comp_stop_timers(qp);
+		spin_unlock_bh(&qp->req.lock);
+	}
 	if (retired)
 		sv_qp_sq_drain_check(qp);
 	/* a fence or max_rd_atomic may have held the requester back */

@@ -199,10 +199,16 @@ void sv_req_odp_fault(struct sv_qp *qp, struct sv_mr *mr, u64 iova, u64 len,
  * Arm the local ACK timeout (IBTA 9.7.6.1.3) for an RC QP with responses
  * due: @restart pushes it out (progress was made), otherwise an armed
  * timer keeps running so it measures from the oldest unanswered packet.
+ * Pushing it out only moves retrans_due: a pending timer that expires no
+ * later fires early and moves itself on (sv_comp_retrans_timeout()), so
+ * a stream of messages and ACKs touches the timer wheel about once per
+ * timeout, not once per message.  Only a timer not pending, or due after
+ * the new time (a shorter timeout since), is moved here.
  */
 void sv_req_arm_retrans_locked(struct sv_qp *qp, bool restart)
 {
-	unsigned long t;
+	struct timer_list *timer = &qp->req.retrans_timer;
+	unsigned long t, due;
 
 	lockdep_assert_held(&qp->req.lock);
 	if (!sv_qp_reliable(qp))
@@ -210,8 +216,30 @@ void sv_req_arm_retrans_locked(struct sv_qp *qp, bool restart)
 	t = READ_ONCE(qp->req.ack_timeout_j);
 	if (!t)
 		return;		/* timeout 0: wait forever */
-	if (restart || !timer_pending(&qp->req.retrans_timer))
-		mod_timer(&qp->req.retrans_timer, jiffies + t);
+	if (restart || !qp->req.retrans_on) {
+		qp->req.retrans_due = jiffies + t;
+		qp->req.retrans_on = true;
+	}
+	/*
+	 * Armed and not pushed out: the due time stays.  The timer is
+	 * pending no later, or it expired and its callback waits for the
+	 * lock: re-armed at the old due time, it times out as it would have.
+	 */
+	due = qp->req.retrans_due;
+	if (!timer_pending(timer) || time_after(READ_ONCE(timer->expires), due))
+		mod_timer(timer, due);
+}
+
+/*
+ * Nothing is unanswered (comp.psn == req.psn), or an RNR wait takes over:
+ * the local ACK timer stops.  A pending timer is left to fire, finds
+ * retrans_on clear and does nothing; deleting it here would cost the
+ * timer wheel work per message that arming lazily saves.
+ */
+void sv_req_stop_retrans_locked(struct sv_qp *qp)
+{
+	lockdep_assert_held(&qp->req.lock);
+	qp->req.retrans_on = false;
 }
 
 /*
@@ -1153,6 +1181,7 @@ void sv_req_reset(struct sv_qp *qp)
 	qp->req.odp_resend = false;
 	qp->req.stopped = false;
 	qp->req.retrying = false;
+	qp->req.retrans_on = false;	/* quiesced: no timer pending */
 	qp->comp.psn = 0;
 	consume_skb(qp->comp.odp_skb);
 	qp->comp.odp_skb = NULL;

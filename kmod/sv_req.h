@@ -114,7 +114,17 @@ struct sv_req_state {
 	bool		stopped;	/* a WQE failed: send no more */
 	/* went back after a loss, no progress since */
 	bool		retrying;
-	/* local ACK timeout (RC): armed while responses are due */
+	/*
+	 * local ACK timeout (RC): armed while responses are due.  Under
+	 * lock, retrans_on says it runs and retrans_due when it is due;
+	 * the timer itself moves lazily (sv_req_arm_retrans_locked(),
+	 * sv_req_stop_retrans_locked()): it may fire early, then moves
+	 * itself on to retrans_due, or find retrans_on clear and stop.
+	 * Whenever retrans_on is set, retrans_timer is pending with
+	 * expires <= retrans_due, or its callback is running.
+	 */
+	bool		retrans_on;
+	unsigned long	retrans_due;
 	struct timer_list retrans_timer;
 	struct timer_list rnr_timer;
 	/* the requester idle with an ACK owed: ask (sv_req_tail_timeout()) */
@@ -207,7 +217,13 @@ struct sv_swqe {
 /* sv_req.c */
 extern struct workqueue_struct *sv_req_wq;
 void sv_req_resend_locked(struct sv_qp *qp, u32 psn);
+/*
+ * The local ACK timer, under req.lock: arm (@restart: measure again from
+ * now, progress was made), or stop it because nothing is unanswered.
+ * Neither need touch the timer wheel (struct sv_req_state, retrans_on).
+ */
 void sv_req_arm_retrans_locked(struct sv_qp *qp, bool restart);
+void sv_req_stop_retrans_locked(struct sv_qp *qp);
 int sv_req_sge_copy(struct sv_qp *qp, const struct sv_send_wqe *wqe, u32 off,
 		    void *buf, u32 len, enum sv_copy_dir dir);
 
