@@ -526,15 +526,21 @@ static int sv_req_path(struct sv_qp *qp, const struct sv_send_wqe *wqe,
  * How many packets of the path MTU the next packet of @sw may stand for:
  * more than one (a local burst, design.md "Local bursts") where an RC or
  * UC message has more than one left and @path leads to a device of this
- * host that gets it through the loopback queue.  Under RCU.
+ * host that gets it through the loopback queue.  A message found to go
+ * elsewhere is not asked again (SV_SWQE_REMOTE): a look-up per message,
+ * not per packet, on the way to a wire.  Under RCU and req.lock.
  */
-static u32 sv_req_burst(struct sv_qp *qp, const struct sv_swqe *sw,
+static u32 sv_req_burst(struct sv_qp *qp, struct sv_swqe *sw,
 			const struct sv_path *path)
 {
 	u32 left = sw->npkts - sw->next;
 
-	if (left < 2 || !sv_net_path_local(sv_req_dev(qp), path))
+	if (left < 2 || (sw->flags & SV_SWQE_REMOTE))
 		return 1;
+	if (!sv_net_path_local(sv_req_dev(qp), path)) {
+		sw->flags |= SV_SWQE_REMOTE;
+		return 1;
+	}
 	return min(left, SV_HDR_MAX_LOCAL_PAYLOAD / sw->mtu);
 }
 
