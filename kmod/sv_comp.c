@@ -119,7 +119,7 @@ static void sv_comp_odp_park(struct sv_qp *qp, const struct sv_pkt_info *p)
 
 	lockdep_assert_held(&qp->req.lock);
 	consume_skb(qp->comp.odp_skb);
-	qp->comp.odp_skb = skb_copy(pkt->skb, GFP_ATOMIC);
+	qp->comp.odp_skb = sv_recv_pkt_copy(pkt);
 }
 
 /* Place one RDMA READ response packet; returns true if it was used. */

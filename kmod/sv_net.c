@@ -160,21 +160,26 @@ static int sv_net_out6(struct sv_dev *sv, struct sk_buff *skb)
 /* --- loopback ------------------------------------------------------------ */
 
 /*
- * Per CPU: local packets waiting for delivery, oldest first.  Filled with
- * bottom halves off (or interrupts; the queue's own lock is irq safe) on
- * the CPU of the sender and drained by that CPU's tasklet, so one
- * sender's packets are delivered in the order they were sent, as through
- * lo's per-CPU backlog.
+ * Per CPU: local packets waiting for delivery, oldest first: skbs and
+ * local frames (design.md, "Local frames") in one order.  Filled with
+ * bottom halves off (or interrupts; the lock is irq safe) on the CPU of
+ * the sender and drained by that CPU's tasklet, so one sender's packets
+ * are delivered in the order they were sent, as through lo's per-CPU
+ * backlog.
  */
 struct sv_net_loop {
-	struct sk_buff_head	queue;
+	spinlock_t		lock;
+	struct sv_net_pkt	*head;		/* under @lock */
+	struct sv_net_pkt	**tail;		/* under @lock */
+	unsigned int		qlen;		/* written under @lock */
 	/*
-	 * What the tasklet took from @queue in one go (one lock round
+	 * What the tasklet took from the queue in one go (one lock round
 	 * trip rather than one per packet) and has not delivered yet:
-	 * older than all of @queue.  Only the tasklet touches it, and a
+	 * older than all of the queue.  Only the tasklet touches it, and a
 	 * tasklet never runs twice at once: no lock.
 	 */
-	struct sk_buff_head	taken;
+	struct sv_net_pkt	*taken;
+	unsigned int		taken_len;	/* read by queueing: this CPU */
 	struct tasklet_struct	tasklet;
 	/*
 	 * The tasklet is draining the queue on this CPU: a packet queued
@@ -195,17 +200,24 @@ struct sv_net_loop {
 
 static DEFINE_PER_CPU(struct sv_net_loop, sv_net_loop);
 
-/* skb->cb of a queued local packet: how the receiver takes it */
+/* skb->cb of a queued local skb: its place in the queue, how it is taken */
 struct sv_net_loop_cb {
+	struct sv_net_pkt	pkt;
 	bool	wire;	/* ICRC set: receive as from the wire (sv_recv()) */
 	bool	v1;	/* RoCE v1: skb->data at the GRH (sv_recv_v1()) */
-	u8	npkts;	/* packets it stands for: > 1 for a local burst */
 };
 
 static struct sv_net_loop_cb *sv_net_loop_cb(struct sk_buff *skb)
 {
 	BUILD_BUG_ON(sizeof(struct sv_net_loop_cb) > sizeof(skb->cb));
 	return (struct sv_net_loop_cb *)skb->cb;
+}
+
+/* the skb whose skb->cb holds @pkt */
+static struct sk_buff *sv_net_pkt_skb(struct sv_net_pkt *pkt)
+{
+	BUILD_BUG_ON(offsetof(struct sv_net_loop_cb, pkt));
+	return (struct sk_buff *)((char *)pkt - offsetof(struct sk_buff, cb));
 }
 
 /*
@@ -237,47 +249,77 @@ static struct sv_dev *sv_net_ndev_dev_rcu(struct net_device *ndev)
 	return sv;
 }
 
+/* Deliver one queued packet to the device of the netdev it holds. */
+static void sv_net_loop_deliver(struct sv_net_pkt *pkt)
+{
+	struct net_device *ndev;
+	struct sk_buff *skb;
+	struct sv_dev *sv;
+
+	if (pkt->frame) {
+		struct sv_net_frame *f = container_of(pkt, struct sv_net_frame,
+						      pkt);
+
+		ndev = f->ndev;
+		/* the netdev is held; its device may be gone meanwhile */
+		rcu_read_lock();
+		sv = sv_net_ndev_dev_rcu(ndev);
+		if (sv)
+			sv_recv_frame(sv, f);
+		else
+			sv_net_frame_free(f);
+		rcu_read_unlock();
+		dev_put(ndev);
+		return;
+	}
+
+	skb = sv_net_pkt_skb(pkt);
+	ndev = skb->dev;
+	rcu_read_lock();
+	sv = sv_net_ndev_dev_rcu(ndev);
+	if (!sv)
+		kfree_skb(skb);
+	else if (sv_net_loop_cb(skb)->v1 && sv_net_loop_cb(skb)->wire)
+		sv_recv_v1(sv, skb);
+	else if (sv_net_loop_cb(skb)->v1)
+		sv_recv_v1_local(sv, skb);
+	else if (sv_net_loop_cb(skb)->wire)
+		sv_recv(sv, skb);
+	else
+		sv_recv_local(sv, skb);
+	rcu_read_unlock();
+	dev_put(ndev);
+}
+
 /*
- * Deliver what this CPU's queues hold, SV_NET_LOOP_BUDGET packets at most;
+ * Deliver what this CPU's queue holds, SV_NET_LOOP_BUDGET packets at most;
  * the tasklet takes the rest.  Bottom halves off, this CPU's @loop.
  */
 static void sv_net_loop_drain(struct sv_net_loop *loop)
 {
 	int budget = SV_NET_LOOP_BUDGET;
-	struct sk_buff *skb;
 
 	WRITE_ONCE(loop->draining, true);
 	while (budget-- > 0) {
-		struct net_device *ndev;
-		struct sv_dev *sv;
+		struct sv_net_pkt *pkt;
 
-		if (skb_queue_empty(&loop->taken)) {
+		if (!loop->taken) {
 			unsigned long flags;
 
-			spin_lock_irqsave(&loop->queue.lock, flags);
-			skb_queue_splice_tail_init(&loop->queue, &loop->taken);
-			spin_unlock_irqrestore(&loop->queue.lock, flags);
+			spin_lock_irqsave(&loop->lock, flags);
+			loop->taken = loop->head;
+			WRITE_ONCE(loop->taken_len, loop->qlen);
+			loop->head = NULL;
+			loop->tail = &loop->head;
+			WRITE_ONCE(loop->qlen, 0);
+			spin_unlock_irqrestore(&loop->lock, flags);
 		}
-		skb = __skb_dequeue(&loop->taken);
-		if (!skb)
+		pkt = loop->taken;
+		if (!pkt)
 			break;
-		ndev = skb->dev;
-
-		/* the netdev is held; its device may be gone meanwhile */
-		rcu_read_lock();
-		sv = sv_net_ndev_dev_rcu(ndev);
-		if (!sv)
-			kfree_skb(skb);
-		else if (sv_net_loop_cb(skb)->v1 && sv_net_loop_cb(skb)->wire)
-			sv_recv_v1(sv, skb);
-		else if (sv_net_loop_cb(skb)->v1)
-			sv_recv_v1_local(sv, skb);
-		else if (sv_net_loop_cb(skb)->wire)
-			sv_recv(sv, skb);
-		else
-			sv_recv_local(sv, skb, sv_net_loop_cb(skb)->npkts);
-		rcu_read_unlock();
-		dev_put(ndev);
+		loop->taken = pkt->next;
+		WRITE_ONCE(loop->taken_len, loop->taken_len - 1);
+		sv_net_loop_deliver(pkt);
 	}
 	/*
 	 * A packet queued after this (an interrupt's, here) sees draining
@@ -286,8 +328,7 @@ static void sv_net_loop_drain(struct sv_net_loop *loop)
 	 */
 	WRITE_ONCE(loop->draining, false);
 	barrier();
-	if (!skb_queue_empty(&loop->taken) ||
-	    !skb_queue_empty_lockless(&loop->queue))
+	if (loop->taken || READ_ONCE(loop->qlen))
 		tasklet_schedule(&loop->tasklet);
 }
 
@@ -392,24 +433,17 @@ static struct net_device *sv_net_loop_dest(struct sv_dev *sv,
 }
 
 /*
- * Queue @skb (UDP header at skb->data; the GRH for RoCE v1, skb->protocol
- * ETH_P_IBOE) for delivery to the device of @ndev, whose reference it
- * takes over; @wire: it carries an ICRC and is received as from the wire;
- * @npkts: the packets it stands for (1, or a local burst's).  Consumes @skb.
+ * Queue @pkt (its netdev held) for delivery on this CPU.  Returns 0, or
+ * -ENOBUFS when the queue is full: then the caller still owns it.
  */
-static int sv_net_loop_queue(struct sk_buff *skb, struct net_device *ndev,
-			     bool wire, u8 npkts)
+static int sv_net_loop_enqueue(struct sv_net_pkt *pkt)
 {
 	struct sv_net_loop *loop;
+	unsigned long flags;
 	bool bh_off;
 	int err = 0;
 
-	skb->dev = ndev;
-	skb->pkt_type = PACKET_HOST;
-	sv_net_loop_cb(skb)->wire = wire;
-	sv_net_loop_cb(skb)->v1 = skb->protocol == htons(ETH_P_IBOE);
-	sv_net_loop_cb(skb)->npkts = npkts;
-
+	pkt->next = NULL;
 	/*
 	 * From process context with interrupts on, bottom halves go off
 	 * around the queueing, so that the tasklet runs when they come back
@@ -422,9 +456,13 @@ static int sv_net_loop_queue(struct sk_buff *skb, struct net_device *ndev,
 	if (bh_off)
 		local_bh_disable();
 	loop = get_cpu_ptr(&sv_net_loop);
-	if (likely(skb_queue_len_lockless(&loop->queue) +
-		   skb_queue_len_lockless(&loop->taken) < SV_NET_LOOP_QLEN)) {
-		skb_queue_tail(&loop->queue, skb);
+	if (likely(READ_ONCE(loop->qlen) + READ_ONCE(loop->taken_len) <
+		   SV_NET_LOOP_QLEN)) {
+		spin_lock_irqsave(&loop->lock, flags);
+		*loop->tail = pkt;
+		loop->tail = &pkt->next;
+		WRITE_ONCE(loop->qlen, loop->qlen + 1);
+		spin_unlock_irqrestore(&loop->lock, flags);
 		/*
 		 * Not when this CPU's run is draining the queue: rescheduled,
 		 * the tasklet would run once more for an empty queue, and a
@@ -443,6 +481,26 @@ static int sv_net_loop_queue(struct sk_buff *skb, struct net_device *ndev,
 	put_cpu_ptr(&sv_net_loop);
 	if (bh_off)
 		local_bh_enable();
+	return err;
+}
+
+/*
+ * Queue @skb (UDP header at skb->data; the GRH for RoCE v1, skb->protocol
+ * ETH_P_IBOE) for delivery to the device of @ndev, whose reference it
+ * takes over; @wire: it carries an ICRC and is received as from the wire.
+ * Consumes @skb.
+ */
+static int sv_net_loop_queue(struct sk_buff *skb, struct net_device *ndev,
+			     bool wire)
+{
+	int err;
+
+	skb->dev = ndev;
+	skb->pkt_type = PACKET_HOST;
+	sv_net_loop_cb(skb)->pkt.frame = false;
+	sv_net_loop_cb(skb)->wire = wire;
+	sv_net_loop_cb(skb)->v1 = skb->protocol == htons(ETH_P_IBOE);
+	err = sv_net_loop_enqueue(&sv_net_loop_cb(skb)->pkt);
 	if (err) {
 		kfree_skb(skb);
 		dev_put(ndev);
@@ -478,7 +536,7 @@ static int sv_net_loop_out(struct sv_dev *sv, struct sk_buff *skb)
 	}
 	if (!v1)
 		__skb_pull(skb, skb_transport_offset(skb));
-	return sv_net_loop_queue(skb, ndev, true, 1);
+	return sv_net_loop_queue(skb, ndev, true);
 }
 
 /* Write the ICRC of @skb (IP header or, for RoCE v1, GRH at skb->data). */
@@ -492,11 +550,10 @@ static int sv_net_icrc_set(struct sk_buff *skb)
 /*
  * Send @skb (IP header or GRH at skb->data, IPv4 header checksum and ICRC
  * not set) to @ndev's device of this host, whose reference it takes over;
- * @faults from sv_net_loop_dest(); @npkts as for sv_net_loop_queue() (1
- * with @faults).  Consumes @skb.
+ * @faults from sv_net_loop_dest().  Consumes @skb.
  */
 static int sv_net_loop_xmit(struct sv_dev *sv, struct sk_buff *skb,
-			    struct net_device *ndev, bool faults, u8 npkts)
+			    struct net_device *ndev, bool faults)
 {
 	int err;
 
@@ -511,7 +568,7 @@ static int sv_net_loop_xmit(struct sv_dev *sv, struct sk_buff *skb,
 		/* received from the UDP header on, like the encap hook */
 		if (skb->protocol != htons(ETH_P_IBOE))
 			__skb_pull(skb, skb_transport_offset(skb));
-		return sv_net_loop_queue(skb, ndev, false, npkts);
+		return sv_net_loop_queue(skb, ndev, false);
 	}
 
 	/* as for the wire; sv_net_loop_out() finds the device again */
@@ -537,8 +594,8 @@ static void sv_net_loop_init(void)
 	for_each_possible_cpu(cpu) {
 		struct sv_net_loop *loop = per_cpu_ptr(&sv_net_loop, cpu);
 
-		skb_queue_head_init(&loop->queue);
-		__skb_queue_head_init(&loop->taken);
+		spin_lock_init(&loop->lock);
+		loop->tail = &loop->head;
 		tasklet_setup(&loop->tasklet, sv_net_loop_run);
 	}
 }
@@ -552,8 +609,7 @@ static void sv_net_loop_exit(void)
 		struct sv_net_loop *loop = per_cpu_ptr(&sv_net_loop, cpu);
 
 		tasklet_kill(&loop->tasklet);
-		WARN_ON(!skb_queue_empty(&loop->queue) ||
-			!skb_queue_empty(&loop->taken));
+		WARN_ON(loop->head || loop->taken);
 	}
 }
 
@@ -624,22 +680,27 @@ static void sv_net_push_ip6(const struct sv_path *path, struct sk_buff *skb,
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
 }
 
-/*
- * The UDP and IP headers of a RoCEv2 packet on @path to a device of this
- * host (no route: the namespace's default hop limit where @path has none).
- */
-static __always_inline void sv_net_push_local(struct sv_dev *sv,
-					      const struct sv_path *path,
-					      u16 sport, struct sk_buff *skb)
+/* the hop limit of a packet on @path to a device of this host (no route) */
+static u8 sv_net_local_hops(struct sv_dev *sv, const struct sv_path *path)
+{
+	if (path->hop_limit)
+		return path->hop_limit;
+	return sv_path_is_ipv4(path) ?
+	       READ_ONCE(sv->net->ipv4.sysctl_ip_default_ttl) :
+	       READ_ONCE(sv->net->ipv6.devconf_all->hop_limit);
+}
+
+/* The UDP and IP headers of a RoCEv2 packet on @path to a device of this host. */
+static void sv_net_push_local(struct sv_dev *sv, const struct sv_path *path,
+			      u16 sport, struct sk_buff *skb)
 {
 	sv_net_push_udp(skb, sport);
 	if (sv_path_is_ipv4(path))
 		sv_net_push_ip4(sv, path, skb, sv_path_saddr4(path),
-				sv_path_daddr4(path), path->hop_limit ?:
-				READ_ONCE(sv->net->ipv4.sysctl_ip_default_ttl));
+				sv_path_daddr4(path),
+				sv_net_local_hops(sv, path));
 	else
-		sv_net_push_ip6(path, skb, path->hop_limit ?:
-				READ_ONCE(sv->net->ipv6.devconf_all->hop_limit));
+		sv_net_push_ip6(path, skb, sv_net_local_hops(sv, path));
 }
 
 static int sv_net_xmit4(struct sv_dev *sv, const struct sv_path *path,
@@ -668,7 +729,7 @@ static int sv_net_xmit4(struct sv_dev *sv, const struct sv_path *path,
 	local = sv_net_loop_dest(sv, path, &faults);
 	if (local) {
 		sv_net_push_local(sv, path, sport, skb);
-		return sv_net_loop_xmit(sv, skb, local, faults, 1);
+		return sv_net_loop_xmit(sv, skb, local, faults);
 	}
 
 	rt = ip_route_output_key(sv->net, &fl4);
@@ -733,7 +794,7 @@ static int sv_net_xmit6(struct sv_dev *sv, const struct sv_path *path,
 	local = sv_net_loop_dest(sv, path, &faults);
 	if (local) {
 		sv_net_push_local(sv, path, sport, skb);
-		return sv_net_loop_xmit(sv, skb, local, faults, 1);
+		return sv_net_loop_xmit(sv, skb, local, faults);
 	}
 
 	dst = sv_ip6_dst_lookup_flow(sv->net, sock->sk, &fl6);
@@ -815,7 +876,7 @@ static void sv_net_v1_mcast_loop(struct sv_dev *sv, struct sk_buff *skb)
 	if (!copy)
 		return;
 	dev_hold(sv->ndev);
-	sv_net_loop_queue(copy, sv->ndev, true, 1);
+	sv_net_loop_queue(copy, sv->ndev, true);
 }
 
 static int sv_net_xmit_v1(struct sv_dev *sv, const struct sv_path *path,
@@ -834,7 +895,7 @@ static int sv_net_xmit_v1(struct sv_dev *sv, const struct sv_path *path,
 
 	local = sv_net_loop_dest(sv, path, &faults);
 	if (local)
-		return sv_net_loop_xmit(sv, skb, local, faults, 1);
+		return sv_net_loop_xmit(sv, skb, local, faults);
 
 	err = sv_icrc_v1_set_skb(skb, 0, skb->len);
 	if (unlikely(err))
@@ -889,48 +950,151 @@ static bool sv_net_src_ok(struct sv_dev *sv, const struct sv_path *path)
 	return !sv->l3 || sv_port_gid_is_addr_of(&path->sgid, sv->ndev);
 }
 
-bool sv_net_path_local(struct sv_dev *sv, const struct sv_path *path)
+/* --- local frames (design.md, "Local frames") --- */
+
+/*
+ * A local frame for @ib_len bytes on @path (its netdev held), or NULL
+ * where a packet there must be an skb (not a device of this host, RoCE v1,
+ * fault injection on either end, a source the netdev no longer has) or
+ * there is no buffer.
+ */
+static struct sv_net_frame *sv_net_frame_alloc(struct sv_dev *sv,
+					       const struct sv_path *path,
+					       unsigned int ib_len)
 {
+	unsigned int size = SKB_DATA_ALIGN(sizeof(struct sv_net_frame) +
+					   ib_len);
+	struct sv_net_frame *f;
 	struct net_device *ndev;
+	struct dst_entry *dst;
 	bool faults;
 
-	if (path->network_type == RDMA_NETWORK_ROCE_V1)
-		return false;
+	if (path->network_type == RDMA_NETWORK_ROCE_V1 ||
+	    !sv_net_src_ok(sv, path))
+		return NULL;
+	/* a kept route leads elsewhere (sv_net_route_cache()) */
+	dst = sv_net_route_get(path);
+	if (dst) {
+		dst_release(dst);
+		return NULL;
+	}
 	ndev = sv_net_loop_dest(sv, path, &faults);
 	if (!ndev)
-		return false;
-	dev_put(ndev);
-	return !faults;
+		return NULL;
+	if (faults) {
+		/* fault injection judges packets: they go as skbs */
+		dev_put(ndev);
+		return NULL;
+	}
+	/* as sv_net_alloc_skb(): a ring page, a fragment for a small one */
+	f = sv_pktbuf_alloc(size);
+	if (!f && size <= SV_NET_FRAG_MAX)
+		f = netdev_alloc_frag(size);
+	if (!f) {
+		dev_put(ndev);
+		return NULL;
+	}
+	f->pkt.frame = true;
+	f->ndev = ndev;
+	f->len = ib_len;
+	return f;
 }
 
-int sv_net_xmit_burst(struct sv_dev *sv, const struct sv_path *path,
-		      u16 sport, struct sk_buff *skb, u32 npkts)
+void sv_net_frame_free(struct sv_net_frame *f)
 {
-	unsigned int ib_len = skb->len;
-	struct net_device *local;
-	bool faults = true;
-	int err;
+	skb_free_frag(f);
+}
 
-	local = path->network_type == RDMA_NETWORK_ROCE_V1 ||
-		!sv_net_src_ok(sv, path) ? NULL :
-		sv_net_loop_dest(sv, path, &faults);
-	if (unlikely(!local || faults)) {
-		if (local)
-			dev_put(local);
-		kfree_skb(skb);
+/* Drop @f before it was queued: its netdev reference goes with it. */
+static void sv_net_frame_drop(struct sv_net_frame *f)
+{
+	dev_put(f->ndev);
+	sv_net_frame_free(f);
+}
+
+static int sv_net_frame_xmit(struct sv_dev *sv, const struct sv_path *path,
+			     struct sv_net_frame *f, u8 npkts)
+{
+	unsigned int ib_len = f->len;
+
+	/* nobody reads it; zeros rather than a reused page's old bytes */
+	memset(f->data + ib_len - SV_ICRC_BYTES, 0, SV_ICRC_BYTES);
+	f->npkts = npkts;
+	f->network_type = path->network_type;
+	f->traffic_class = path->traffic_class;
+	f->hop_limit = sv_net_local_hops(sv, path);
+	f->flow_label = sv_path_is_ipv4(path) ? 0 :
+			path->flow_label & IB_GRH_FLOWLABEL_MASK;
+	f->sgid = path->sgid;
+	f->dgid = path->dgid;
+	if (unlikely(sv_net_loop_enqueue(&f->pkt))) {
+		sv_net_frame_drop(f);
 		sv_stat_inc(sv, SV_STAT_TX_DROPS);
-		return -EMSGSIZE;
+		return -ENOBUFS;
 	}
-	sv_net_push_local(sv, path, sport, skb);
-	err = sv_net_loop_xmit(sv, skb, local, false, npkts);
-	if (unlikely(err)) {
-		sv_stat_inc(sv, SV_STAT_TX_DROPS);
-		return err;
-	}
-	sv_stat_inc(sv, SV_STAT_TX_LOCAL_BURSTS);
+	if (npkts > 1)
+		sv_stat_inc(sv, SV_STAT_TX_LOCAL_BURSTS);
 	sv_stat_add(sv, SV_STAT_TX_PKTS, npkts);
 	sv_stat_add(sv, SV_STAT_TX_BYTES, ib_len);
 	return 0;
+}
+
+/* --- packets: a local frame or an skb --- */
+
+static struct sv_net_frame *sv_net_pkt_frame(struct sv_net_pkt *pkt)
+{
+	return container_of(pkt, struct sv_net_frame, pkt);
+}
+
+struct sv_net_pkt *sv_net_pkt_alloc(struct sv_dev *sv,
+				    const struct sv_path *path,
+				    unsigned int ib_len, unsigned int how)
+{
+	struct sv_net_pkt *pkt;
+	struct sk_buff *skb;
+
+	if (how & (SV_NET_PKT_FRAME | SV_NET_PKT_FRAME_ONLY)) {
+		struct sv_net_frame *f = sv_net_frame_alloc(sv, path, ib_len);
+
+		if (f)
+			return &f->pkt;
+		if (how & SV_NET_PKT_FRAME_ONLY)
+			return NULL;
+	}
+	skb = sv_net_alloc_skb(sv, path, ib_len, GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	pkt = &sv_net_loop_cb(skb)->pkt;
+	pkt->frame = false;
+	return pkt;
+}
+
+u8 *sv_net_pkt_data(struct sv_net_pkt *pkt)
+{
+	return pkt->frame ? sv_net_pkt_frame(pkt)->data :
+			    sv_net_pkt_skb(pkt)->data;
+}
+
+unsigned int sv_net_pkt_len(struct sv_net_pkt *pkt)
+{
+	return pkt->frame ? sv_net_pkt_frame(pkt)->len :
+			    sv_net_pkt_skb(pkt)->len;
+}
+
+void sv_net_pkt_drop(struct sv_net_pkt *pkt)
+{
+	if (pkt->frame)
+		sv_net_frame_drop(sv_net_pkt_frame(pkt));
+	else
+		kfree_skb(sv_net_pkt_skb(pkt));
+}
+
+int sv_net_pkt_xmit(struct sv_dev *sv, const struct sv_path *path,
+		    u16 sport, struct sv_net_pkt *pkt, u8 npkts)
+{
+	if (pkt->frame)
+		return sv_net_frame_xmit(sv, path, sv_net_pkt_frame(pkt), npkts);
+	return sv_net_xmit(sv, path, sport, sv_net_pkt_skb(pkt));
 }
 
 int sv_net_xmit(struct sv_dev *sv, const struct sv_path *path, u16 sport,

@@ -23,10 +23,6 @@ enum sv_recv_how {
 	SV_RECV_V1	= BIT(1),	/* RoCE v1: skb->data at the GRH */
 };
 
-/* the longest datagram from a device of this host: a local burst */
-#define SV_RECV_LOCAL_MAX_UDP_LEN \
-	(SV_UDP_HDR_LEN + SV_HDR_MAX_LOCAL_PAYLOAD + SV_ROCE_MAX_IB_HDRS)
-
 /* Fill the addresses of @pkt from the IP header or GRH (@v1) of its skb. */
 static void sv_recv_addrs(struct sv_rx_pkt *pkt, bool v1)
 {
@@ -151,15 +147,63 @@ static bool sv_recv_v1_grh(struct sk_buff *skb)
 	return true;
 }
 
-/* @npkts: > 1 for a local burst (never for a packet with an ICRC) */
+/* what became of a packet whose headers parsed */
+enum sv_recv_fate {
+	SV_RECV_DONE,		/* delivered, or a CNP (counted) */
+	SV_RECV_INVALID,	/* not for any QP here: counted as invalid */
+	SV_RECV_DROPPED,	/* dropped and counted */
+};
+
+/*
+ * After the headers of @pkt parsed (pkt->p): the partition, the QP (or
+ * group), the peer, the hand-off.  pkt->skb, ->sv and the addresses set.
+ */
+static enum sv_recv_fate sv_recv_pkt(struct sv_dev *sv, struct sv_rx_pkt *pkt)
+{
+	struct sv_qp *qp;
+	bool ok;
+
+	/* full or limited member of the default partition */
+	if (unlikely((pkt->p.pkey & 0x7fff) != (SV_DEFAULT_PKEY & 0x7fff)))
+		return SV_RECV_INVALID;
+	if (unlikely(pkt->p.info->flags & SV_OP_CNP_PKT))
+		return SV_RECV_DONE;
+
+	rcu_read_lock();
+	if (pkt->p.qpn == SV_QPN_MULTICAST &&
+	    rdma_is_multicast_addr((struct in6_addr *)pkt->dgid.raw)) {
+		ok = sv_recv_mcast(sv, pkt);
+	} else {
+		qp = sv_qp_get_by_qpn(sv, pkt->p.qpn);
+		if (qp && unlikely(!sv_recv_from_peer(qp, pkt))) {
+			sv_qp_put(qp);
+			rcu_read_unlock();
+			sv_stat_inc(sv, SV_STAT_RX_DROP_NOT_PEER);
+			return SV_RECV_DROPPED;
+		}
+		ok = qp && sv_recv_deliver(qp, pkt);
+		if (qp)
+			sv_qp_put(qp);
+	}
+	rcu_read_unlock();
+	if (!ok) {
+		sv_stat_inc(sv, SV_STAT_RX_DROP_NO_QP);
+		return SV_RECV_DROPPED;
+	}
+	/* a local burst counts as the packets it stands for */
+	sv_stat_add(sv, SV_STAT_RX_PKTS, pkt->p.npkts);
+	if (pkt->network_type == RDMA_NETWORK_ROCE_V1)
+		sv_stat_inc(sv, SV_STAT_RX_V1_PKTS);
+	sv_stat_add(sv, SV_STAT_RX_BYTES, pkt->p.len);
+	return SV_RECV_DONE;
+}
+
 static void sv_recv_skb(struct sv_dev *sv, struct sk_buff *skb,
-			unsigned int how, u8 npkts)
+			unsigned int how)
 {
 	bool v1 = how & SV_RECV_V1;
 	struct sv_rx_pkt pkt;
-	struct sv_qp *qp;
 	int l3_off;
-	bool ok;
 
 	if (v1) {
 		if (unlikely(!sv_recv_v1_grh(skb)))
@@ -170,8 +214,7 @@ static void sv_recv_skb(struct sv_dev *sv, struct sk_buff *skb,
 		 * made linear or CRCed (a fragmented 64 KiB datagram would
 		 * cost an order-4 atomic allocation, a copy and a CRC each).
 		 */
-		if (unlikely(skb->len > (npkts > 1 ? SV_RECV_LOCAL_MAX_UDP_LEN :
-						 SV_ROCE_MAX_UDP_LEN) ||
+		if (unlikely(skb->len > SV_ROCE_MAX_UDP_LEN ||
 			     skb->len < sizeof(struct udphdr) ||
 			     skb_linearize(skb)))
 			goto drop_invalid;
@@ -187,47 +230,20 @@ static void sv_recv_skb(struct sv_dev *sv, struct sk_buff *skb,
 		sv_stat_inc(sv, SV_STAT_RX_DROP_ICRC);
 		goto drop;
 	}
-	if (unlikely(npkts > 1 ?
-		     sv_hdr_parse_local(skb->data, skb->len, npkts, &pkt.p) :
-		     sv_hdr_parse(skb->data, skb->len, &pkt.p)))
+	if (unlikely(sv_hdr_parse(skb->data, skb->len, &pkt.p)))
 		goto drop_invalid;
-	/* full or limited member of the default partition */
-	if (unlikely((pkt.p.pkey & 0x7fff) != (SV_DEFAULT_PKEY & 0x7fff)))
-		goto drop_invalid;
-	if (unlikely(pkt.p.info->flags & SV_OP_CNP_PKT))
-		goto consume;
 
 	pkt.skb = skb;
 	pkt.sv = sv;
 	sv_recv_addrs(&pkt, v1);
-
-	rcu_read_lock();
-	if (pkt.p.qpn == SV_QPN_MULTICAST &&
-	    rdma_is_multicast_addr((struct in6_addr *)pkt.dgid.raw)) {
-		ok = sv_recv_mcast(sv, &pkt);
-	} else {
-		qp = sv_qp_get_by_qpn(sv, pkt.p.qpn);
-		if (qp && unlikely(!sv_recv_from_peer(qp, &pkt))) {
-			sv_qp_put(qp);
-			rcu_read_unlock();
-			sv_stat_inc(sv, SV_STAT_RX_DROP_NOT_PEER);
-			goto drop;
-		}
-		ok = qp && sv_recv_deliver(qp, &pkt);
-		if (qp)
-			sv_qp_put(qp);
-	}
-	rcu_read_unlock();
-	if (!ok) {
-		sv_stat_inc(sv, SV_STAT_RX_DROP_NO_QP);
+	switch (sv_recv_pkt(sv, &pkt)) {
+	case SV_RECV_DONE:
+		break;
+	case SV_RECV_INVALID:
+		goto drop_invalid;
+	default:
 		goto drop;
 	}
-	/* a local burst counts as the packets it stands for */
-	sv_stat_add(sv, SV_STAT_RX_PKTS, pkt.p.npkts);
-	if (v1)
-		sv_stat_inc(sv, SV_STAT_RX_V1_PKTS);
-	sv_stat_add(sv, SV_STAT_RX_BYTES, pkt.p.len);
-consume:
 	/* into the per-CPU head cache the next packet is built on */
 	if (sv_net_napi_ctx())
 		napi_consume_skb(skb, 1);
@@ -241,18 +257,62 @@ drop:
 	kfree_skb(skb);
 }
 
+/*
+ * A local frame: made by a requester or responder of this host for a
+ * connected QP's path, so nothing in it came from a wire; its headers are
+ * checked all the same, a burst against the packets it stands for
+ * (sv_hdr_parse_local()).  Never a UD packet: a UD receiver puts the IP
+ * header into the GRH area, which a frame does not have.
+ */
+void sv_recv_frame(struct sv_dev *sv, struct sv_net_frame *f)
+{
+	struct sv_rx_pkt pkt;
+
+	if (unlikely(sv_hdr_parse_local(f->data, f->len, f->npkts, &pkt.p) ||
+		     pkt.p.info->qp_type == IB_QPT_UD)) {
+		sv_stat_inc(sv, SV_STAT_RX_DROP_INVALID);
+		goto free;
+	}
+	pkt.skb = NULL;
+	pkt.sv = sv;
+	pkt.network_type = f->network_type;
+	pkt.traffic_class = f->traffic_class;
+	pkt.hop_limit = f->hop_limit;
+	pkt.flow_label = f->flow_label;
+	pkt.sgid = f->sgid;
+	pkt.dgid = f->dgid;
+	eth_zero_addr(pkt.smac);
+	if (sv_recv_pkt(sv, &pkt) == SV_RECV_INVALID)
+		sv_stat_inc(sv, SV_STAT_RX_DROP_INVALID);
+free:
+	sv_net_frame_free(f);
+}
+
+struct sk_buff *sv_recv_pkt_copy(const struct sv_rx_pkt *pkt)
+{
+	struct sk_buff *skb;
+
+	if (pkt->skb)
+		return skb_copy(pkt->skb, GFP_ATOMIC);
+	/* a frame: p.hdr is at its BTH, p.len through the ICRC */
+	skb = alloc_skb(pkt->p.len, GFP_ATOMIC);
+	if (skb)
+		skb_put_data(skb, pkt->p.hdr, pkt->p.len);
+	return skb;
+}
+
 void sv_recv(struct sv_dev *sv, struct sk_buff *skb)
 {
 	/* --- fault injection (sv_fault.c): it may take the packet --- */
 	if (sv_fault_active(sv, SV_FAULT_RX) && sv_fault_rx(sv, skb, sv_recv))
 		return;
 	/* --- end fault injection --- */
-	sv_recv_skb(sv, skb, SV_RECV_ICRC, 1);
+	sv_recv_skb(sv, skb, SV_RECV_ICRC);
 }
 
-void sv_recv_local(struct sv_dev *sv, struct sk_buff *skb, u8 npkts)
+void sv_recv_local(struct sv_dev *sv, struct sk_buff *skb)
 {
-	sv_recv_skb(sv, skb, 0, npkts);
+	sv_recv_skb(sv, skb, 0);
 }
 
 void sv_recv_v1(struct sv_dev *sv, struct sk_buff *skb)
@@ -262,10 +322,10 @@ void sv_recv_v1(struct sv_dev *sv, struct sk_buff *skb)
 	    sv_fault_rx(sv, skb, sv_recv_v1))
 		return;
 	/* --- end fault injection --- */
-	sv_recv_skb(sv, skb, SV_RECV_ICRC | SV_RECV_V1, 1);
+	sv_recv_skb(sv, skb, SV_RECV_ICRC | SV_RECV_V1);
 }
 
 void sv_recv_v1_local(struct sv_dev *sv, struct sk_buff *skb)
 {
-	sv_recv_skb(sv, skb, SV_RECV_V1, 1);
+	sv_recv_skb(sv, skb, SV_RECV_V1);
 }

@@ -36,7 +36,8 @@ struct workqueue_struct *sv_req_wq;
 
 /* a packet the requester built under req.lock, to send after it */
 struct sv_req_pkt {
-	struct sk_buff		*skb;
+	/* NULL: no buffer; else a local frame or an skb (sv_net_pkt_alloc()) */
+	struct sv_net_pkt	*pkt;
 	const struct sv_path	*path;
 	u16			sport;
 	/* it was the last packet the SQ holds for now (sv_req_next_locked()) */
@@ -525,23 +526,35 @@ static int sv_req_path(struct sv_qp *qp, const struct sv_send_wqe *wqe,
 /*
  * How many packets of the path MTU the next packet of @sw may stand for:
  * more than one (a local burst, design.md "Local bursts") where an RC or
- * UC message has more than one left and @path leads to a device of this
- * host that gets it through the loopback queue.  A message found to go
- * elsewhere is not asked again (SV_SWQE_REMOTE): a look-up per message,
- * not per packet, on the way to a wire.  Under RCU and req.lock.
+ * UC SEND or WRITE has more than one left and goes as local frames.
  */
-static u32 sv_req_burst(struct sv_qp *qp, struct sv_swqe *sw,
-			const struct sv_path *path)
+static u32 sv_req_burst(const struct sv_swqe *sw, bool frames, bool no_burst)
 {
 	u32 left = sw->npkts - sw->next;
 
-	if (left < 2 || (sw->flags & SV_SWQE_REMOTE))
+	if (!frames || no_burst || left < 2)
 		return 1;
-	if (!sv_net_path_local(sv_req_dev(qp), path)) {
-		sw->flags |= SV_SWQE_REMOTE;
-		return 1;
-	}
 	return min(left, SV_HDR_MAX_LOCAL_PAYLOAD / sw->mtu);
+}
+
+/*
+ * The buffer of a request packet of @ib_len bytes: a local frame where
+ * @frames and the path leads to a device of this host, else an skb.  A
+ * message whose packet became an skb is not asked again (SV_SWQE_REMOTE):
+ * a look-up per message, not per packet, on the way to a wire.  A burst
+ * (@n > 1) is a frame or nothing.  Returns the BTH, or NULL.
+ */
+static u8 *sv_req_buf(struct sv_qp *qp, struct sv_swqe *sw,
+		      struct sv_req_pkt *pk, unsigned int ib_len, bool frames,
+		      u32 n)
+{
+	unsigned int how = !frames ? 0 : n > 1 ? SV_NET_PKT_FRAME_ONLY :
+						 SV_NET_PKT_FRAME;
+
+	pk->pkt = sv_net_pkt_alloc(sv_req_dev(qp), pk->path, ib_len, how);
+	if (frames && pk->pkt && !pk->pkt->frame)
+		sw->flags |= SV_SWQE_REMOTE;
+	return pk->pkt ? sv_net_pkt_data(pk->pkt) : NULL;
 }
 
 /* Fill the extension headers the opcode of @hdr has. */
@@ -594,8 +607,8 @@ static void sv_req_build_ext(struct sv_qp *qp, struct sv_swqe *sw, u8 *hdr,
 }
 
 /*
- * Build the next request packet of @sw into @pk (pk->skb stays NULL if the
- * skb could not be allocated: a loss the retransmission covers for RC).
+ * Build the next request packet of @sw into @pk (pk->pkt stays NULL
+ * without a buffer: a loss the retransmission covers for RC).
  * Returns 0, or an ib_wc_status the WQE fails with.
  */
 static int sv_req_build_locked(struct sv_qp *qp, struct sv_swqe *sw,
@@ -607,9 +620,9 @@ static int sv_req_build_locked(struct sv_qp *qp, struct sv_swqe *sw,
 	u32 wr_flags = sv_opcode_wr_flags(wqe->wr.opcode);
 	bool read = wr_flags & SV_WR_READ;
 	const struct sv_opcode_info *info;
-	u32 psn, off, paylen = 0, flags = 0, dqpn, n = 1, end;
-	struct sk_buff *skb;
-	bool first, last;
+	bool one_req = read || (sw->flags & SV_SWQE_RESP);
+	u32 psn, off, paylen = 0, flags = 0, dqpn, n, end;
+	bool first, last, frames, no_burst = one_req;
 	int opcode;
 	u8 *hdr;
 
@@ -617,10 +630,11 @@ static int sv_req_build_locked(struct sv_qp *qp, struct sv_swqe *sw,
 
 	if (sv_req_path(qp, wqe, pk, &dqpn))
 		return IB_WC_LOC_QP_OP_ERR;
-	if (!read && !(sw->flags & SV_SWQE_RESP))
-		n = sv_req_burst(qp, sw, pk->path);
+	/* UD packets carry their IP header to the GRH area: never frames */
+	frames = !sv_req_is_ud(qp) && !(sw->flags & SV_SWQE_REMOTE);
 again:
-	if (read || (sw->flags & SV_SWQE_RESP)) {
+	n = sv_req_burst(sw, frames, no_burst);
+	if (one_req) {
 		/*
 		 * READ, atomics, FLUSH, ATOMIC WRITE: one request; a READ
 		 * resumes (IBTA 9.7.4.1.4); an ATOMIC WRITE carries its value.
@@ -643,15 +657,14 @@ again:
 		return IB_WC_LOC_QP_OP_ERR;
 	info = &sv_opcode_table[opcode];
 
-	skb = sv_net_alloc_skb(sv, pk->path, sv_hdr_pkt_len(info, paylen),
-			       GFP_ATOMIC);
-	if (!skb && n > 1) {
-		n = 1;		/* no buffer for the burst: one packet */
+	hdr = sv_req_buf(qp, sw, pk, sv_hdr_pkt_len(info, paylen), frames, n);
+	if (!hdr && n > 1) {
+		/* no buffer for the burst: one packet (a frame, or an skb) */
+		no_burst = true;
 		goto again;
 	}
 	pk->npkts = n;
-	if (skb) {
-		hdr = skb->data;
+	if (hdr) {
 		if (last && (wqe->wr.send_flags & IB_SEND_SOLICITED) &&
 		    (info->flags & SV_OP_SE))
 			flags |= SV_BTH_SE;
@@ -681,7 +694,8 @@ again:
 						  SV_COPY_FROM_MR);
 
 			if (err) {
-				kfree_skb(skb);
+				sv_net_pkt_drop(pk->pkt);
+				pk->pkt = NULL;
 				/* ODP: this packet again after the fault */
 				return err == -EAGAIN ? err :
 					IB_WC_LOC_PROT_ERR;
@@ -691,7 +705,6 @@ again:
 	} else {
 		sv_stat_inc(sv, SV_STAT_TX_DROPS);
 	}
-	pk->skb = skb;
 
 	end = sv_psn_add(read ? sw->last_psn : sv_psn_add(psn, n - 1), 1);
 	if (psn == qp->req.psn) {	/* first time out */
@@ -853,7 +866,7 @@ static bool sv_req_send_some(struct sv_qp *qp, int *budget)
 				sv_net_loop_hold();
 		}
 
-		pk.skb = NULL;
+		pk.pkt = NULL;
 		pk.drained = false;
 		pk.npkts = 1;
 		rcu_read_lock();
@@ -862,11 +875,9 @@ static bool sv_req_send_some(struct sv_qp *qp, int *budget)
 		spin_lock(&qp->req.lock);
 		ret = sv_req_next_locked(qp, &pk, &retire);
 		spin_unlock(&qp->req.lock);
-		if (pk.skb && pk.npkts > 1)
-			sv_net_xmit_burst(sv, pk.path, pk.sport, pk.skb,
-					  pk.npkts);
-		else if (pk.skb)
-			sv_net_xmit(sv, pk.path, pk.sport, pk.skb);
+		if (pk.pkt)
+			sv_net_pkt_xmit(sv, pk.path, pk.sport, pk.pkt,
+					pk.npkts);
 		rcu_read_unlock();
 		if (!ret) {
 			idle = true;

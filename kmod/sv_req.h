@@ -175,7 +175,7 @@ enum sv_swqe_flags {
 	 * Response Only (IBTA 1.5), but an ACK covering the PSN ends them too
 	 */
 	SV_SWQE_ACK_ENDS	= BIT(4),
-	/* no local destination found for it: no local bursts, no more look-ups */
+	/* its packets go as skbs (not local frames): no more look-ups */
 	SV_SWQE_REMOTE		= BIT(5),
 };
 

@@ -561,7 +561,7 @@ static bool sv_resp_odp_park(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 		   pkt->p.psn != sv_resp_odp_cb(skb_peek_tail(q))->next_psn) {
 		return false;
 	}
-	skb = skb_copy(pkt->skb, GFP_ATOMIC);
+	skb = sv_recv_pkt_copy(pkt);
 	if (!skb)
 		return false;
 	sv_resp_odp_cb(skb)->psn = pkt->p.psn;

@@ -178,7 +178,7 @@ enum sv_resp_defer {
 /* What a lock holder decided; done by sv_resp_finish() after unlock. */
 struct sv_resp_out {
 	const struct sv_path	*path;	/* RCU: for the packets in txq */
-	struct sk_buff_head	txq;
+	struct sv_net_pktq	txq;
 	struct ib_wc		wc;
 	/* XRC target: the SRQ whose CQ gets wc (looked up again to post) */
 	u32			xrc_srqn;
@@ -196,9 +196,10 @@ struct sv_resp_out {
 };
 
 /*
- * In skb->cb of a response built from a resource, until it is handed to
- * sv_net_xmit(): where the resource's cursor stood before the packet, so
- * that the work item can send it again when the way out was full.
+ * In the owner's part of a response built from a resource (struct
+ * sv_net_pkt), until it is handed to sv_net_pkt_xmit(): where the
+ * resource's cursor stood before the packet, so that the work item can
+ * send it again when the way out was full.
  */
 struct sv_resp_cb {
 	u32		seq;		/* resource sequence number */
@@ -207,10 +208,10 @@ struct sv_resp_cb {
 	bool		from_res;
 };
 
-static inline struct sv_resp_cb *sv_resp_cb(struct sk_buff *skb)
+static inline struct sv_resp_cb *sv_resp_cb(struct sv_net_pkt *pkt)
 {
-	BUILD_BUG_ON(sizeof(struct sv_resp_cb) > sizeof(skb->cb));
-	return (struct sv_resp_cb *)skb->cb;
+	BUILD_BUG_ON(sizeof(struct sv_resp_cb) > sizeof(pkt->owner));
+	return (struct sv_resp_cb *)pkt->owner;
 }
 
 /* Outcomes of executing a request, and what each means on the wire. */
@@ -249,7 +250,7 @@ static inline void sv_resp_set_psn(struct sv_qp *qp, u32 psn)
 static inline void sv_resp_out_init(struct sv_resp_out *out)
 {
 	memset(out, 0, sizeof(*out));
-	__skb_queue_head_init(&out->txq);
+	sv_net_pktq_init(&out->txq);
 }
 
 /* a remote operation of the packet ended: count it after the CQE */
@@ -278,7 +279,7 @@ enum sv_resp_err sv_resp_rdma_check(struct sv_qp *qp, int access, u64 va,
 /* --- sv_resp_pkt.c ------------------------------------------------------- */
 
 u8 *sv_resp_pkt_new(struct sv_qp *qp, struct sv_resp_out *out, u8 opcode,
-		    u32 psn, u32 paylen, struct sk_buff **skbp);
+		    u32 psn, u32 paylen, struct sv_net_pkt **pktp);
 void sv_resp_pkt_aeth(struct sv_qp *qp, struct sv_resp_out *out,
 		      u8 syndrome, u32 psn);
 void sv_resp_pkt_ack(struct sv_qp *qp, struct sv_resp_out *out, u32 psn);

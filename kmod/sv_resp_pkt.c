@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The responder's outgoing packets (IBTA 9.7.5): a response skb with its
+ * The responder's outgoing packets (IBTA 9.7.5): a response packet with its
  * BTH, ACKs, NAKs and RNR NAKs with their AETH, and the sending, in order,
  * of what a lock holder queued.  sv_resp.c and sv_resp_res.c build their
  * responses here; sv_resp.h is shared.
@@ -19,10 +19,10 @@
  *	with the XRC prefix, IBTA A14)
  * @psn: the response's PSN
  * @paylen: payload bytes to follow the headers
- * @skbp: the new skb, on success
+ * @pktp: the new packet, on success (a local frame where the path allows)
  *
  * The pad after the payload is zeroed; the caller fills the extension
- * headers and payload and queues the skb on @out->txq.
+ * headers and payload and queues the packet on @out->txq.
  *
  * Context: softirq or process context, under qp->resp.lock.
  * Return: the start of the packet's headers (the BTH), or NULL if there
@@ -30,10 +30,10 @@
  * retry covers).
  */
 u8 *sv_resp_pkt_new(struct sv_qp *qp, struct sv_resp_out *out, u8 opcode,
-		    u32 psn, u32 paylen, struct sk_buff **skbp)
+		    u32 psn, u32 paylen, struct sv_net_pkt **pktp)
 {
 	const struct sv_opcode_info *info;
-	struct sk_buff *skb;
+	struct sv_net_pkt *pkt;
 	u8 *hdr;
 
 	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT)
@@ -42,15 +42,16 @@ u8 *sv_resp_pkt_new(struct sv_qp *qp, struct sv_resp_out *out, u8 opcode,
 
 	if (!out->path)
 		return NULL;
-	skb = sv_net_alloc_skb(sv_resp_dev(qp), out->path,
-			       sv_hdr_pkt_len(info, paylen), GFP_ATOMIC);
-	if (!skb)
+	/* a responder's QP is connected: never UD */
+	pkt = sv_net_pkt_alloc(sv_resp_dev(qp), out->path,
+			       sv_hdr_pkt_len(info, paylen), SV_NET_PKT_FRAME);
+	if (!pkt)
 		return NULL;
-	hdr = skb->data;
+	hdr = sv_net_pkt_data(pkt);
 	sv_hdr_build_bth(hdr, opcode, 0, SV_DEFAULT_PKEY,
 			 READ_ONCE(qp->attr.dest_qp_num), psn, paylen);
 	memset(hdr + info->hdr_len + paylen, 0, sv_hdr_pad(paylen));
-	*skbp = skb;
+	*pktp = pkt;
 	return hdr;
 }
 
@@ -69,16 +70,16 @@ u8 *sv_resp_pkt_new(struct sv_qp *qp, struct sv_resp_out *out, u8 opcode,
 void sv_resp_pkt_aeth(struct sv_qp *qp, struct sv_resp_out *out,
 		      u8 syndrome, u32 psn)
 {
-	struct sk_buff *skb;
+	struct sv_net_pkt *pkt;
 	u8 *hdr;
 
 	lockdep_assert_held(&qp->resp.lock);
-	hdr = sv_resp_pkt_new(qp, out, IB_OPCODE_RC_ACKNOWLEDGE, psn, 0, &skb);
+	hdr = sv_resp_pkt_new(qp, out, IB_OPCODE_RC_ACKNOWLEDGE, psn, 0, &pkt);
 	if (!hdr)
 		return;
 	sv_hdr_build_aeth(hdr, syndrome, qp->resp.msn);
-	sv_resp_cb(skb)->from_res = false;
-	__skb_queue_tail(&out->txq, skb);
+	sv_resp_cb(pkt)->from_res = false;
+	sv_net_pktq_add(&out->txq, pkt);
 }
 
 /**
@@ -170,19 +171,19 @@ void sv_resp_pkt_nak(struct sv_qp *qp, struct sv_resp_out *out,
 bool sv_resp_pkt_xmit(struct sv_qp *qp, struct sv_resp_out *out, bool retry)
 {
 	struct sv_dev *sv = sv_resp_dev(qp);
-	struct sk_buff *skb;
+	struct sv_net_pkt *pkt;
 	u16 sport;
 
 	lockdep_assert_held(&qp->resp.lock);
-	if (skb_queue_empty(&out->txq))
+	if (sv_net_pktq_empty(&out->txq))
 		return true;
 	sport = sv_path_udp_sport(out->path, qp->ibqp.qp_num,
 				  READ_ONCE(qp->attr.dest_qp_num));
-	while ((skb = __skb_dequeue(&out->txq))) {
-		/* sv_net_xmit() consumes the skb: keep the cursor */
-		struct sv_resp_cb cb = *sv_resp_cb(skb);
+	while ((pkt = sv_net_pktq_pop(&out->txq))) {
+		/* sending consumes the packet: keep the cursor */
+		struct sv_resp_cb cb = *sv_resp_cb(pkt);
 
-		if (!sv_net_xmit(sv, out->path, sport, skb) || !retry ||
+		if (!sv_net_pkt_xmit(sv, out->path, sport, pkt, 1) || !retry ||
 		    !cb.from_res)
 			continue;
 		sv_resp_rewind(qp, out, &cb);

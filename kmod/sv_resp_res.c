@@ -129,7 +129,7 @@ static int sv_resp_read_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 	u32 n = min(left, res->mtu);
 	bool first = res->cur_psn == res->start_psn;
 	bool last = n == left;
-	struct sk_buff *skb;
+	struct sv_net_pkt *pkt;
 	u8 opcode;
 	u8 *hdr;
 
@@ -140,7 +140,7 @@ static int sv_resp_read_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 		opcode = last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST :
 				IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE;
 
-	hdr = sv_resp_pkt_new(qp, out, opcode, res->cur_psn, n, &skb);
+	hdr = sv_resp_pkt_new(qp, out, opcode, res->cur_psn, n, &pkt);
 	if (hdr) {
 		const struct sv_opcode_info *info = &sv_opcode_table[opcode];
 		u8 syn = sv_aeth_syn_ack(SV_AETH_CREDITS_INVALID);
@@ -166,22 +166,22 @@ static int sv_resp_read_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 				sv_mr_put(mr);
 			}
 			if (err == -EAGAIN) {
-				kfree_skb(skb);
+				sv_net_pkt_drop(pkt);
 				return err;
 			}
 			if (err) {
 				/* invalidated or deregistered meanwhile */
-				kfree_skb(skb);
+				sv_net_pkt_drop(pkt);
 				return -EACCES;
 			}
 		}
-		*sv_resp_cb(skb) = (struct sv_resp_cb) {
+		*sv_resp_cb(pkt) = (struct sv_resp_cb) {
 			.seq = qp->resp.res_serve,
 			.cur_psn = res->cur_psn,
 			.cur_off = res->cur_off,
 			.from_res = true,
 		};
-		__skb_queue_tail(&out->txq, skb);
+		sv_net_pktq_add(&out->txq, pkt);
 	}
 	/* a packet we could not allocate is lost: the requester retries */
 	res->cur_off += n;
@@ -231,21 +231,21 @@ static int sv_resp_res_execute(struct sv_qp *qp, struct sv_resp_res *res,
 static void sv_resp_res_reply(struct sv_qp *qp, struct sv_resp_out *out,
 			      struct sv_resp_res *res, u8 opcode)
 {
-	struct sk_buff *skb;
+	struct sv_net_pkt *pkt;
 	u8 *hdr;
 
-	hdr = sv_resp_pkt_new(qp, out, opcode, res->first_psn, 0, &skb);
+	hdr = sv_resp_pkt_new(qp, out, opcode, res->first_psn, 0, &pkt);
 	if (hdr) {
 		sv_hdr_build_aeth(hdr, sv_aeth_syn_ack(SV_AETH_CREDITS_INVALID),
 				  res->msn);
 		if (opcode == IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE)
 			sv_hdr_build_atmack(hdr, res->orig);
-		*sv_resp_cb(skb) = (struct sv_resp_cb) {
+		*sv_resp_cb(pkt) = (struct sv_resp_cb) {
 			.seq = qp->resp.res_serve,
 			.cur_psn = res->first_psn,
 			.from_res = true,
 		};
-		__skb_queue_tail(&out->txq, skb);
+		sv_net_pktq_add(&out->txq, pkt);
 	}
 	res->pending = false;
 }
@@ -664,7 +664,7 @@ void sv_resp_duplicate(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 
 /*
  * A response from a resource could not be sent (the device or the way to
- * the peer is full): put the cursors of @skb's resource and of every
+ * the peer is full): put the cursors of @failed's resource and of every
  * later one in the queue back to their first unsent packet, which the
  * work item sends again.  The rest of the queue is freed.
  */
@@ -672,15 +672,15 @@ void sv_resp_rewind(struct sv_qp *qp, struct sv_resp_out *out,
 		    const struct sv_resp_cb *failed)
 {
 	const struct sv_resp_cb *cb = failed;
-	struct sk_buff *skb = NULL;
+	struct sv_net_pkt *pkt = NULL;
 	bool first = true;
 
 	lockdep_assert_held(&qp->resp.lock);
 	do {
 		struct sv_resp_res *res;
 
-		if (skb)
-			cb = sv_resp_cb(skb);
+		if (pkt)
+			cb = sv_resp_cb(pkt);
 		if (cb->from_res) {
 			res = sv_resp_res_at(qp, cb->seq);
 			if (first)
@@ -695,8 +695,9 @@ void sv_resp_rewind(struct sv_qp *qp, struct sv_resp_out *out,
 			}
 			res->pending = true;
 		}
-		kfree_skb(skb);
-	} while ((skb = __skb_dequeue(&out->txq)));
+		if (pkt)
+			sv_net_pkt_drop(pkt);
+	} while ((pkt = sv_net_pktq_pop(&out->txq)));
 }
 
 /* batches the work item sends before it makes room for other work */

@@ -40,7 +40,8 @@
  * @p:		the transport headers as sv_hdr_parse() found them; p.hdr
  *		points into the (linear) skb data, at the BTH
  * @skb:	the packet; its network header is the IPv4/IPv6 header, or
- *		for RoCE v1 the GRH (laid out as an IPv6 header)
+ *		for RoCE v1 the GRH (laid out as an IPv6 header).  NULL for
+ *		a local frame (RC, UC and XRC opcodes only, never UD's)
  * @sv:		the device it arrived on
  * @network_type: RDMA_NETWORK_IPV4, RDMA_NETWORK_IPV6 or (RoCE v1, IBTA
  *		Annex A16) RDMA_NETWORK_ROCE_V1
@@ -69,6 +70,13 @@ struct sv_rx_pkt {
 	union ib_gid		dgid;
 	u8			smac[ETH_ALEN];
 };
+
+/*
+ * A private copy of @pkt's IB part (BTH through ICRC at skb->data) to keep
+ * beyond the handler (an ODP fault's retry), or NULL without memory.
+ * Any context.
+ */
+struct sk_buff *sv_recv_pkt_copy(const struct sv_rx_pkt *pkt);
 
 /* sv_net.c: transmit */
 
@@ -134,20 +142,131 @@ void sv_pktbuf_exit(void);
  */
 int sv_net_xmit(struct sv_dev *sv, const struct sv_path *path, u16 sport,
 		struct sk_buff *skb);
-/*
- * Whether a packet on RoCEv2 @path goes to a device of this host through
- * the loopback queue with no fault injection on either end, so that it may
- * be a local burst (design.md, "Local bursts").  Under RCU, as for
- * sv_net_xmit(); a hint: sv_net_xmit_burst() decides again.
+/**
+ * struct sv_net_pkt - a packet softverbs built, until it is delivered
+ * @next:	its place in a list: a responder's txq (struct sv_net_pktq),
+ *		the loopback queue
+ * @frame:	a local frame (struct sv_net_frame), else an skb, in whose
+ *		skb->cb this struct lives
+ * @owner:	the builder's until the packet is sent (struct sv_resp_cb)
  */
-bool sv_net_path_local(struct sv_dev *sv, const struct sv_path *path);
-/*
- * Send a local burst standing for @npkts packets as sv_net_xmit() does a
- * packet, if @path still leads where sv_net_path_local() said; else it is
- * dropped (-EMSGSIZE: it must never reach a wire), a loss like any other.
+struct sv_net_pkt {
+	struct sv_net_pkt	*next;
+	bool			frame;
+	u8			owner[16] __aligned(4);
+};
+
+/**
+ * struct sv_net_frame - a local frame (design.md, "Local frames")
+ * @pkt:	what every packet has
+ * @ndev:	the destination's netdev, held until delivered
+ * @len:	bytes at @data: BTH through ICRC (whose place holds zeros)
+ * @npkts:	the packets it stands for: > 1 for a local burst
+ * @network_type, @traffic_class, @hop_limit, @flow_label, @sgid, @dgid:
+ *		what its IP header would have said (struct sv_rx_pkt)
+ * @data:	the IB headers and payload
+ *
+ * A RoCEv2 packet of a connected QP to a device of this host, with no
+ * fault injection on either end, never leaves softverbs: it goes through
+ * the loopback queue without an skb, UDP or IP header, on a buffer of the
+ * packet rings (sv_pktbuf.c) or a page fragment.
  */
-int sv_net_xmit_burst(struct sv_dev *sv, const struct sv_path *path,
-		      u16 sport, struct sk_buff *skb, u32 npkts);
+struct sv_net_frame {
+	struct sv_net_pkt	pkt;
+	struct net_device	*ndev;
+	u32			len;
+	u8			npkts;
+	u8			network_type;
+	u8			traffic_class;
+	u8			hop_limit;
+	u32			flow_label;
+	union ib_gid		sgid;
+	union ib_gid		dgid;
+	u8			data[] __aligned(8);
+};
+
+/* how sv_net_pkt_alloc() may build a packet */
+enum sv_net_pkt_how {
+	/* a local frame where the path allows one (RC, UC, XRC; never UD) */
+	SV_NET_PKT_FRAME	= BIT(0),
+	/* a local frame or nothing: a local burst */
+	SV_NET_PKT_FRAME_ONLY	= BIT(1),
+};
+
+/*
+ * A packet of @ib_len bytes (BTH through ICRC) for @path: a local frame
+ * as @how allows and the path leads to a device of this host with no
+ * fault injection on either end, else an skb from sv_net_alloc_skb().
+ * NULL without memory (or, with SV_NET_PKT_FRAME_ONLY, where a frame
+ * cannot be).  The caller fills sv_net_pkt_data() and hands the packet to
+ * sv_net_pkt_xmit() with the same @path, or to sv_net_pkt_drop().  Bottom
+ * halves off, under RCU as for sv_net_xmit().
+ */
+struct sv_net_pkt *sv_net_pkt_alloc(struct sv_dev *sv,
+				    const struct sv_path *path,
+				    unsigned int ib_len, unsigned int how);
+u8 *sv_net_pkt_data(struct sv_net_pkt *pkt);
+unsigned int sv_net_pkt_len(struct sv_net_pkt *pkt);
+void sv_net_pkt_drop(struct sv_net_pkt *pkt);
+/*
+ * Send @pkt standing for @npkts packets (> 1: a local burst, only a
+ * frame) as sv_net_xmit() sends an skb; a frame is queued for its device
+ * and counted as sent, a burst also in tx_local_bursts.  Consumes @pkt.
+ * Returns 0 or a negative errno (dropped: a loss).
+ */
+int sv_net_pkt_xmit(struct sv_dev *sv, const struct sv_path *path,
+		    u16 sport, struct sv_net_pkt *pkt, u8 npkts);
+/* free a delivered frame (its netdev reference is the queue's business) */
+void sv_net_frame_free(struct sv_net_frame *f);
+
+/* a list of packets, oldest first; the owner's lock protects it */
+struct sv_net_pktq {
+	struct sv_net_pkt	*head;
+	struct sv_net_pkt	**tail;
+	unsigned int		len;
+};
+
+static inline void sv_net_pktq_init(struct sv_net_pktq *q)
+{
+	q->head = NULL;
+	q->tail = &q->head;
+	q->len = 0;
+}
+
+static inline bool sv_net_pktq_empty(const struct sv_net_pktq *q)
+{
+	return !q->head;
+}
+
+static inline void sv_net_pktq_add(struct sv_net_pktq *q,
+				   struct sv_net_pkt *pkt)
+{
+	pkt->next = NULL;
+	*q->tail = pkt;
+	q->tail = &pkt->next;
+	q->len++;
+}
+
+static inline struct sv_net_pkt *sv_net_pktq_pop(struct sv_net_pktq *q)
+{
+	struct sv_net_pkt *pkt = q->head;
+
+	if (pkt) {
+		q->head = pkt->next;
+		if (!q->head)
+			q->tail = &q->head;
+		q->len--;
+	}
+	return pkt;
+}
+
+static inline void sv_net_pktq_purge(struct sv_net_pktq *q)
+{
+	struct sv_net_pkt *pkt;
+
+	while ((pkt = sv_net_pktq_pop(q)))
+		sv_net_pkt_drop(pkt);
+}
 
 /*
  * A requester's batch of packets (sv_req.c), in process context with bottom
@@ -165,12 +284,13 @@ void sv_net_loop_release(void);
  * sv_recv.c: the UDP encap receive hook hands every packet here, and so
  * does sv_net.c's loopback while fault injection is active; softverbs'
  * other local packets come to sv_recv_local(), which neither checks an
- * ICRC nor offers them to fault injection, with the @npkts packets each
- * stands for (1, or a local burst's: design.md, "Local bursts").  Softirq,
- * under RCU, skb->data at the UDP header; both consume @skb.
+ * ICRC nor offers them to fault injection.  Softirq, under RCU, skb->data
+ * at the UDP header; both consume @skb.  Local frames come to
+ * sv_recv_frame(), which frees @f (not its netdev reference).
  */
 void sv_recv(struct sv_dev *sv, struct sk_buff *skb);
-void sv_recv_local(struct sv_dev *sv, struct sk_buff *skb, u8 npkts);
+void sv_recv_local(struct sv_dev *sv, struct sk_buff *skb);
+void sv_recv_frame(struct sv_dev *sv, struct sv_net_frame *f);
 /*
  * The same for RoCE v1 frames (the ethertype 0x8915 handler, the
  * loopback), skb->data at the GRH, the Ethernet header pulled.

@@ -7,8 +7,9 @@
  * that failed), and tests/user sees NAKs only when it provokes them.
  *
  * Each case works on an RC QP made by hand: a zeroed struct sv_qp on a
- * device with counters and a zeroed net_device, and a zeroed IPv4 path;
- * the packets stay queued in the struct sv_resp_out, never sent.
+ * device with counters and a zeroed net_device in init_net, and a zeroed
+ * IPv4 path (no address of this host: skbs, not local frames); the
+ * packets stay queued in the struct sv_resp_out, never sent.
  */
 #include <kunit/test.h>
 
@@ -37,6 +38,7 @@ static int pkt_env_init(struct kunit *test)
 	env->sv->ndev = kunit_kzalloc(test, sizeof(*env->sv->ndev),
 				      GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, env->sv->ndev);
+	env->sv->net = &init_net;
 	env->sv->stats = alloc_percpu(struct sv_stats);
 	/* NULL on failure; a per-CPU pointer is no plain pointer (7.x) */
 	KUNIT_ASSERT_TRUE(test, env->sv->stats);
@@ -62,7 +64,7 @@ static void pkt_env_exit(struct kunit *test)
 {
 	struct pkt_env *env = test->priv;
 
-	__skb_queue_purge(&env->out.txq);
+	sv_net_pktq_purge(&env->out.txq);
 	free_percpu(env->sv->stats);
 }
 
@@ -84,22 +86,24 @@ static void expect_aeth(struct kunit *test, u8 opcode, u32 psn, u8 syndrome)
 {
 	struct pkt_env *env = test->priv;
 	const struct sv_opcode_info *info = &sv_opcode_table[opcode];
-	struct sk_buff *skb;
+	struct sv_net_pkt *pkt;
+	u8 *data;
 
-	KUNIT_ASSERT_EQ(test, skb_queue_len(&env->out.txq), 1U);
-	skb = skb_peek(&env->out.txq);
-	KUNIT_EXPECT_EQ(test, skb->len, sv_hdr_pkt_len(info, 0));
-	KUNIT_EXPECT_EQ(test, sv_bth_opcode(skb->data), opcode);
-	KUNIT_EXPECT_EQ(test, sv_bth_psn(skb->data), psn);
-	KUNIT_EXPECT_EQ(test, sv_bth_qpn(skb->data), PKT_DEST_QPN);
-	KUNIT_EXPECT_EQ(test, sv_bth_pkey(skb->data), SV_DEFAULT_PKEY);
-	KUNIT_EXPECT_EQ(test, sv_bth_pad(skb->data), 0);
-	KUNIT_EXPECT_EQ_MSG(test, sv_aeth_syndrome(skb->data), syndrome,
+	KUNIT_ASSERT_EQ(test, env->out.txq.len, 1U);
+	pkt = env->out.txq.head;
+	data = sv_net_pkt_data(pkt);
+	KUNIT_EXPECT_EQ(test, sv_net_pkt_len(pkt), sv_hdr_pkt_len(info, 0));
+	KUNIT_EXPECT_EQ(test, sv_bth_opcode(data), opcode);
+	KUNIT_EXPECT_EQ(test, sv_bth_psn(data), psn);
+	KUNIT_EXPECT_EQ(test, sv_bth_qpn(data), PKT_DEST_QPN);
+	KUNIT_EXPECT_EQ(test, sv_bth_pkey(data), SV_DEFAULT_PKEY);
+	KUNIT_EXPECT_EQ(test, sv_bth_pad(data), 0);
+	KUNIT_EXPECT_EQ_MSG(test, sv_aeth_syndrome(data), syndrome,
 			    "AETH syndrome of the answer for PSN %u", psn);
-	KUNIT_EXPECT_EQ_MSG(test, sv_aeth_msn(skb->data), PKT_MSN,
+	KUNIT_EXPECT_EQ_MSG(test, sv_aeth_msn(data), PKT_MSN,
 			    "AETH MSN of the answer for PSN %u", psn);
 	/* not from a resource: a refused ACK is not built again */
-	KUNIT_EXPECT_FALSE(test, sv_resp_cb(skb)->from_res);
+	KUNIT_EXPECT_FALSE(test, sv_resp_cb(pkt)->from_res);
 }
 
 /* An ACK: type ACK, "no credit count" (IBTA 9.7.5.1.1), counted. */
@@ -128,7 +132,7 @@ static void resp_pkt_ack_waits(struct kunit *test)
 	spin_lock_bh(&env->qp->resp.lock);
 	sv_resp_pkt_ack(env->qp, &env->out, 77);
 	spin_unlock_bh(&env->qp->resp.lock);
-	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&env->out.txq));
+	KUNIT_EXPECT_TRUE(test, sv_net_pktq_empty(&env->out.txq));
 	KUNIT_EXPECT_TRUE(test, env->qp->resp.ack_pending);
 	KUNIT_EXPECT_EQ(test, env->qp->resp.ack_psn, 77U);
 	KUNIT_EXPECT_EQ(test, stat(env, SV_STAT_TX_ACKS), 0ULL);
@@ -171,7 +175,7 @@ static void resp_pkt_nak(struct kunit *test)
 		expect_aeth(test, IB_OPCODE_RC_ACKNOWLEDGE, 1000 + i,
 			    SV_AETH_NAK << SV_AETH_TYPE_SHIFT | naks[i].code);
 		KUNIT_EXPECT_EQ(test, stat(env, naks[i].stat), 1ULL);
-		__skb_queue_purge(&env->out.txq);
+		sv_net_pktq_purge(&env->out.txq);
 	}
 	/* a NAK is no RNR NAK: that one alone marks nak_sent */
 	KUNIT_EXPECT_FALSE(test, env->qp->resp.nak_sent);
@@ -197,16 +201,17 @@ static void resp_pkt_new_pad(struct kunit *test)
 	const struct sv_opcode_info *info =
 		&sv_opcode_table[IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY];
 	struct pkt_env *env = test->priv;
-	struct sk_buff *skb;
+	struct sv_net_pkt *pkt;
 	u8 *hdr;
 
 	spin_lock_bh(&env->qp->resp.lock);
 	hdr = sv_resp_pkt_new(env->qp, &env->out,
-			      IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY, 42, 5, &skb);
+			      IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY, 42, 5, &pkt);
 	spin_unlock_bh(&env->qp->resp.lock);
 	KUNIT_ASSERT_NOT_NULL(test, hdr);
-	KUNIT_EXPECT_PTR_EQ(test, hdr, skb->data);
-	KUNIT_EXPECT_EQ(test, skb->len, info->hdr_len + 5 + 3 + SV_ICRC_BYTES);
+	KUNIT_EXPECT_PTR_EQ(test, hdr, sv_net_pkt_data(pkt));
+	KUNIT_EXPECT_EQ(test, sv_net_pkt_len(pkt),
+			info->hdr_len + 5 + 3 + SV_ICRC_BYTES);
 	KUNIT_EXPECT_EQ(test, sv_bth_opcode(hdr),
 			IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY);
 	KUNIT_EXPECT_EQ(test, sv_bth_psn(hdr), 42U);
@@ -215,8 +220,8 @@ static void resp_pkt_new_pad(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hdr[info->hdr_len + 6], 0);
 	KUNIT_EXPECT_EQ(test, hdr[info->hdr_len + 7], 0);
 	/* the caller queues it */
-	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&env->out.txq));
-	kfree_skb(skb);
+	KUNIT_EXPECT_TRUE(test, sv_net_pktq_empty(&env->out.txq));
+	sv_net_pkt_drop(pkt);
 }
 
 /* No path (the QP lost its peer): nothing built, nothing counted. */
@@ -228,7 +233,7 @@ static void resp_pkt_no_path(struct kunit *test)
 	spin_lock_bh(&env->qp->resp.lock);
 	sv_resp_pkt_nak(env->qp, &env->out, SV_NAK_INVALID_REQ, 3);
 	spin_unlock_bh(&env->qp->resp.lock);
-	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&env->out.txq));
+	KUNIT_EXPECT_TRUE(test, sv_net_pktq_empty(&env->out.txq));
 }
 
 static struct kunit_case resp_pkt_cases[] = {

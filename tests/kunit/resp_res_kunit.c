@@ -171,7 +171,7 @@ static void resp_res_dup_read_from_psn(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, env->qp->resp.res_serve, 0U);
 	KUNIT_EXPECT_EQ(test, env->qp->resp.dup_reqs, 1U);
 	/* the work item sends; nothing was queued here, the PSN stays */
-	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&out.txq));
+	KUNIT_EXPECT_TRUE(test, sv_net_pktq_empty(&out.txq));
 	KUNIT_EXPECT_FALSE(test, out.kick);
 	KUNIT_EXPECT_EQ(test, env->qp->resp.psn, (u32)RES_NEXT_PSN);
 }
@@ -268,21 +268,24 @@ static void resp_res_dup_send_acked(struct kunit *test)
 	dup(env, &out, IB_OPCODE_RC_RDMA_WRITE_ONLY, 99, SV_BTH_ACKREQ);
 	KUNIT_EXPECT_TRUE(test, env->qp->resp.ack_pending);
 	KUNIT_EXPECT_EQ(test, env->qp->resp.ack_psn, (u32)RES_NEXT_PSN - 1);
-	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&out.txq));
+	KUNIT_EXPECT_TRUE(test, sv_net_pktq_empty(&out.txq));
 	for (seq = 0; seq < 3; seq++)
 		KUNIT_EXPECT_FALSE(test, pending(env, seq));
 	KUNIT_EXPECT_FALSE(test, out.post_wc);
 }
 
-static struct sk_buff *res_skb(struct kunit *test, struct sv_resp_out *out,
-			       const struct sv_resp_cb *cb)
+/* a queued response: an empty skb, its struct sv_net_pkt in skb->cb */
+static void res_pkt(struct kunit *test, struct sv_resp_out *out,
+		    const struct sv_resp_cb *cb)
 {
 	struct sk_buff *skb = alloc_skb(0, GFP_KERNEL);
+	struct sv_net_pkt *pkt;
 
 	KUNIT_ASSERT_NOT_NULL(test, skb);
-	*sv_resp_cb(skb) = *cb;
-	__skb_queue_tail(&out->txq, skb);
-	return skb;
+	pkt = (struct sv_net_pkt *)skb->cb;
+	pkt->frame = false;
+	*sv_resp_cb(pkt) = *cb;
+	sv_net_pktq_add(&out->txq, pkt);
 }
 
 /*
@@ -302,11 +305,11 @@ static void resp_res_rewind(struct kunit *test)
 	struct sv_resp_out out;
 
 	sv_resp_out_init(&out);
-	res_skb(test, &out, &(struct sv_resp_cb){
+	res_pkt(test, &out, &(struct sv_resp_cb){
 		.seq = 0, .cur_psn = 101, .cur_off = RES_MTU, .from_res = true,
 	});
-	res_skb(test, &out, &(struct sv_resp_cb){ .from_res = false });
-	res_skb(test, &out, &(struct sv_resp_cb){
+	res_pkt(test, &out, &(struct sv_resp_cb){ .from_res = false });
+	res_pkt(test, &out, &(struct sv_resp_cb){
 		.seq = 1, .from_res = true,
 	});
 
@@ -314,7 +317,7 @@ static void resp_res_rewind(struct kunit *test)
 	sv_resp_rewind(qp, &out, &failed);
 	spin_unlock_bh(&qp->resp.lock);
 
-	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&out.txq));
+	KUNIT_EXPECT_TRUE(test, sv_net_pktq_empty(&out.txq));
 	KUNIT_EXPECT_EQ(test, qp->resp.res_serve, 0U);
 	KUNIT_EXPECT_TRUE(test, res->pending);
 	KUNIT_EXPECT_EQ(test, res->cur_psn, 100U);
