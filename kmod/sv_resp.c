@@ -283,9 +283,9 @@ static void sv_resp_dgram_fail(struct sv_qp *qp, struct sv_resp_out *out,
  * 9.4.5).  On success *@mrp holds the MR (a reference, NULL for a
  * zero-length transfer) and *@iova the address @va in it.
  */
-static enum sv_resp_err sv_resp_rdma_get(struct sv_qp *qp, int access,
-					 u64 va, u32 rkey, u32 len,
-					 struct sv_mr **mrp, u64 *iova)
+enum sv_resp_err sv_resp_rdma_get(struct sv_qp *qp, int access, u64 va,
+				  u32 rkey, u32 len, struct sv_mr **mrp,
+				  u64 *iova)
 {
 	struct sv_mr *mr;
 

@@ -193,6 +193,14 @@ struct sv_resp_out {
 	bool			cntr;
 	bool			cntr_ok;
 	enum sv_cntr_op		cntr_op;
+	/*
+	 * A READ's MR from its R_Key check to its first response packet,
+	 * when that is sent in the same call (sv_resp_read()): one look-up,
+	 * not two.  Held by sv_resp_read(), which drops it before it returns.
+	 */
+	struct sv_mr		*read_mr;
+	const struct sv_resp_res *read_res;
+	u64			read_iova;
 };
 
 /*
@@ -273,6 +281,10 @@ static inline void sv_resp_msg_done(struct sv_qp *qp)
 struct ib_pd *sv_resp_pd(struct sv_qp *qp);
 /* with no responder lock held */
 void sv_resp_finish(struct sv_qp *qp, struct sv_resp_out *out);
+/* the R_Key check of RDMA WRITE and READ requests (sv_resp.c) */
+enum sv_resp_err sv_resp_rdma_get(struct sv_qp *qp, int access, u64 va,
+				  u32 rkey, u32 len, struct sv_mr **mrp,
+				  u64 *iova);
 enum sv_resp_err sv_resp_rdma_check(struct sv_qp *qp, int access, u64 va,
 				    u32 rkey, u32 len);
 

@@ -148,13 +148,22 @@ static int sv_resp_read_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 		if (sv_opcode_has(info, SV_EXT_AETH))
 			sv_hdr_build_aeth(hdr, syn, res->msn);
 		if (n) {
+			/* the first packet of the READ just checked */
+			bool handed = out->read_res == res && !res->cur_off;
 			u64 iova = res->va + res->cur_off;
 			struct sv_mr *mr;
 			int err = -EINVAL;
 
-			mr = sv_mr_lookup(sv_resp_dev(qp), res->rkey,
-					  sv_resp_pd(qp), qp->ibqp.qp_num,
-					  IB_ACCESS_REMOTE_READ, &iova, n);
+			if (handed) {
+				mr = out->read_mr;
+				iova = out->read_iova;
+			} else {
+				mr = sv_mr_lookup(sv_resp_dev(qp), res->rkey,
+						  sv_resp_pd(qp),
+						  qp->ibqp.qp_num,
+						  IB_ACCESS_REMOTE_READ, &iova,
+						  n);
+			}
 			if (!IS_ERR(mr)) {
 				err = sv_mr_copy(mr, iova,
 						 hdr + info->hdr_len, n,
@@ -163,7 +172,8 @@ static int sv_resp_read_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 					err = sv_odp_fault_async(qp,
 						SV_ODP_RESP, mr, iova, left,
 						false);
-				sv_mr_put(mr);
+				if (!handed)
+					sv_mr_put(mr);
 			}
 			if (err == -EAGAIN) {
 				sv_net_pkt_drop(pkt);
@@ -456,14 +466,19 @@ enum sv_resp_err sv_resp_read(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 	struct sv_resp_res *res;
 	u32 mtu = sv_qp_mtu(qp);
 	enum sv_resp_err err;
+	struct sv_mr *mr;
 	u32 npkts;
+	u64 iova;
 
-	err = sv_resp_rdma_check(qp, IB_ACCESS_REMOTE_READ, va, rkey, len);
+	err = sv_resp_rdma_get(qp, IB_ACCESS_REMOTE_READ, va, rkey, len, &mr,
+			       &iova);
 	if (err)
 		return err;
 	res = sv_resp_res_new(qp, SV_RES_READ, p->psn, va, rkey);
-	if (!res)
-		return SV_RESP_INV_REQ;
+	if (!res) {
+		err = SV_RESP_INV_REQ;
+		goto put_mr;
+	}
 	npkts = sv_mtu_npkts(len, mtu);
 	res->last_psn = sv_psn_add(p->psn, npkts - 1);
 	res->start_psn = p->psn;
@@ -471,8 +486,23 @@ enum sv_resp_err sv_resp_read(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 	res->length = len;
 	res->end_off = len;
 	res->mtu = mtu;
+	/*
+	 * Its first response, if sent now (sv_resp_start_serving()), reads
+	 * through the MR just checked; the reference goes before we return.
+	 */
+	if (mr) {
+		out->read_mr = mr;
+		out->read_res = res;
+		out->read_iova = iova;
+	}
 	/* a read request takes as many PSNs as it has responses (9.7.1) */
-	return sv_resp_res_accept(qp, out, res, sv_psn_add(p->psn, npkts));
+	err = sv_resp_res_accept(qp, out, res, sv_psn_add(p->psn, npkts));
+	out->read_mr = NULL;
+	out->read_res = NULL;
+put_mr:
+	if (mr)
+		sv_mr_put(mr);
+	return err;
 }
 
 enum sv_resp_err sv_resp_atomic(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
