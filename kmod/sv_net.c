@@ -160,26 +160,22 @@ static int sv_net_out6(struct sv_dev *sv, struct sk_buff *skb)
 /* --- loopback ------------------------------------------------------------ */
 
 /*
- * Per CPU: local packets waiting for delivery, oldest first: skbs and
- * local frames (design.md, "Local frames") in one order.  Filled with
- * bottom halves off (or interrupts; the lock is irq safe) on the CPU of
- * the sender and drained by that CPU's tasklet, so one sender's packets
- * are delivered in the order they were sent, as through lo's per-CPU
- * backlog.
+ * Per CPU: local packets waiting for delivery: skbs and local frames
+ * (design.md, "Local frames") in one order.  Filled on the CPU of the
+ * sender, in any context (a lock-free list) and drained by that CPU's
+ * tasklet, so one sender's packets are delivered in the order they were
+ * sent, as through lo's per-CPU backlog.
  */
 struct sv_net_loop {
-	spinlock_t		lock;
-	struct sv_net_pkt	*head;		/* under @lock */
-	struct sv_net_pkt	**tail;		/* under @lock */
-	unsigned int		qlen;		/* written under @lock */
+	struct llist_head	queue;		/* newest first */
+	/* packets in @queue and @taken: the bound */
+	atomic_t		qlen;
 	/*
-	 * What the tasklet took from the queue in one go (one lock round
-	 * trip rather than one per packet) and has not delivered yet:
-	 * older than all of the queue.  Only the tasklet touches it, and a
-	 * tasklet never runs twice at once: no lock.
+	 * What the tasklet took from the queue in one go, oldest first, and
+	 * has not delivered yet: older than all of the queue.  Only the
+	 * tasklet touches it, and a tasklet never runs twice at once.
 	 */
-	struct sv_net_pkt	*taken;
-	unsigned int		taken_len;	/* read by queueing: this CPU */
+	struct llist_node	*taken;
 	struct tasklet_struct	tasklet;
 	/*
 	 * The tasklet is draining the queue on this CPU: a packet queued
@@ -301,25 +297,18 @@ static void sv_net_loop_drain(struct sv_net_loop *loop)
 
 	WRITE_ONCE(loop->draining, true);
 	while (budget-- > 0) {
-		struct sv_net_pkt *pkt;
+		struct llist_node *node;
 
-		if (!loop->taken) {
-			unsigned long flags;
-
-			spin_lock_irqsave(&loop->lock, flags);
-			loop->taken = loop->head;
-			WRITE_ONCE(loop->taken_len, loop->qlen);
-			loop->head = NULL;
-			loop->tail = &loop->head;
-			WRITE_ONCE(loop->qlen, 0);
-			spin_unlock_irqrestore(&loop->lock, flags);
-		}
-		pkt = loop->taken;
-		if (!pkt)
+		if (!loop->taken)
+			loop->taken = llist_reverse_order(
+					llist_del_all(&loop->queue));
+		node = loop->taken;
+		if (!node)
 			break;
-		loop->taken = pkt->next;
-		WRITE_ONCE(loop->taken_len, loop->taken_len - 1);
-		sv_net_loop_deliver(pkt);
+		loop->taken = node->next;
+		atomic_dec(&loop->qlen);
+		sv_net_loop_deliver(container_of(node, struct sv_net_pkt,
+						 lnode));
 	}
 	/*
 	 * A packet queued after this (an interrupt's, here) sees draining
@@ -328,7 +317,7 @@ static void sv_net_loop_drain(struct sv_net_loop *loop)
 	 */
 	WRITE_ONCE(loop->draining, false);
 	barrier();
-	if (loop->taken || READ_ONCE(loop->qlen))
+	if (loop->taken || !llist_empty(&loop->queue))
 		tasklet_schedule(&loop->tasklet);
 }
 
@@ -405,17 +394,16 @@ static struct net_device *sv_net_loop_find_gid(struct net *net,
 /*
  * The local netdev @path leads to (held), or NULL for the stack; with it
  * *@faults: whether this device sends or that one receives with fault
- * injection, so that the packet goes as over a wire.  One RCU section:
- * this is per packet.
+ * injection, so that the packet goes as over a wire.  Under RCU: this is
+ * per packet.
  */
-static struct net_device *sv_net_loop_dest(struct sv_dev *sv,
-					   const struct sv_path *path,
-					   bool *faults)
+static struct net_device *sv_net_loop_dest_rcu(struct sv_dev *sv,
+					       const struct sv_path *path,
+					       bool *faults)
 {
 	struct net_device *ndev;
 	struct sv_dev *dst;
 
-	rcu_read_lock();
 	if (path->network_type == RDMA_NETWORK_ROCE_V1)
 		ndev = sv_net_loop_find_gid(sv->net, path->dgid.raw, &dst);
 	else if (sv_path_is_ipv4(path))
@@ -428,6 +416,18 @@ static struct net_device *sv_net_loop_dest(struct sv_dev *sv,
 	if (ndev)
 		*faults = sv_fault_active(sv, SV_FAULT_TX) ||
 			  sv_fault_active(dst, SV_FAULT_RX);
+	return ndev;
+}
+
+/* sv_net_loop_dest_rcu() for a caller that may hold no RCU */
+static struct net_device *sv_net_loop_dest(struct sv_dev *sv,
+					   const struct sv_path *path,
+					   bool *faults)
+{
+	struct net_device *ndev;
+
+	rcu_read_lock();
+	ndev = sv_net_loop_dest_rcu(sv, path, faults);
 	rcu_read_unlock();
 	return ndev;
 }
@@ -439,11 +439,9 @@ static struct net_device *sv_net_loop_dest(struct sv_dev *sv,
 static int sv_net_loop_enqueue(struct sv_net_pkt *pkt)
 {
 	struct sv_net_loop *loop;
-	unsigned long flags;
 	bool bh_off;
 	int err = 0;
 
-	pkt->next = NULL;
 	/*
 	 * From process context with interrupts on, bottom halves go off
 	 * around the queueing, so that the tasklet runs when they come back
@@ -456,13 +454,9 @@ static int sv_net_loop_enqueue(struct sv_net_pkt *pkt)
 	if (bh_off)
 		local_bh_disable();
 	loop = get_cpu_ptr(&sv_net_loop);
-	if (likely(READ_ONCE(loop->qlen) + READ_ONCE(loop->taken_len) <
-		   SV_NET_LOOP_QLEN)) {
-		spin_lock_irqsave(&loop->lock, flags);
-		*loop->tail = pkt;
-		loop->tail = &pkt->next;
-		WRITE_ONCE(loop->qlen, loop->qlen + 1);
-		spin_unlock_irqrestore(&loop->lock, flags);
+	if (likely(atomic_read(&loop->qlen) < SV_NET_LOOP_QLEN)) {
+		atomic_inc(&loop->qlen);
+		llist_add(&pkt->lnode, &loop->queue);
 		/*
 		 * Not when this CPU's run is draining the queue: rescheduled,
 		 * the tasklet would run once more for an empty queue, and a
@@ -594,8 +588,7 @@ static void sv_net_loop_init(void)
 	for_each_possible_cpu(cpu) {
 		struct sv_net_loop *loop = per_cpu_ptr(&sv_net_loop, cpu);
 
-		spin_lock_init(&loop->lock);
-		loop->tail = &loop->head;
+		init_llist_head(&loop->queue);
 		tasklet_setup(&loop->tasklet, sv_net_loop_run);
 	}
 }
@@ -609,7 +602,7 @@ static void sv_net_loop_exit(void)
 		struct sv_net_loop *loop = per_cpu_ptr(&sv_net_loop, cpu);
 
 		tasklet_kill(&loop->tasklet);
-		WARN_ON(loop->head || loop->taken);
+		WARN_ON(!llist_empty(&loop->queue) || loop->taken);
 	}
 }
 
@@ -955,8 +948,8 @@ static bool sv_net_src_ok(struct sv_dev *sv, const struct sv_path *path)
 /*
  * A local frame for @ib_len bytes on @path (its netdev held), or NULL
  * where a packet there must be an skb (not a device of this host, RoCE v1,
- * fault injection on either end, a source the netdev no longer has) or
- * there is no buffer.
+ * fault injection on either end, a source the netdev no longer has,
+ * bottom halves on) or there is no buffer.  Under RCU.
  */
 static struct sv_net_frame *sv_net_frame_alloc(struct sv_dev *sv,
 					       const struct sv_path *path,
@@ -966,19 +959,25 @@ static struct sv_net_frame *sv_net_frame_alloc(struct sv_dev *sv,
 					   ib_len);
 	struct sv_net_frame *f;
 	struct net_device *ndev;
+	struct dst_cache *cache;
 	struct dst_entry *dst;
 	bool faults;
 
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "frame without RCU");
+	/* the per-CPU caches below (route, ring) want bottom halves off */
 	if (path->network_type == RDMA_NETWORK_ROCE_V1 ||
-	    !sv_net_src_ok(sv, path))
+	    !sv_net_napi_ctx() || !sv_net_src_ok(sv, path))
 		return NULL;
 	/* a kept route leads elsewhere (sv_net_route_cache()) */
-	dst = sv_net_route_get(path);
-	if (dst) {
-		dst_release(dst);
-		return NULL;
+	cache = sv_net_route_cache(path);
+	if (cache) {
+		dst = dst_cache_get(cache);
+		if (dst) {
+			dst_release(dst);
+			return NULL;
+		}
 	}
-	ndev = sv_net_loop_dest(sv, path, &faults);
+	ndev = sv_net_loop_dest_rcu(sv, path, &faults);
 	if (!ndev)
 		return NULL;
 	if (faults) {
@@ -987,7 +986,7 @@ static struct sv_net_frame *sv_net_frame_alloc(struct sv_dev *sv,
 		return NULL;
 	}
 	/* as sv_net_alloc_skb(): a ring page, a fragment for a small one */
-	f = sv_pktbuf_alloc(size);
+	f = sv_pktbuf_alloc_bh(size);
 	if (!f && size <= SV_NET_FRAG_MAX)
 		f = netdev_alloc_frag(size);
 	if (!f) {

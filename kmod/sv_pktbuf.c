@@ -61,29 +61,46 @@ static struct page *sv_pktbuf_next_page(struct sv_pktbuf_ring *ring,
 	return page;
 }
 
+/* A buffer of this CPU's rings; bottom halves off, not a hard interrupt. */
+static void *sv_pktbuf_take(unsigned int size, unsigned int order)
+{
+	struct sv_pktbuf_ring *ring = this_cpu_ptr(&sv_pktbuf_ring[order]);
+	struct page *page = ring->page[ring->cur];
+	void *data;
+
+	if (!page || ring->off + size > (PAGE_SIZE << order))
+		page = sv_pktbuf_next_page(ring, order);
+	if (!page)
+		return NULL;
+	get_page(page);
+	data = page_address(page) + ring->off;
+	ring->off += size;
+	return data;
+}
+
 void *sv_pktbuf_alloc(unsigned int size)
 {
 	unsigned int order = get_order(size);
-	struct sv_pktbuf_ring *ring;
-	struct page *page;
-	void *data = NULL;
+	void *data;
 
 	/* sizes are cache-line multiples (SKB_DATA_ALIGN), so are offsets */
 	if (order >= SV_PKTBUF_ORDERS || in_hardirq() || irqs_disabled())
 		return NULL;
 
 	local_bh_disable();
-	ring = this_cpu_ptr(&sv_pktbuf_ring[order]);
-	page = ring->page[ring->cur];
-	if (!page || ring->off + size > (PAGE_SIZE << order))
-		page = sv_pktbuf_next_page(ring, order);
-	if (page) {
-		get_page(page);
-		data = page_address(page) + ring->off;
-		ring->off += size;
-	}
+	data = sv_pktbuf_take(size, order);
 	local_bh_enable();
 	return data;
+}
+
+void *sv_pktbuf_alloc_bh(unsigned int size)
+{
+	unsigned int order = get_order(size);
+
+	if (order >= SV_PKTBUF_ORDERS || in_hardirq() || irqs_disabled())
+		return NULL;
+	lockdep_assert_in_softirq();
+	return sv_pktbuf_take(size, order);
 }
 
 /* Module exit: no packet is being built any more. */

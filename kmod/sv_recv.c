@@ -157,11 +157,14 @@ enum sv_recv_fate {
 /*
  * After the headers of @pkt parsed (pkt->p): the partition, the QP (or
  * group), the peer, the hand-off.  pkt->skb, ->sv and the addresses set.
+ * Under RCU.
  */
 static enum sv_recv_fate sv_recv_pkt(struct sv_dev *sv, struct sv_rx_pkt *pkt)
 {
 	struct sv_qp *qp;
 	bool ok;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "receive without RCU");
 
 	/* full or limited member of the default partition */
 	if (unlikely((pkt->p.pkey & 0x7fff) != (SV_DEFAULT_PKEY & 0x7fff)))
@@ -169,7 +172,6 @@ static enum sv_recv_fate sv_recv_pkt(struct sv_dev *sv, struct sv_rx_pkt *pkt)
 	if (unlikely(pkt->p.info->flags & SV_OP_CNP_PKT))
 		return SV_RECV_DONE;
 
-	rcu_read_lock();
 	if (pkt->p.qpn == SV_QPN_MULTICAST &&
 	    rdma_is_multicast_addr((struct in6_addr *)pkt->dgid.raw)) {
 		ok = sv_recv_mcast(sv, pkt);
@@ -177,7 +179,6 @@ static enum sv_recv_fate sv_recv_pkt(struct sv_dev *sv, struct sv_rx_pkt *pkt)
 		qp = sv_qp_get_by_qpn(sv, pkt->p.qpn);
 		if (qp && unlikely(!sv_recv_from_peer(qp, pkt))) {
 			sv_qp_put(qp);
-			rcu_read_unlock();
 			sv_stat_inc(sv, SV_STAT_RX_DROP_NOT_PEER);
 			return SV_RECV_DROPPED;
 		}
@@ -185,7 +186,6 @@ static enum sv_recv_fate sv_recv_pkt(struct sv_dev *sv, struct sv_rx_pkt *pkt)
 		if (qp)
 			sv_qp_put(qp);
 	}
-	rcu_read_unlock();
 	if (!ok) {
 		sv_stat_inc(sv, SV_STAT_RX_DROP_NO_QP);
 		return SV_RECV_DROPPED;
@@ -202,6 +202,7 @@ static void sv_recv_skb(struct sv_dev *sv, struct sk_buff *skb,
 			unsigned int how)
 {
 	bool v1 = how & SV_RECV_V1;
+	enum sv_recv_fate fate;
 	struct sv_rx_pkt pkt;
 	int l3_off;
 
@@ -236,7 +237,11 @@ static void sv_recv_skb(struct sv_dev *sv, struct sk_buff *skb,
 	pkt.skb = skb;
 	pkt.sv = sv;
 	sv_recv_addrs(&pkt, v1);
-	switch (sv_recv_pkt(sv, &pkt)) {
+	/* the encap hook and the loopback hold RCU, fault injection may not */
+	rcu_read_lock();
+	fate = sv_recv_pkt(sv, &pkt);
+	rcu_read_unlock();
+	switch (fate) {
 	case SV_RECV_DONE:
 		break;
 	case SV_RECV_INVALID:
@@ -262,7 +267,8 @@ drop:
  * connected QP's path, so nothing in it came from a wire; its headers are
  * checked all the same, a burst against the packets it stands for
  * (sv_hdr_parse_local()).  Never a UD packet: a UD receiver puts the IP
- * header into the GRH area, which a frame does not have.
+ * header into the GRH area, which a frame does not have.  Under RCU (the
+ * loopback's drain).
  */
 void sv_recv_frame(struct sv_dev *sv, struct sv_net_frame *f)
 {

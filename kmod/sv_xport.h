@@ -28,6 +28,7 @@
 #ifndef SV_XPORT_H
 #define SV_XPORT_H
 
+#include <linux/llist.h>
 #include <linux/skbuff.h>
 #include <rdma/ib_verbs.h>
 
@@ -126,6 +127,8 @@ static inline unsigned int sv_pktbuf_ring_pages(unsigned int order)
  * the packet as any skb; skb_free_frag() if build_skb() failed.
  */
 void *sv_pktbuf_alloc(unsigned int size);
+/* the same where bottom halves are off already */
+void *sv_pktbuf_alloc_bh(unsigned int size);
 /* module exit, after the last packet was built: release the rings' pages */
 void sv_pktbuf_exit(void);
 
@@ -144,14 +147,17 @@ int sv_net_xmit(struct sv_dev *sv, const struct sv_path *path, u16 sport,
 		struct sk_buff *skb);
 /**
  * struct sv_net_pkt - a packet softverbs built, until it is delivered
- * @next:	its place in a list: a responder's txq (struct sv_net_pktq),
- *		the loopback queue
+ * @next:	its place in a responder's txq (struct sv_net_pktq)
+ * @lnode:	or its place in the loopback queue (sv_net.c)
  * @frame:	a local frame (struct sv_net_frame), else an skb, in whose
  *		skb->cb this struct lives
  * @owner:	the builder's until the packet is sent (struct sv_resp_cb)
  */
 struct sv_net_pkt {
-	struct sv_net_pkt	*next;
+	union {
+		struct sv_net_pkt	*next;
+		struct llist_node	lnode;
+	};
 	bool			frame;
 	u8			owner[16] __aligned(4);
 };
