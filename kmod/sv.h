@@ -266,6 +266,13 @@ int sv_port_del_gid(const struct ib_gid_attr *attr, void **context);
 void sv_port_get_fw_str(struct ib_device *ibdev, char *str);
 extern const struct attribute_group sv_port_dev_attr_group;
 
+/*
+ * sv_dev.c: moves whenever a device joins or leaves the device list (a
+ * leaving one before the grace period that lets its state go), so that a
+ * kept local destination (struct sv_net_dest) is looked up again
+ */
+extern atomic_t sv_dev_gen;
+
 /* sv_net.c: per network namespace RoCEv2 UDP sockets */
 struct sv_net_sock;
 int sv_net_init(void);

@@ -30,6 +30,7 @@
  */
 static LIST_HEAD(sv_devices);
 static DEFINE_MUTEX(sv_devices_mutex);
+atomic_t sv_dev_gen = ATOMIC_INIT(0);
 
 /*
  * Off the device list, and past every receive path that found the device
@@ -41,6 +42,7 @@ static void sv_dev_unlist(struct sv_dev *sv)
 {
 	mutex_lock(&sv_devices_mutex);
 	list_del_rcu(&sv->list);
+	atomic_inc(&sv_dev_gen);
 	mutex_unlock(&sv_devices_mutex);
 	synchronize_rcu();
 }
@@ -442,6 +444,7 @@ int sv_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 		return -EEXIST;
 	}
 	list_add_tail_rcu(&sv->list, &sv_devices);
+	atomic_inc(&sv_dev_gen);
 	mutex_unlock(&sv_devices_mutex);
 	/* a rename before the notifier could see us */
 	sv_parent_netdev_renamed(sv);

@@ -394,12 +394,13 @@ static struct net_device *sv_net_loop_find_gid(struct net *net,
 /*
  * The local netdev @path leads to (held), or NULL for the stack; with it
  * *@faults: whether this device sends or that one receives with fault
- * injection, so that the packet goes as over a wire.  Under RCU: this is
- * per packet.
+ * injection, so that the packet goes as over a wire, and its device in
+ * *@dstp.  Under RCU: this is per packet.
  */
 static struct net_device *sv_net_loop_dest_rcu(struct sv_dev *sv,
 					       const struct sv_path *path,
-					       bool *faults)
+					       bool *faults,
+					       struct sv_dev **dstp)
 {
 	struct net_device *ndev;
 	struct sv_dev *dst;
@@ -413,9 +414,11 @@ static struct net_device *sv_net_loop_dest_rcu(struct sv_dev *sv,
 		ndev = sv_net_loop_find(sv->net, 0,
 					(const struct in6_addr *)path->dgid.raw,
 					&dst);
-	if (ndev)
+	if (ndev) {
 		*faults = sv_fault_active(sv, SV_FAULT_TX) ||
 			  sv_fault_active(dst, SV_FAULT_RX);
+		*dstp = dst;
+	}
 	return ndev;
 }
 
@@ -425,9 +428,10 @@ static struct net_device *sv_net_loop_dest(struct sv_dev *sv,
 					   bool *faults)
 {
 	struct net_device *ndev;
+	struct sv_dev *dst;
 
 	rcu_read_lock();
-	ndev = sv_net_loop_dest_rcu(sv, path, faults);
+	ndev = sv_net_loop_dest_rcu(sv, path, faults, &dst);
 	rcu_read_unlock();
 	return ndev;
 }
@@ -945,6 +949,74 @@ static bool sv_net_src_ok(struct sv_dev *sv, const struct sv_path *path)
 
 /* --- local frames (design.md, "Local frames") --- */
 
+/* the namespace's route generation of @path's family */
+static int sv_net_rt_genid(struct sv_dev *sv, const struct sv_path *path)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	if (!sv_path_is_ipv4(path))
+		return rt_genid_ipv6(sv->net);
+#endif
+	return rt_genid_ipv4(sv->net);
+}
+
+/*
+ * The netdev of this host a frame on @path goes to (held), or NULL: as
+ * sv_net_loop_dest_rcu(), but first through @kept (may be NULL).  A
+ * destination looked up before holds while the routes of its namespace
+ * and the device list have not changed since (an address, a route or a
+ * netdev coming or going moves the route generation; unregistering a
+ * netdev frees it only after a grace period that follows; sv_dev_gen
+ * likewise for devices).  A route kept for @path leads elsewhere.  Under
+ * RCU and the lock of @kept's owner, bottom halves off.
+ */
+static struct net_device *sv_net_frame_dest(struct sv_dev *sv,
+					    const struct sv_path *path,
+					    struct sv_net_dest *kept,
+					    bool *faults)
+{
+	int rt_genid = sv_net_rt_genid(sv, path);
+	int dev_gen = atomic_read(&sv_dev_gen);
+	struct dst_cache *cache;
+	struct net_device *ndev;
+	struct sv_dev *dst_sv;
+
+	if (kept && kept->valid && kept->rt_genid == rt_genid &&
+	    kept->dev_gen == dev_gen &&
+	    kept->network_type == path->network_type &&
+	    !memcmp(&kept->dgid, &path->dgid, sizeof(kept->dgid))) {
+		if (!kept->ndev)
+			return NULL;
+		dev_hold(kept->ndev);
+		*faults = sv_fault_active(sv, SV_FAULT_TX) ||
+			  sv_fault_active(kept->dst, SV_FAULT_RX);
+		return kept->ndev;
+	}
+	ndev = NULL;
+	dst_sv = NULL;
+	cache = sv_net_route_cache(path);
+	if (cache) {
+		struct dst_entry *dst = dst_cache_get(cache);
+
+		if (dst)
+			dst_release(dst);
+		else
+			ndev = sv_net_loop_dest_rcu(sv, path, faults, &dst_sv);
+	} else {
+		ndev = sv_net_loop_dest_rcu(sv, path, faults, &dst_sv);
+	}
+	if (kept) {
+		/* the generations from before the look-up: a change misses */
+		kept->valid = true;
+		kept->ndev = ndev;
+		kept->dst = dst_sv;
+		kept->dgid = path->dgid;
+		kept->network_type = path->network_type;
+		kept->rt_genid = rt_genid;
+		kept->dev_gen = dev_gen;
+	}
+	return ndev;
+}
+
 /*
  * A local frame for @ib_len bytes on @path (its netdev held), or NULL
  * where a packet there must be an skb (not a device of this host, RoCE v1,
@@ -953,14 +1025,13 @@ static bool sv_net_src_ok(struct sv_dev *sv, const struct sv_path *path)
  */
 static struct sv_net_frame *sv_net_frame_alloc(struct sv_dev *sv,
 					       const struct sv_path *path,
-					       unsigned int ib_len)
+					       unsigned int ib_len,
+					       struct sv_net_dest *kept)
 {
 	unsigned int size = SKB_DATA_ALIGN(sizeof(struct sv_net_frame) +
 					   ib_len);
 	struct sv_net_frame *f;
 	struct net_device *ndev;
-	struct dst_cache *cache;
-	struct dst_entry *dst;
 	bool faults;
 
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "frame without RCU");
@@ -968,16 +1039,7 @@ static struct sv_net_frame *sv_net_frame_alloc(struct sv_dev *sv,
 	if (path->network_type == RDMA_NETWORK_ROCE_V1 ||
 	    !sv_net_napi_ctx() || !sv_net_src_ok(sv, path))
 		return NULL;
-	/* a kept route leads elsewhere (sv_net_route_cache()) */
-	cache = sv_net_route_cache(path);
-	if (cache) {
-		dst = dst_cache_get(cache);
-		if (dst) {
-			dst_release(dst);
-			return NULL;
-		}
-	}
-	ndev = sv_net_loop_dest_rcu(sv, path, &faults);
+	ndev = sv_net_frame_dest(sv, path, kept, &faults);
 	if (!ndev)
 		return NULL;
 	if (faults) {
@@ -1047,13 +1109,15 @@ static struct sv_net_frame *sv_net_pkt_frame(struct sv_net_pkt *pkt)
 
 struct sv_net_pkt *sv_net_pkt_alloc(struct sv_dev *sv,
 				    const struct sv_path *path,
-				    unsigned int ib_len, unsigned int how)
+				    unsigned int ib_len, unsigned int how,
+				    struct sv_net_dest *kept)
 {
 	struct sv_net_pkt *pkt;
 	struct sk_buff *skb;
 
 	if (how & (SV_NET_PKT_FRAME | SV_NET_PKT_FRAME_ONLY)) {
-		struct sv_net_frame *f = sv_net_frame_alloc(sv, path, ib_len);
+		struct sv_net_frame *f = sv_net_frame_alloc(sv, path, ib_len,
+							    kept);
 
 		if (f)
 			return &f->pkt;

@@ -551,7 +551,8 @@ static u8 *sv_req_buf(struct sv_qp *qp, struct sv_swqe *sw,
 	unsigned int how = !frames ? 0 : n > 1 ? SV_NET_PKT_FRAME_ONLY :
 						 SV_NET_PKT_FRAME;
 
-	pk->pkt = sv_net_pkt_alloc(sv_req_dev(qp), pk->path, ib_len, how);
+	pk->pkt = sv_net_pkt_alloc(sv_req_dev(qp), pk->path, ib_len, how,
+				   &qp->req.dest);
 	if (frames && pk->pkt && !pk->pkt->frame)
 		sw->flags |= SV_SWQE_REMOTE;
 	return pk->pkt ? sv_net_pkt_data(pk->pkt) : NULL;

@@ -26,6 +26,7 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
+#include "sv_net_dest.h"
 #include "sv_task.h"
 
 struct mem_cgroup;
@@ -145,6 +146,8 @@ struct sv_req_state {
 	 * ud_lock, not lock
 	 */
 	struct list_head pd_entry;
+	/* where local frames went last (sv_net_pkt_alloc()) */
+	struct sv_net_dest dest;
 };
 
 #endif /* SV_REQ_STATE_H */

@@ -22,6 +22,8 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
+#include "sv_net_dest.h"
+
 struct sv_recv_wqe;
 struct sv_resp_res;
 struct sv_srq;
@@ -110,6 +112,8 @@ struct sv_resp_state {
 	u32		rnr_naks;
 	u32		seq_naks;
 	u32		dup_reqs;
+	/* where local frames went last (sv_net_pkt_alloc()) */
+	struct sv_net_dest dest;
 };
 
 #endif /* SV_RESP_STATE_H */

@@ -44,7 +44,8 @@ u8 *sv_resp_pkt_new(struct sv_qp *qp, struct sv_resp_out *out, u8 opcode,
 		return NULL;
 	/* a responder's QP is connected: never UD */
 	pkt = sv_net_pkt_alloc(sv_resp_dev(qp), out->path,
-			       sv_hdr_pkt_len(info, paylen), SV_NET_PKT_FRAME);
+			       sv_hdr_pkt_len(info, paylen), SV_NET_PKT_FRAME,
+			       &qp->resp.dest);
 	if (!pkt)
 		return NULL;
 	hdr = sv_net_pkt_data(pkt);

@@ -204,13 +204,16 @@ enum sv_net_pkt_how {
  * as @how allows and the path leads to a device of this host with no
  * fault injection on either end, else an skb from sv_net_alloc_skb().
  * NULL without memory (or, with SV_NET_PKT_FRAME_ONLY, where a frame
- * cannot be).  The caller fills sv_net_pkt_data() and hands the packet to
+ * cannot be).  @kept: the caller's last local destination (struct
+ * sv_net_dest, under the caller's lock), used and updated; or NULL.  The
+ * caller fills sv_net_pkt_data() and hands the packet to
  * sv_net_pkt_xmit() with the same @path, or to sv_net_pkt_drop().  Bottom
  * halves off, under RCU as for sv_net_xmit().
  */
 struct sv_net_pkt *sv_net_pkt_alloc(struct sv_dev *sv,
 				    const struct sv_path *path,
-				    unsigned int ib_len, unsigned int how);
+				    unsigned int ib_len, unsigned int how,
+				    struct sv_net_dest *kept);
 u8 *sv_net_pkt_data(struct sv_net_pkt *pkt);
 unsigned int sv_net_pkt_len(struct sv_net_pkt *pkt);
 void sv_net_pkt_drop(struct sv_net_pkt *pkt);

@@ -9,7 +9,8 @@
  * Each case works on an RC QP made by hand: a zeroed struct sv_qp on a
  * device with counters and a zeroed net_device in init_net, and a zeroed
  * IPv4 path (no address of this host: skbs, not local frames); the
- * packets stay queued in the struct sv_resp_out, never sent.
+ * packets stay queued in the struct sv_resp_out, never sent.  The calls
+ * run under RCU and resp.lock, as on the receive path.
  */
 #include <kunit/test.h>
 
@@ -111,9 +112,11 @@ static void resp_pkt_ack(struct kunit *test)
 {
 	struct pkt_env *env = test->priv;
 
+	rcu_read_lock();
 	spin_lock_bh(&env->qp->resp.lock);
 	sv_resp_pkt_ack(env->qp, &env->out, 0xfffffe);
 	spin_unlock_bh(&env->qp->resp.lock);
+	rcu_read_unlock();
 	expect_aeth(test, IB_OPCODE_RC_ACKNOWLEDGE, 0xfffffe,
 		    SV_AETH_ACK << SV_AETH_TYPE_SHIFT | SV_AETH_CREDITS_INVALID);
 	KUNIT_EXPECT_EQ(test, stat(env, SV_STAT_TX_ACKS), 1ULL);
@@ -129,9 +132,11 @@ static void resp_pkt_ack_waits(struct kunit *test)
 	struct pkt_env *env = test->priv;
 
 	env->qp->resp.serving = true;
+	rcu_read_lock();
 	spin_lock_bh(&env->qp->resp.lock);
 	sv_resp_pkt_ack(env->qp, &env->out, 77);
 	spin_unlock_bh(&env->qp->resp.lock);
+	rcu_read_unlock();
 	KUNIT_EXPECT_TRUE(test, sv_net_pktq_empty(&env->out.txq));
 	KUNIT_EXPECT_TRUE(test, env->qp->resp.ack_pending);
 	KUNIT_EXPECT_EQ(test, env->qp->resp.ack_psn, 77U);
@@ -143,9 +148,11 @@ static void resp_pkt_rnr_nak(struct kunit *test)
 {
 	struct pkt_env *env = test->priv;
 
+	rcu_read_lock();
 	spin_lock_bh(&env->qp->resp.lock);
 	sv_resp_pkt_rnr_nak(env->qp, &env->out, 5);
 	spin_unlock_bh(&env->qp->resp.lock);
+	rcu_read_unlock();
 	expect_aeth(test, IB_OPCODE_RC_ACKNOWLEDGE, 5,
 		    SV_AETH_RNR_NAK << SV_AETH_TYPE_SHIFT | 14);
 	KUNIT_EXPECT_EQ(test, stat(env, SV_STAT_TX_NAK_RNR), 1ULL);
@@ -169,9 +176,11 @@ static void resp_pkt_nak(struct kunit *test)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(naks); i++) {
+		rcu_read_lock();
 		spin_lock_bh(&env->qp->resp.lock);
 		sv_resp_pkt_nak(env->qp, &env->out, naks[i].code, 1000 + i);
 		spin_unlock_bh(&env->qp->resp.lock);
+		rcu_read_unlock();
 		expect_aeth(test, IB_OPCODE_RC_ACKNOWLEDGE, 1000 + i,
 			    SV_AETH_NAK << SV_AETH_TYPE_SHIFT | naks[i].code);
 		KUNIT_EXPECT_EQ(test, stat(env, naks[i].stat), 1ULL);
@@ -188,9 +197,11 @@ static void resp_pkt_xrc(struct kunit *test)
 	struct pkt_env *env = test->priv;
 
 	env->qp->ibqp.qp_type = IB_QPT_XRC_TGT;
+	rcu_read_lock();
 	spin_lock_bh(&env->qp->resp.lock);
 	sv_resp_pkt_ack(env->qp, &env->out, 9);
 	spin_unlock_bh(&env->qp->resp.lock);
+	rcu_read_unlock();
 	expect_aeth(test, PKT_XRC_ACK, 9,
 		    SV_AETH_ACK << SV_AETH_TYPE_SHIFT | SV_AETH_CREDITS_INVALID);
 }
@@ -204,10 +215,12 @@ static void resp_pkt_new_pad(struct kunit *test)
 	struct sv_net_pkt *pkt;
 	u8 *hdr;
 
+	rcu_read_lock();
 	spin_lock_bh(&env->qp->resp.lock);
 	hdr = sv_resp_pkt_new(env->qp, &env->out,
 			      IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY, 42, 5, &pkt);
 	spin_unlock_bh(&env->qp->resp.lock);
+	rcu_read_unlock();
 	KUNIT_ASSERT_NOT_NULL(test, hdr);
 	KUNIT_EXPECT_PTR_EQ(test, hdr, sv_net_pkt_data(pkt));
 	KUNIT_EXPECT_EQ(test, sv_net_pkt_len(pkt),
@@ -230,9 +243,11 @@ static void resp_pkt_no_path(struct kunit *test)
 	struct pkt_env *env = test->priv;
 
 	env->out.path = NULL;
+	rcu_read_lock();
 	spin_lock_bh(&env->qp->resp.lock);
 	sv_resp_pkt_nak(env->qp, &env->out, SV_NAK_INVALID_REQ, 3);
 	spin_unlock_bh(&env->qp->resp.lock);
+	rcu_read_unlock();
 	KUNIT_EXPECT_TRUE(test, sv_net_pktq_empty(&env->out.txq));
 }
 
