@@ -1081,13 +1081,13 @@ static int sv_net_frame_xmit(struct sv_dev *sv, const struct sv_path *path,
 	/* nobody reads it; zeros rather than a reused page's old bytes */
 	memset(f->data + ib_len - SV_ICRC_BYTES, 0, SV_ICRC_BYTES);
 	f->npkts = npkts;
-	f->network_type = path->network_type;
-	f->traffic_class = path->traffic_class;
-	f->hop_limit = sv_net_local_hops(sv, path);
-	f->flow_label = sv_path_is_ipv4(path) ? 0 :
-			path->flow_label & IB_GRH_FLOWLABEL_MASK;
-	f->sgid = path->sgid;
-	f->dgid = path->dgid;
+	f->addr.network_type = path->network_type;
+	f->addr.traffic_class = path->traffic_class;
+	f->addr.hop_limit = sv_net_local_hops(sv, path);
+	f->addr.flow_label = sv_path_is_ipv4(path) ? 0 :
+			     path->flow_label & IB_GRH_FLOWLABEL_MASK;
+	f->addr.sgid = path->sgid;
+	f->addr.dgid = path->dgid;
 	if (unlikely(sv_net_loop_enqueue(&f->pkt))) {
 		sv_net_frame_drop(f);
 		sv_stat_inc(sv, SV_STAT_TX_DROPS);

@@ -26,6 +26,7 @@ enum sv_recv_how {
 /* Fill the addresses of @pkt from the IP header or GRH (@v1) of its skb. */
 static void sv_recv_addrs(struct sv_rx_pkt *pkt, bool v1)
 {
+	struct sv_net_addr *a = &pkt->addr;
 	struct sk_buff *skb = pkt->skb;
 
 	if (v1) {
@@ -33,32 +34,32 @@ static void sv_recv_addrs(struct sv_rx_pkt *pkt, bool v1)
 		u32 vtf = sv_get_be32(grh);
 
 		/* what ib_core calls a RoCE v1 packet's network header */
-		pkt->network_type = RDMA_NETWORK_ROCE_V1;
-		memcpy(pkt->sgid.raw, grh + SV_GRH_SGID, sizeof(pkt->sgid.raw));
-		memcpy(pkt->dgid.raw, grh + SV_GRH_DGID, sizeof(pkt->dgid.raw));
-		pkt->traffic_class = (vtf >> 20) & 0xff;
-		pkt->hop_limit = grh[SV_GRH_HOPLMT];
-		pkt->flow_label = vtf & 0xfffff;
+		a->network_type = RDMA_NETWORK_ROCE_V1;
+		memcpy(a->sgid.raw, grh + SV_GRH_SGID, sizeof(a->sgid.raw));
+		memcpy(a->dgid.raw, grh + SV_GRH_DGID, sizeof(a->dgid.raw));
+		a->traffic_class = (vtf >> 20) & 0xff;
+		a->hop_limit = grh[SV_GRH_HOPLMT];
+		a->flow_label = vtf & 0xfffff;
 	} else if (skb->protocol == htons(ETH_P_IP)) {
 		const struct iphdr *iph = ip_hdr(skb);
 
-		pkt->network_type = RDMA_NETWORK_IPV4;
+		a->network_type = RDMA_NETWORK_IPV4;
 		ipv6_addr_set_v4mapped(iph->saddr,
-				       (struct in6_addr *)pkt->sgid.raw);
+				       (struct in6_addr *)a->sgid.raw);
 		ipv6_addr_set_v4mapped(iph->daddr,
-				       (struct in6_addr *)pkt->dgid.raw);
-		pkt->traffic_class = iph->tos;
-		pkt->hop_limit = iph->ttl;
-		pkt->flow_label = 0;
+				       (struct in6_addr *)a->dgid.raw);
+		a->traffic_class = iph->tos;
+		a->hop_limit = iph->ttl;
+		a->flow_label = 0;
 	} else {
 		const struct ipv6hdr *ip6h = ipv6_hdr(skb);
 
-		pkt->network_type = RDMA_NETWORK_IPV6;
-		memcpy(pkt->sgid.raw, &ip6h->saddr, sizeof(pkt->sgid.raw));
-		memcpy(pkt->dgid.raw, &ip6h->daddr, sizeof(pkt->dgid.raw));
-		pkt->traffic_class = ip6_tclass(ip6_flowinfo(ip6h));
-		pkt->hop_limit = ip6h->hop_limit;
-		pkt->flow_label = be32_to_cpu(ip6_flowlabel(ip6h));
+		a->network_type = RDMA_NETWORK_IPV6;
+		memcpy(a->sgid.raw, &ip6h->saddr, sizeof(a->sgid.raw));
+		memcpy(a->dgid.raw, &ip6h->daddr, sizeof(a->dgid.raw));
+		a->traffic_class = ip6_tclass(ip6_flowinfo(ip6h));
+		a->hop_limit = ip6h->hop_limit;
+		a->flow_label = be32_to_cpu(ip6_flowlabel(ip6h));
 	}
 	/* an L3 netdev's packets have no link header (a tunnel's may be the outer one) */
 	if (!pkt->sv->l3 && skb_mac_header_was_set(skb) &&
@@ -88,10 +89,10 @@ static bool sv_recv_from_peer(struct sv_qp *qp, const struct sv_rx_pkt *pkt)
 	path = rcu_dereference(qp->path);
 	/* a v1 path's peer sends v1 frames, a v2 path's UDP (Annex A16/17) */
 	return path && (path->network_type == RDMA_NETWORK_ROCE_V1) ==
-		       (pkt->network_type == RDMA_NETWORK_ROCE_V1) &&
-	       !memcmp(pkt->sgid.raw, path->dgid.raw,
+		       (pkt->addr.network_type == RDMA_NETWORK_ROCE_V1) &&
+	       !memcmp(pkt->addr.sgid.raw, path->dgid.raw,
 			       sizeof(path->dgid.raw)) &&
-	       !memcmp(pkt->dgid.raw, path->sgid.raw, sizeof(path->sgid.raw));
+	       !memcmp(pkt->addr.dgid.raw, path->sgid.raw, sizeof(path->sgid.raw));
 }
 
 /* Hand @pkt to @qp's responder or completer, if its transport fits. */
@@ -117,7 +118,7 @@ static bool sv_recv_mcast(struct sv_dev *sv, struct sv_rx_pkt *pkt)
 	/* only UD sends may go to a group (IBTA 10.5.1.1) */
 	if (pkt->p.info->qp_type != IB_QPT_UD)
 		return false;
-	n = sv_mcast_get_qps(sv, &pkt->dgid, qps, ARRAY_SIZE(qps));
+	n = sv_mcast_get_qps(sv, &pkt->addr.dgid, qps, ARRAY_SIZE(qps));
 	for (i = 0; i < n; i++) {
 		any |= sv_recv_deliver(qps[i], pkt);
 		sv_qp_put(qps[i]);
@@ -173,7 +174,7 @@ static enum sv_recv_fate sv_recv_pkt(struct sv_dev *sv, struct sv_rx_pkt *pkt)
 		return SV_RECV_DONE;
 
 	if (pkt->p.qpn == SV_QPN_MULTICAST &&
-	    rdma_is_multicast_addr((struct in6_addr *)pkt->dgid.raw)) {
+	    rdma_is_multicast_addr((struct in6_addr *)pkt->addr.dgid.raw)) {
 		ok = sv_recv_mcast(sv, pkt);
 	} else {
 		qp = sv_qp_get_by_qpn(sv, pkt->p.qpn);
@@ -192,7 +193,7 @@ static enum sv_recv_fate sv_recv_pkt(struct sv_dev *sv, struct sv_rx_pkt *pkt)
 	}
 	/* a local burst counts as the packets it stands for */
 	sv_stat_add(sv, SV_STAT_RX_PKTS, pkt->p.npkts);
-	if (pkt->network_type == RDMA_NETWORK_ROCE_V1)
+	if (pkt->addr.network_type == RDMA_NETWORK_ROCE_V1)
 		sv_stat_inc(sv, SV_STAT_RX_V1_PKTS);
 	sv_stat_add(sv, SV_STAT_RX_BYTES, pkt->p.len);
 	return SV_RECV_DONE;
@@ -281,12 +282,7 @@ void sv_recv_frame(struct sv_dev *sv, struct sv_net_frame *f)
 	}
 	pkt.skb = NULL;
 	pkt.sv = sv;
-	pkt.network_type = f->network_type;
-	pkt.traffic_class = f->traffic_class;
-	pkt.hop_limit = f->hop_limit;
-	pkt.flow_label = f->flow_label;
-	pkt.sgid = f->sgid;
-	pkt.dgid = f->dgid;
+	pkt.addr = f->addr;
 	eth_zero_addr(pkt.smac);
 	if (sv_recv_pkt(sv, &pkt) == SV_RECV_INVALID)
 		sv_stat_inc(sv, SV_STAT_RX_DROP_INVALID);

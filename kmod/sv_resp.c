@@ -877,7 +877,7 @@ static void sv_resp_build_grh(const struct sv_rx_pkt *pkt, u8 *grh)
 {
 	const u8 *nh = skb_network_header(pkt->skb);
 
-	if (pkt->network_type == RDMA_NETWORK_IPV4) {
+	if (pkt->addr.network_type == RDMA_NETWORK_IPV4) {
 		memset(grh, 0, SV_GRH_BYTES - sizeof(struct iphdr));
 		memcpy(grh + SV_GRH_BYTES - sizeof(struct iphdr), nh,
 		       sizeof(struct iphdr));
@@ -931,7 +931,7 @@ static void sv_resp_ud(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 	/* what ib_init_ah_attr_from_wc() needs to build a reply AH */
 	wc->wc_flags |= IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE |
 			IB_WC_WITH_SMAC;
-	wc->network_hdr_type = pkt->network_type;
+	wc->network_hdr_type = pkt->addr.network_type;
 	memcpy(wc->smac, pkt->smac, ETH_ALEN);
 	wc->pkey_index = 0;
 	out->solicited = p->bth_flags & SV_BTH_SE;

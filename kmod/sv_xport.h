@@ -37,6 +37,25 @@
 #include "sv_xport_obj.h"
 
 /**
+ * struct sv_net_addr - what a RoCE packet's IP header or GRH says
+ * @network_type: RDMA_NETWORK_IPV4, RDMA_NETWORK_IPV6 or (RoCE v1, IBTA
+ *		Annex A16) RDMA_NETWORK_ROCE_V1
+ * @traffic_class: IPv4 TOS / IPv6 traffic class / GRH TClass
+ * @hop_limit:	IPv4 TTL / IPv6 hop limit / GRH HopLmt
+ * @flow_label:	IPv6 or GRH flow label (0 for IPv4)
+ * @sgid:	source IP address as a GID (IPv4-mapped for IPv4); v1: SGID
+ * @dgid:	destination IP address as a GID; v1: DGID
+ */
+struct sv_net_addr {
+	u8			network_type;
+	u8			traffic_class;
+	u8			hop_limit;
+	u32			flow_label;
+	union ib_gid		sgid;
+	union ib_gid		dgid;
+};
+
+/**
  * struct sv_rx_pkt - one received, validated RoCE packet
  * @p:		the transport headers as sv_hdr_parse() found them; p.hdr
  *		points into the (linear) skb data, at the BTH
@@ -44,13 +63,7 @@
  *		for RoCE v1 the GRH (laid out as an IPv6 header).  NULL for
  *		a local frame (RC, UC and XRC opcodes only, never UD's)
  * @sv:		the device it arrived on
- * @network_type: RDMA_NETWORK_IPV4, RDMA_NETWORK_IPV6 or (RoCE v1, IBTA
- *		Annex A16) RDMA_NETWORK_ROCE_V1
- * @sgid:	source IP address as a GID (IPv4-mapped for IPv4); v1: SGID
- * @dgid:	destination IP address as a GID; v1: DGID
- * @traffic_class: IPv4 TOS / IPv6 traffic class / GRH TClass
- * @hop_limit:	IPv4 TTL / IPv6 hop limit / GRH HopLmt
- * @flow_label:	IPv6 or GRH flow label (0 for IPv4)
+ * @addr:	what its IP header or GRH says (struct sv_net_addr)
  * @smac:	source MAC, for init_ah_from_wc (zero if unknown)
  *
  * When a handler runs, the dispatcher has checked the ICRC, the headers
@@ -63,12 +76,7 @@ struct sv_rx_pkt {
 	struct sv_pkt_info	p;
 	struct sk_buff		*skb;
 	struct sv_dev		*sv;
-	u8			network_type;
-	u8			traffic_class;
-	u8			hop_limit;
-	u32			flow_label;
-	union ib_gid		sgid;
-	union ib_gid		dgid;
+	struct sv_net_addr	addr;
 	u8			smac[ETH_ALEN];
 };
 
@@ -168,8 +176,7 @@ struct sv_net_pkt {
  * @ndev:	the destination's netdev, held until delivered
  * @len:	bytes at @data: BTH through ICRC (whose place holds zeros)
  * @npkts:	the packets it stands for: > 1 for a local burst
- * @network_type, @traffic_class, @hop_limit, @flow_label, @sgid, @dgid:
- *		what its IP header would have said (struct sv_rx_pkt)
+ * @addr:	what its IP header would have said
  * @data:	the IB headers and payload
  *
  * A RoCEv2 packet of a connected QP to a device of this host, with no
@@ -182,12 +189,7 @@ struct sv_net_frame {
 	struct net_device	*ndev;
 	u32			len;
 	u8			npkts;
-	u8			network_type;
-	u8			traffic_class;
-	u8			hop_limit;
-	u32			flow_label;
-	union ib_gid		sgid;
-	union ib_gid		dgid;
+	struct sv_net_addr	addr;
 	u8			data[] __aligned(8);
 };
 
