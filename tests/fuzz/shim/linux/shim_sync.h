@@ -109,6 +109,8 @@ static inline void INIT_LIST_HEAD(struct list_head *h)
 }
 struct hlist_head { struct hlist_node *first; };
 struct hlist_node { struct hlist_node *next, **pprev; };
+struct llist_head { struct llist_node *first; };
+struct llist_node { struct llist_node *next; };
 #define DECLARE_HASHTABLE(name, bits)	struct hlist_head name[1 << (bits)]
 
 struct rcu_head { void *next; void (*func)(struct rcu_head *head); };

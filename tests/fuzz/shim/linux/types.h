@@ -47,6 +47,7 @@ typedef u64 dma_addr_t;
 #define __must_check
 #define __maybe_unused	__attribute__((unused))
 #define __packed	__attribute__((packed))
+#define __aligned(x)	__attribute__((aligned(x)))
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 #define fallthrough	__attribute__((fallthrough))
