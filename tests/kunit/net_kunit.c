@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests for kmod/sv_net.c: the packet buffers the requester and the
- * responder build their packets in (sv_net_alloc_skb()).  Small ones sit
+ * responder build their packets in (sv_net_alloc_skb()), and local frames
+ * (sv_net_frame, received by sv_recv_frame()).  Small ones sit
  * on a page fragment, MTU-sized ones and local bursts on a page of the
  * per-CPU ring (sv_pktbuf.c), larger ones on a slab buffer; each must leave room
  * for every header in front, hold exactly the IB part, and survive what the
@@ -39,9 +40,19 @@ static int net_env_init(struct kunit *test)
 	env->sv->ndev = kunit_kzalloc(test, sizeof(*env->sv->ndev),
 				      GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, env->sv->ndev);
+	env->sv->stats = alloc_percpu(struct sv_stats);
+	/* NULL on failure; a per-CPU pointer is no plain pointer (7.x) */
+	KUNIT_ASSERT_TRUE(test, env->sv->stats);
 	env->path.network_type = RDMA_NETWORK_IPV4;
 	test->priv = env;
 	return 0;
+}
+
+static void net_env_exit(struct kunit *test)
+{
+	struct net_env *env = test->priv;
+
+	free_percpu(env->sv->stats);
 }
 
 /* what any packet needs in front: link header, VLAN tag, IPv6, UDP */
@@ -316,6 +327,128 @@ static void net_pktbuf_exit_with_packet_out(struct kunit *test)
 	kfree_skb(skb);
 }
 
+/* --- local frames (sv_net.c) and their receive (sv_recv.c) --- */
+
+/* a frame of @len IB bytes on a page fragment, as sv_net_frame_alloc() */
+static struct sv_net_frame *frame_new(struct kunit *test, u8 opcode,
+				      u32 paylen, u8 npkts)
+{
+	const struct sv_opcode_info *info = &sv_opcode_table[opcode];
+	u32 len = sv_hdr_pkt_len(info, paylen);
+	struct sv_net_frame *f;
+
+	f = netdev_alloc_frag(SKB_DATA_ALIGN(sizeof(*f) + len));
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	memset(f, 0, sizeof(*f) + len);
+	f->pkt.frame = true;
+	f->len = len;
+	f->npkts = npkts;
+	sv_hdr_build_bth(f->data, opcode, 0, SV_DEFAULT_PKEY, 0x123, 7,
+			 paylen);
+	return f;
+}
+
+static u64 net_stat(struct net_env *env, unsigned int idx)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu_ptr(env->sv->stats, cpu)->v[idx];
+	return sum;
+}
+
+/*
+ * A frame is never UD (its receiver would put the IP header it does not
+ * have into the GRH area): one that is, is dropped as invalid before any
+ * QP is looked for, and freed.
+ */
+static void net_frame_ud_refused(struct kunit *test)
+{
+	struct net_env *env = test->priv;
+	struct sv_net_frame *f = frame_new(test, IB_OPCODE_UD_SEND_ONLY, 8, 1);
+
+	sv_hdr_build_deth(f->data, 0x11111111, 0x42);
+	local_bh_disable();
+	rcu_read_lock();
+	sv_recv_frame(env->sv, f);
+	rcu_read_unlock();
+	local_bh_enable();
+	KUNIT_EXPECT_EQ(test, net_stat(env, SV_STAT_RX_DROP_INVALID), 1ULL);
+	KUNIT_EXPECT_EQ(test, net_stat(env, SV_STAT_RX_DROP_NO_QP), 0ULL);
+}
+
+/*
+ * A burst frame's headers are checked against the packets it stands for
+ * (sv_hdr_parse_local()): a Middle burst of 1000 bytes is no whole number
+ * of packets, and is dropped as invalid.
+ */
+static void net_frame_burst_checked(struct kunit *test)
+{
+	struct net_env *env = test->priv;
+	struct sv_net_frame *f = frame_new(test, IB_OPCODE_RC_SEND_MIDDLE,
+					   1000, 4);
+
+	local_bh_disable();
+	rcu_read_lock();
+	sv_recv_frame(env->sv, f);
+	rcu_read_unlock();
+	local_bh_enable();
+	KUNIT_EXPECT_EQ(test, net_stat(env, SV_STAT_RX_DROP_INVALID), 1ULL);
+}
+
+/* An ODP park's copy of a frame: the IB bytes, BTH at skb->data. */
+static void net_frame_copy(struct kunit *test)
+{
+	struct sv_net_frame *f = frame_new(test, IB_OPCODE_RC_SEND_ONLY, 61, 1);
+	struct sv_rx_pkt pkt = { .skb = NULL };
+	struct sk_buff *skb;
+
+	memset(f->data + sv_opcode_table[IB_OPCODE_RC_SEND_ONLY].hdr_len,
+	       0x5a, 61);
+	KUNIT_ASSERT_EQ(test, sv_hdr_parse(f->data, f->len, &pkt.p), 0);
+	skb = sv_recv_pkt_copy(&pkt);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_EXPECT_EQ(test, skb->len, f->len);
+	KUNIT_EXPECT_EQ(test, memcmp(skb->data, f->data, f->len), 0);
+	KUNIT_EXPECT_EQ(test, sv_hdr_parse(skb->data, skb->len, &pkt.p), 0);
+	kfree_skb(skb);
+	sv_net_frame_free(f);
+}
+
+/* a packet list keeps its order; purging drops what it holds */
+static void net_pktq_order(struct kunit *test)
+{
+	struct net_env *env = test->priv;
+	struct sv_net_pkt *pkts[3];
+	struct sv_net_pktq q;
+	unsigned int i;
+
+	sv_net_pktq_init(&q);
+	KUNIT_EXPECT_TRUE(test, sv_net_pktq_empty(&q));
+	for (i = 0; i < ARRAY_SIZE(pkts); i++) {
+		/* no destination of this host: skbs */
+		pkts[i] = sv_net_pkt_alloc(env->sv, &env->path, 40, 0, NULL);
+		KUNIT_ASSERT_NOT_NULL(test, pkts[i]);
+		KUNIT_EXPECT_FALSE(test, pkts[i]->frame);
+		KUNIT_EXPECT_EQ(test, sv_net_pkt_len(pkts[i]), 40U);
+		sv_net_pktq_add(&q, pkts[i]);
+	}
+	KUNIT_EXPECT_EQ(test, q.len, 3U);
+	KUNIT_EXPECT_PTR_EQ(test, sv_net_pktq_pop(&q), pkts[0]);
+	sv_net_pkt_drop(pkts[0]);
+	KUNIT_EXPECT_PTR_EQ(test, sv_net_pktq_pop(&q), pkts[1]);
+	sv_net_pkt_drop(pkts[1]);
+	pkts[1] = sv_net_pkt_alloc(env->sv, &env->path, 40, 0, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, pkts[1]);
+	sv_net_pktq_add(&q, pkts[1]);
+	KUNIT_EXPECT_EQ(test, q.len, 2U);
+	KUNIT_EXPECT_PTR_EQ(test, q.head, pkts[2]);
+	sv_net_pktq_purge(&q);
+	KUNIT_EXPECT_TRUE(test, sv_net_pktq_empty(&q));
+	KUNIT_EXPECT_EQ(test, q.len, 0U);
+}
+
 static struct kunit_case net_cases[] = {
 	KUNIT_CASE(net_alloc_sizes),
 	KUNIT_CASE(net_alloc_protocols),
@@ -324,12 +457,17 @@ static struct kunit_case net_cases[] = {
 	KUNIT_CASE(net_pktbuf_reuse),
 	KUNIT_CASE(net_pktbuf_in_flight),
 	KUNIT_CASE(net_pktbuf_exit_with_packet_out),
+	KUNIT_CASE(net_frame_ud_refused),
+	KUNIT_CASE(net_frame_burst_checked),
+	KUNIT_CASE(net_frame_copy),
+	KUNIT_CASE(net_pktq_order),
 	{}
 };
 
 static struct kunit_suite net_suite = {
 	.name = "softverbs_net",
 	.init = net_env_init,
+	.exit = net_env_exit,
 	.test_cases = net_cases,
 };
 
