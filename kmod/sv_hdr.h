@@ -676,9 +676,12 @@ int sv_hdr_parse_grh(const void *buf, size_t len, struct sv_grh_info *out);
 /*
  * Largest payload of a local burst: a packet between two devices of this
  * host that stands for several packets of the path MTU (design.md,
- * "Local bursts"); with its headers it fits a 16 KiB buffer.
+ * "Local bursts").  A burst whose payload is in the frame carries at most
+ * SV_HDR_MAX_LOCAL_COPY (with its headers it fits a 16 KiB buffer); one
+ * by reference, whose payload stays in the sender's MR, up to this.
  */
-#define SV_HDR_MAX_LOCAL_PAYLOAD	(15 * 1024)
+#define SV_HDR_MAX_LOCAL_PAYLOAD	(64 * 1024)
+#define SV_HDR_MAX_LOCAL_COPY		(15 * 1024)
 
 /**
  * struct sv_pkt_info - a received packet, as sv_hdr_parse() found it

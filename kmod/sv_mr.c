@@ -275,6 +275,61 @@ int sv_mr_copy(struct sv_mr *mr, u64 iova, void *buf, u32 len,
 	return -EINVAL;
 }
 
+bool sv_mr_can_ref(const struct sv_mr *mr)
+{
+	return mr->kind == SV_MR_USER || mr->kind == SV_MR_DMA;
+}
+
+/*
+ * Copy @len bytes from @src at @siova into @mr at @iova: @src's pages (or
+ * kernel addresses) mapped in turn and handed to sv_mr_copy().
+ */
+static int sv_mr_copy_mr(struct sv_mr *mr, u64 iova, struct sv_mr *src,
+			 u64 siova, u32 len)
+{
+	u64 pos;
+
+	if (src->kind == SV_MR_DMA) {
+		if (!sv_mr_range_ok(0, U64_MAX, siova, len))
+			return -ERANGE;
+		return sv_mr_copy(mr, iova, sv_dma_to_ptr(siova), len,
+				  SV_COPY_TO_MR);
+	}
+	if (WARN_ON_ONCE(src->kind != SV_MR_USER))
+		return -EINVAL;
+	if (!sv_mr_range_ok(src->iova, src->length, siova, len))
+		return -ERANGE;
+	pos = siova - src->iova + src->page_offset;
+	while (len) {
+		unsigned long idx = pos >> PAGE_SHIFT;
+		unsigned int off = pos & ~PAGE_MASK;
+		u32 n = min_t(u32, len, PAGE_SIZE - off);
+		void *va;
+		int err;
+
+		if (WARN_ON_ONCE(idx >= src->npages))
+			return -ERANGE;
+		va = kmap_local_page(src->pages[idx]);
+		err = sv_mr_copy(mr, iova, va + off, n, SV_COPY_TO_MR);
+		kunmap_local(va);
+		if (err)
+			return err;
+		iova += n;
+		pos += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int sv_mr_copy_in(struct sv_mr *mr, u64 iova, const struct sv_pay *src,
+		  u32 off, u32 len)
+{
+	if (src->buf)
+		return sv_mr_copy(mr, iova, (void *)src->buf + off, len,
+				  SV_COPY_TO_MR);
+	return sv_mr_copy_mr(mr, iova, src->mr, src->iova + off, len);
+}
+
 u64 sv_mr_do_atomic(u64 *p, enum sv_atomic_op op, u64 compare_add, u64 swap)
 {
 	u64 old, prev;

@@ -1058,11 +1058,14 @@ static struct sv_net_frame *sv_net_frame_alloc(struct sv_dev *sv,
 	f->pkt.frame = true;
 	f->ndev = ndev;
 	f->len = ib_len;
+	f->ref_mr = NULL;
 	return f;
 }
 
 void sv_net_frame_free(struct sv_net_frame *f)
 {
+	if (f->ref_mr)
+		sv_mr_put(f->ref_mr);
 	skb_free_frag(f);
 }
 
@@ -1079,7 +1082,8 @@ static int sv_net_frame_xmit(struct sv_dev *sv, const struct sv_path *path,
 	unsigned int ib_len = f->len;
 
 	/* nobody reads it; zeros rather than a reused page's old bytes */
-	memset(f->data + ib_len - SV_ICRC_BYTES, 0, SV_ICRC_BYTES);
+	if (!f->ref_mr)
+		memset(f->data + ib_len - SV_ICRC_BYTES, 0, SV_ICRC_BYTES);
 	f->npkts = npkts;
 	f->addr.network_type = path->network_type;
 	f->addr.traffic_class = path->traffic_class;
@@ -1095,6 +1099,8 @@ static int sv_net_frame_xmit(struct sv_dev *sv, const struct sv_path *path,
 	}
 	if (npkts > 1)
 		sv_stat_inc(sv, SV_STAT_TX_LOCAL_BURSTS);
+	if (f->ref_mr)
+		sv_stat_inc(sv, SV_STAT_TX_LOCAL_BY_REF);
 	sv_stat_add(sv, SV_STAT_TX_PKTS, npkts);
 	sv_stat_add(sv, SV_STAT_TX_BYTES, ib_len);
 	return 0;
@@ -1130,6 +1136,22 @@ struct sv_net_pkt *sv_net_pkt_alloc(struct sv_dev *sv,
 	pkt = &sv_net_loop_cb(skb)->pkt;
 	pkt->frame = false;
 	return pkt;
+}
+
+struct sv_net_pkt *sv_net_pkt_alloc_ref(struct sv_dev *sv,
+					const struct sv_path *path,
+					unsigned int hdr_len,
+					unsigned int ib_len, struct sv_mr *mr,
+					u64 iova, struct sv_net_dest *kept)
+{
+	struct sv_net_frame *f = sv_net_frame_alloc(sv, path, hdr_len, kept);
+
+	if (!f)
+		return NULL;
+	f->len = ib_len;
+	f->ref_mr = mr;
+	f->ref_iova = iova;
+	return &f->pkt;
 }
 
 u8 *sv_net_pkt_data(struct sv_net_pkt *pkt)

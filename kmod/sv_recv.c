@@ -237,6 +237,7 @@ static void sv_recv_skb(struct sv_dev *sv, struct sk_buff *skb,
 
 	pkt.skb = skb;
 	pkt.sv = sv;
+	pkt.pay_mr = NULL;
 	sv_recv_addrs(&pkt, v1);
 	/* the encap hook and the loopback hold RCU, fault injection may not */
 	rcu_read_lock();
@@ -268,7 +269,9 @@ drop:
  * connected QP's path, so nothing in it came from a wire; its headers are
  * checked all the same, a burst against the packets it stands for
  * (sv_hdr_parse_local()).  Never a UD packet: a UD receiver puts the IP
- * header into the GRH area, which a frame does not have.  Under RCU (the
+ * header into the GRH area, which a frame does not have.  A payload by
+ * reference (f->ref_mr) only on a SEND or RDMA WRITE request: the
+ * handlers that place those read it through sv_rx_pay().  Under RCU (the
  * loopback's drain).
  */
 void sv_recv_frame(struct sv_dev *sv, struct sv_net_frame *f)
@@ -276,30 +279,52 @@ void sv_recv_frame(struct sv_dev *sv, struct sv_net_frame *f)
 	struct sv_rx_pkt pkt;
 
 	if (unlikely(sv_hdr_parse_local(f->data, f->len, f->npkts, &pkt.p) ||
-		     pkt.p.info->qp_type == IB_QPT_UD)) {
-		sv_stat_inc(sv, SV_STAT_RX_DROP_INVALID);
-		goto free;
-	}
+		     pkt.p.info->qp_type == IB_QPT_UD))
+		goto drop_invalid;
+	if (f->ref_mr &&
+	    unlikely(!(pkt.p.info->flags & (SV_OP_SEND | SV_OP_WRITE)) ||
+		     !(pkt.p.info->flags & SV_OP_REQ)))
+		goto drop_invalid;
 	pkt.skb = NULL;
 	pkt.sv = sv;
+	pkt.pay_mr = f->ref_mr;
+	pkt.pay_iova = f->ref_iova;
 	pkt.addr = f->addr;
 	eth_zero_addr(pkt.smac);
 	if (sv_recv_pkt(sv, &pkt) == SV_RECV_INVALID)
 		sv_stat_inc(sv, SV_STAT_RX_DROP_INVALID);
-free:
+	sv_net_frame_free(f);
+	return;
+
+drop_invalid:
+	sv_stat_inc(sv, SV_STAT_RX_DROP_INVALID);
 	sv_net_frame_free(f);
 }
 
 struct sk_buff *sv_recv_pkt_copy(const struct sv_rx_pkt *pkt)
 {
+	const struct sv_pkt_info *p = &pkt->p;
+	unsigned int hdr_len = p->info->hdr_len;
 	struct sk_buff *skb;
 
 	if (pkt->skb)
 		return skb_copy(pkt->skb, GFP_ATOMIC);
 	/* a frame: p.hdr is at its BTH, p.len through the ICRC */
-	skb = alloc_skb(pkt->p.len, GFP_ATOMIC);
-	if (skb)
-		skb_put_data(skb, pkt->p.hdr, pkt->p.len);
+	skb = alloc_skb(p->len, GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	if (!pkt->pay_mr) {
+		skb_put_data(skb, p->hdr, p->len);
+		return skb;
+	}
+	/* by reference: the payload from the sender's MR, zeros after it */
+	skb_put_data(skb, p->hdr, hdr_len);
+	if (sv_mr_copy(pkt->pay_mr, pkt->pay_iova, skb_put(skb, p->paylen),
+		       p->paylen, SV_COPY_FROM_MR)) {
+		kfree_skb(skb);
+		return NULL;
+	}
+	skb_put_zero(skb, p->len - hdr_len - p->paylen);
 	return skb;
 }
 

@@ -526,15 +526,66 @@ static int sv_req_path(struct sv_qp *qp, const struct sv_send_wqe *wqe,
 /*
  * How many packets of the path MTU the next packet of @sw may stand for:
  * more than one (a local burst, design.md "Local bursts") where an RC or
- * UC SEND or WRITE has more than one left and goes as local frames.
+ * UC SEND or WRITE has more than one left and goes as local frames; with
+ * its payload by reference (@by_ref) up to SV_HDR_MAX_LOCAL_PAYLOAD bytes
+ * and U8_MAX packets, else SV_HDR_MAX_LOCAL_COPY bytes.
  */
-static u32 sv_req_burst(const struct sv_swqe *sw, bool frames, bool no_burst)
+static u32 sv_req_burst(const struct sv_swqe *sw, bool frames, bool no_burst,
+			bool by_ref)
 {
 	u32 left = sw->npkts - sw->next;
 
 	if (!frames || no_burst || left < 2)
 		return 1;
-	return min(left, SV_HDR_MAX_LOCAL_PAYLOAD / sw->mtu);
+	if (by_ref)
+		return min3(left, (u32)U8_MAX, SV_HDR_MAX_LOCAL_PAYLOAD / sw->mtu);
+	return min(left, SV_HDR_MAX_LOCAL_COPY / sw->mtu);
+}
+
+/*
+ * The MR holding the payload of @wqe's next *@n packets of @mtu from @off,
+ * to send it by reference (design.md, "Local frames"): the payload must
+ * lie in one SGE, so *@n shrinks to the whole packets of that SGE; the
+ * MR must be one sv_mr_can_ref() accepts.  Returns the MR, held, with
+ * *@iova where the payload starts; or NULL where the payload goes as
+ * bytes (a refused key is then reported by sv_req_sge_copy()).
+ */
+static struct sv_mr *sv_req_ref_mr(struct sv_qp *qp,
+				   const struct sv_send_wqe *wqe, u32 off,
+				   u32 mtu, u32 *n, u64 *iova)
+{
+	u32 len = wqe->dma.length - off, paylen, room, i;
+	const struct sv_sge *sge = NULL;
+	struct sv_mr *mr;
+
+	lockdep_assert_held(&qp->req.lock);
+	for (i = 0; i < wqe->dma.num_sge; i++) {
+		if (off < wqe->dma.sge[i].length) {
+			sge = &wqe->dma.sge[i];
+			break;
+		}
+		off -= wqe->dma.sge[i].length;
+	}
+	if (!sge)
+		return NULL;
+	room = sge->length - off;
+	paylen = min(*n * mtu, len);
+	if (paylen > room) {
+		*n = room / mtu;
+		if (!*n)
+			return NULL;
+		paylen = *n * mtu;
+	}
+	*iova = sge->addr + off;
+	mr = sv_mr_lookup(sv_req_dev(qp), sge->lkey, qp->ibqp.pd,
+			  qp->ibqp.qp_num, 0, iova, paylen);
+	if (IS_ERR(mr))
+		return NULL;
+	if (!sv_mr_can_ref(mr)) {
+		sv_mr_put(mr);
+		return NULL;
+	}
+	return mr;
 }
 
 /*
@@ -623,7 +674,9 @@ static int sv_req_build_locked(struct sv_qp *qp, struct sv_swqe *sw,
 	const struct sv_opcode_info *info;
 	bool one_req = read || (sw->flags & SV_SWQE_RESP);
 	u32 psn, off, paylen = 0, flags = 0, dqpn, n, end;
-	bool first, last, frames, no_burst = one_req;
+	bool first, last, frames, by_ref, no_burst = one_req;
+	struct sv_mr *ref_mr = NULL;
+	u64 ref_iova = 0;
 	int opcode;
 	u8 *hdr;
 
@@ -633,8 +686,19 @@ static int sv_req_build_locked(struct sv_qp *qp, struct sv_swqe *sw,
 		return IB_WC_LOC_QP_OP_ERR;
 	/* UD packets carry their IP header to the GRH area: never frames */
 	frames = !sv_req_is_ud(qp) && !(sw->flags & SV_SWQE_REMOTE);
+	/* a SEND's or WRITE's payload may stay in its MR (a local frame's) */
+	by_ref = frames && !one_req && wqe->dma.length &&
+		 !(wqe->wr.send_flags & IB_SEND_INLINE);
 again:
-	n = sv_req_burst(sw, frames, no_burst);
+	n = sv_req_burst(sw, frames, no_burst, by_ref);
+	if (by_ref) {
+		ref_mr = sv_req_ref_mr(qp, wqe, sw->next * sw->mtu, sw->mtu,
+				       &n, &ref_iova);
+		if (!ref_mr) {
+			by_ref = false;
+			goto again;
+		}
+	}
 	if (one_req) {
 		/*
 		 * READ, atomics, FLUSH, ATOMIC WRITE: one request; a READ
@@ -658,7 +722,23 @@ again:
 		return IB_WC_LOC_QP_OP_ERR;
 	info = &sv_opcode_table[opcode];
 
-	hdr = sv_req_buf(qp, sw, pk, sv_hdr_pkt_len(info, paylen), frames, n);
+	if (ref_mr) {
+		pk->pkt = sv_net_pkt_alloc_ref(sv, pk->path, info->hdr_len,
+					       sv_hdr_pkt_len(info, paylen),
+					       ref_mr, ref_iova,
+					       &qp->req.dest);
+		if (!pk->pkt) {
+			/* no frame here or now: the payload goes as bytes */
+			sv_mr_put(ref_mr);
+			ref_mr = NULL;
+			by_ref = false;
+			goto again;
+		}
+		hdr = sv_net_pkt_data(pk->pkt);
+	} else {
+		hdr = sv_req_buf(qp, sw, pk, sv_hdr_pkt_len(info, paylen),
+				 frames, n);
+	}
 	if (!hdr && n > 1) {
 		/* no buffer for the burst: one packet (a frame, or an skb) */
 		no_burst = true;
@@ -688,7 +768,7 @@ again:
 		if (paylen && (wr_flags & SV_WR_VALUE8)) {
 			/* the value, as bytes, from the WQE (sv_qp.c) */
 			memcpy(hdr + info->hdr_len, wqe->dma.atomic_wr, paylen);
-		} else if (paylen) {
+		} else if (paylen && !ref_mr) {
 			u8 *pay = hdr + info->hdr_len;
 
 			int err = sv_req_sge_copy(qp, wqe, off, pay, paylen,

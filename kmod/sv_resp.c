@@ -100,16 +100,16 @@ static void sv_resp_wqe_rewind(struct sv_qp *qp)
 }
 
 /*
- * Scatter @len bytes at @data over the held WQE's SGEs, from its cursor.
+ * Scatter @len bytes of @src over the held WQE's SGEs, from its cursor.
  * On SV_RESP_ODP the cursor is where it was: the packet comes again.
  */
-static enum sv_resp_err sv_resp_scatter(struct sv_qp *qp, const void *data,
-					u32 len)
+static enum sv_resp_err sv_resp_scatter(struct sv_qp *qp,
+					const struct sv_pay *src, u32 len)
 {
 	struct sv_dma_info *dma = &qp->resp.wqe->dma;
 	struct sv_dev *sv = sv_resp_dev(qp);
 	u32 cur_sge = dma->cur_sge, sge_offset = dma->sge_offset;
-	u32 resid = dma->resid, recv_len = qp->resp.recv_len;
+	u32 resid = dma->resid, recv_len = qp->resp.recv_len, off = 0;
 
 	lockdep_assert_held(&qp->resp.lock);
 	if (len > dma->resid)
@@ -135,7 +135,7 @@ static enum sv_resp_err sv_resp_scatter(struct sv_qp *qp, const void *data,
 				  qp->ibqp.qp_num, IB_ACCESS_LOCAL_WRITE, &iova, n);
 		if (IS_ERR(mr))
 			return SV_RESP_LOC_PROT;
-		err = sv_mr_copy(mr, iova, (void *)data, n, SV_COPY_TO_MR);
+		err = sv_mr_copy_in(mr, iova, src, off, n);
 		if (err == -EAGAIN)
 			err = sv_odp_fault_async(qp, SV_ODP_RESP, mr, iova,
 						 sge->length - dma->sge_offset,
@@ -150,7 +150,7 @@ static enum sv_resp_err sv_resp_scatter(struct sv_qp *qp, const void *data,
 		}
 		if (err)
 			return SV_RESP_LOC_PROT;
-		data += n;
+		off += n;
 		len -= n;
 		dma->sge_offset += n;
 		dma->resid -= n;
@@ -386,13 +386,15 @@ static enum sv_resp_err sv_resp_send(struct sv_qp *qp,
 	const struct sv_pkt_info *p = &pkt->p;
 	u32 flags = p->info->flags;
 	enum sv_resp_err err;
+	struct sv_pay pay;
 
 	err = sv_resp_take_wqe(qp, flags);
 	if (err)
 		return err;
 	if (WARN_ON_ONCE(!qp->resp.wqe_valid))
 		return SV_RESP_LOC_QP_OP;
-	err = sv_resp_scatter(qp, sv_pkt_payload(p), p->paylen);
+	pay = sv_rx_pay(pkt);
+	err = sv_resp_scatter(qp, &pay, p->paylen);
 	if (err)
 		return err;
 	if (sv_resp_msg_goes_on(qp, flags, SV_OP_SEND))
@@ -420,12 +422,13 @@ static enum sv_resp_err sv_resp_send(struct sv_qp *qp,
 }
 
 /*
- * Place @len bytes of an RDMA WRITE at the message's cursor: through @mr
- * at @iova when the first packet's check has just found them (the
- * reference is consumed), else (@mr NULL) through the R_Key again.
+ * Place @len bytes of @src, an RDMA WRITE's, at the message's cursor:
+ * through @mr at @iova when the first packet's check has just found them
+ * (the reference is consumed), else (@mr NULL) through the R_Key again.
  */
-static enum sv_resp_err sv_resp_write_data(struct sv_qp *qp, const void *data,
-					   u32 len, struct sv_mr *mr, u64 iova)
+static enum sv_resp_err sv_resp_write_data(struct sv_qp *qp,
+					   const struct sv_pay *src, u32 len,
+					   struct sv_mr *mr, u64 iova)
 {
 	int err;
 
@@ -442,7 +445,7 @@ static enum sv_resp_err sv_resp_write_data(struct sv_qp *qp, const void *data,
 		if (IS_ERR(mr))
 			return SV_RESP_REM_ACCESS;
 	}
-	err = sv_mr_copy(mr, iova, (void *)data, len, SV_COPY_TO_MR);
+	err = sv_mr_copy_in(mr, iova, src, 0, len);
 	if (err == -EAGAIN)
 		err = sv_odp_fault_async(qp, SV_ODP_RESP, mr, iova,
 					 qp->resp.wr_resid, true);
@@ -464,6 +467,7 @@ static enum sv_resp_err sv_resp_write(struct sv_qp *qp,
 	u32 flags = p->info->flags;
 	struct sv_mr *mr = NULL;
 	enum sv_resp_err err;
+	struct sv_pay pay;
 	u64 iova = 0;
 
 	if (flags & SV_OP_FIRST) {
@@ -490,7 +494,8 @@ static enum sv_resp_err sv_resp_write(struct sv_qp *qp,
 	err = sv_resp_take_wqe(qp, flags);
 	if (err)
 		goto put_mr;
-	err = sv_resp_write_data(qp, sv_pkt_payload(p), p->paylen, mr, iova);
+	pay = sv_rx_pay(pkt);
+	err = sv_resp_write_data(qp, &pay, p->paylen, mr, iova);
 	if (err)
 		return err;
 	if (sv_resp_msg_goes_on(qp, flags, SV_OP_WRITE))
@@ -893,6 +898,7 @@ static void sv_resp_ud(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 	struct ib_wc *wc = &out->wc;
 	u8 grh[SV_GRH_BYTES];
 	enum sv_resp_err err;
+	struct sv_pay pay;
 	u32 qkey;
 	int ret;
 
@@ -918,9 +924,12 @@ static void sv_resp_ud(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 		goto fail;
 	}
 	sv_resp_build_grh(pkt, grh);
-	err = sv_resp_scatter(qp, grh, SV_GRH_BYTES);
-	if (!err)
-		err = sv_resp_scatter(qp, sv_pkt_payload(p), p->paylen);
+	pay = (struct sv_pay){ .buf = grh };
+	err = sv_resp_scatter(qp, &pay, SV_GRH_BYTES);
+	if (!err) {
+		pay = sv_rx_pay(pkt);
+		err = sv_resp_scatter(qp, &pay, p->paylen);
+	}
 	if (err)
 		goto fail;
 

@@ -34,6 +34,7 @@ static const struct rdma_stat_desc sv_stat_descs[] = {
 	[SV_STAT_TX_V1_PKTS]		= { .name = "tx_roce_v1_packets" },
 	[SV_STAT_RX_V1_PKTS]		= { .name = "rx_roce_v1_packets" },
 	[SV_STAT_TX_LOCAL_BURSTS]	= { .name = "tx_local_bursts" },
+	[SV_STAT_TX_LOCAL_BY_REF]	= { .name = "tx_local_by_ref" },
 	[SV_STAT_TX_ACKS]		= { .name = "tx_acks" },
 	[SV_STAT_RX_ACKS]		= { .name = "rx_acks" },
 	[SV_STAT_TX_NAK_SEQ]		= { .name = "tx_nak_seq_err" },

@@ -26,6 +26,8 @@ enum sv_stat {
 	SV_STAT_RX_V1_PKTS,		/* of rx_packets: RoCE v1 */
 	/* of what tx_packets counts: local bursts, each as its packets */
 	SV_STAT_TX_LOCAL_BURSTS,
+	/* local frames whose payload stayed in the sender's MR */
+	SV_STAT_TX_LOCAL_BY_REF,
 
 	/* RC acknowledgements (IBTA 9.7.5) */
 	SV_STAT_TX_ACKS,		/* positive ACKs sent by the responder */

@@ -65,6 +65,11 @@ struct sv_net_addr {
  * @sv:		the device it arrived on
  * @addr:	what its IP header or GRH says (struct sv_net_addr)
  * @smac:	source MAC, for init_ah_from_wc (zero if unknown)
+ * @pay_mr:	NULL, or (a local frame's SEND or RDMA WRITE whose payload
+ *		stayed in its sender's MR, struct sv_net_frame) that MR,
+ *		held by the frame: the payload is there from @pay_iova, not
+ *		after the headers.  Read it through sv_rx_pay() only.
+ * @pay_iova:	where the payload starts in @pay_mr
  *
  * When a handler runs, the dispatcher has checked the ICRC, the headers
  * (sv_hdr_parse), the P_Key (default partition only, IBTA Annex A16.4.3)
@@ -78,12 +83,23 @@ struct sv_rx_pkt {
 	struct sv_dev		*sv;
 	struct sv_net_addr	addr;
 	u8			smac[ETH_ALEN];
+	struct sv_mr		*pay_mr;
+	u64			pay_iova;
 };
 
+/* where @pkt's payload is, for sv_mr_copy_in() */
+static inline struct sv_pay sv_rx_pay(const struct sv_rx_pkt *pkt)
+{
+	if (pkt->pay_mr)
+		return (struct sv_pay){ .mr = pkt->pay_mr,
+					.iova = pkt->pay_iova };
+	return (struct sv_pay){ .buf = sv_pkt_payload(&pkt->p) };
+}
+
 /*
- * A private copy of @pkt's IB part (BTH through ICRC at skb->data) to keep
- * beyond the handler (an ODP fault's retry), or NULL without memory.
- * Any context.
+ * A private copy of @pkt's IB part (BTH through ICRC at skb->data; a
+ * payload by reference copied in) to keep beyond the handler (an ODP
+ * fault's retry), or NULL without memory.  Any context.
  */
 struct sk_buff *sv_recv_pkt_copy(const struct sv_rx_pkt *pkt);
 
@@ -174,9 +190,15 @@ struct sv_net_pkt {
  * struct sv_net_frame - a local frame (design.md, "Local frames")
  * @pkt:	what every packet has
  * @ndev:	the destination's netdev, held until delivered
- * @len:	bytes at @data: BTH through ICRC (whose place holds zeros)
+ * @len:	the packet's bytes, BTH through ICRC (whose place holds zeros
+ *		at @data), as though the payload were at @data
  * @npkts:	the packets it stands for: > 1 for a local burst
  * @addr:	what its IP header would have said
+ * @ref_mr:	NULL: the payload is at @data.  Else a SEND or RDMA WRITE
+ *		by reference: its payload stayed in this MR of the sender
+ *		(a reference the frame owns) from @ref_iova, and @data holds
+ *		only the headers
+ * @ref_iova:	where that payload starts in @ref_mr
  * @data:	the IB headers and payload
  *
  * A RoCEv2 packet of a connected QP to a device of this host, with no
@@ -190,6 +212,8 @@ struct sv_net_frame {
 	u32			len;
 	u8			npkts;
 	struct sv_net_addr	addr;
+	struct sv_mr		*ref_mr;
+	u64			ref_iova;
 	u8			data[] __aligned(8);
 };
 
@@ -216,13 +240,27 @@ struct sv_net_pkt *sv_net_pkt_alloc(struct sv_dev *sv,
 				    const struct sv_path *path,
 				    unsigned int ib_len, unsigned int how,
 				    struct sv_net_dest *kept);
+/*
+ * A local frame of @ib_len bytes (BTH through ICRC) whose payload stays in
+ * @mr from @iova (a SEND or RDMA WRITE by reference; @mr of a kind
+ * sv_mr_can_ref() accepts): only @hdr_len bytes of headers are at
+ * sv_net_pkt_data().  On success the frame owns the caller's reference
+ * to @mr.  NULL where no frame can be (as SV_NET_PKT_FRAME_ONLY): the
+ * caller keeps its reference.  Context as sv_net_pkt_alloc().
+ */
+struct sv_net_pkt *sv_net_pkt_alloc_ref(struct sv_dev *sv,
+					const struct sv_path *path,
+					unsigned int hdr_len,
+					unsigned int ib_len, struct sv_mr *mr,
+					u64 iova, struct sv_net_dest *kept);
 u8 *sv_net_pkt_data(struct sv_net_pkt *pkt);
 unsigned int sv_net_pkt_len(struct sv_net_pkt *pkt);
 void sv_net_pkt_drop(struct sv_net_pkt *pkt);
 /*
  * Send @pkt standing for @npkts packets (> 1: a local burst, only a
  * frame) as sv_net_xmit() sends an skb; a frame is queued for its device
- * and counted as sent, a burst also in tx_local_bursts.  Consumes @pkt.
+ * and counted as sent, a burst also in tx_local_bursts, a payload by
+ * reference in tx_local_by_ref.  Consumes @pkt.
  * Returns 0 or a negative errno (dropped: a loss).
  */
 int sv_net_pkt_xmit(struct sv_dev *sv, const struct sv_path *path,

@@ -235,6 +235,33 @@ struct sv_mr *sv_mr_lookup(struct sv_dev *sv, u32 key, struct ib_pd *pd,
 			   u32 qpn, int access, u64 *iova, u64 length);
 int sv_mr_copy(struct sv_mr *mr, u64 iova, void *buf, u32 len,
 	       enum sv_copy_dir dir);
+
+/**
+ * struct sv_pay - bytes to place into an MR
+ * @buf:	the bytes, or NULL: they are in @mr from @iova
+ * @mr:		an MR sv_mr_can_ref() accepted, held by whoever made this
+ * @iova:	where they start in @mr
+ */
+struct sv_pay {
+	const u8	*buf;
+	struct sv_mr	*mr;
+	u64		iova;
+};
+
+/*
+ * sv_mr_can_ref: whether a held @mr's bytes may be read later, by another
+ * QP's responder, for a payload sent by reference: its translation never
+ * changes while held (a user MR's pinned pages, a DMA MR's kernel
+ * addresses), unlike a fast-reg MR's (invalidated), an ODP MR's (faults,
+ * invalidations) or a dma-buf MR's (moved).
+ *
+ * sv_mr_copy_in: copy @len bytes of @src, from @off into it, into @mr at
+ * @iova (as sv_mr_copy() SV_COPY_TO_MR, whose errors it returns).  From
+ * another MR it is one copy, page by page of each.
+ */
+bool sv_mr_can_ref(const struct sv_mr *mr);
+int sv_mr_copy_in(struct sv_mr *mr, u64 iova, const struct sv_pay *src,
+		  u32 off, u32 len);
 enum sv_atomic_op {
 	SV_ATOMIC_FETCH_ADD,
 	SV_ATOMIC_CMP_SWAP,

@@ -443,8 +443,9 @@ static void hdr_length_mismatch(struct kunit *test)
 
 /*
  * sv_hdr_parse_local(): a local burst of npkts > 1 may carry up to
- * SV_HDR_MAX_LOCAL_PAYLOAD bytes, a First or Middle one any multiple of
- * 256 (the responder checks npkts MTUs); npkts 1 is sv_hdr_parse() exactly
+ * SV_HDR_MAX_LOCAL_PAYLOAD bytes (64 KiB: by reference), a First or
+ * Middle one any multiple of 256 (the responder checks npkts MTUs);
+ * npkts 1 is sv_hdr_parse() exactly
  */
 static void hdr_local_burst(struct kunit *test)
 {
@@ -474,8 +475,11 @@ static void hdr_local_burst(struct kunit *test)
 	p = build_pkt(test, IB_OPCODE_UC_RDMA_WRITE_ONLY, 6000, &len);
 	KUNIT_EXPECT_EQ(test, sv_hdr_parse_local(p, len, 6, &pkt), 0);
 	KUNIT_EXPECT_EQ(test, pkt.paylen, 6000);
-	p = build_pkt(test, IB_OPCODE_RC_SEND_LAST, 15 * 1024 + 4, &len);
-	KUNIT_EXPECT_EQ_MSG(test, sv_hdr_parse_local(p, len, 16, &pkt), -E2BIG,
+	p = build_pkt(test, IB_OPCODE_RC_SEND_LAST, 64 * 1024, &len);
+	KUNIT_EXPECT_EQ(test, sv_hdr_parse_local(p, len, 64, &pkt), 0);
+	KUNIT_EXPECT_EQ(test, pkt.paylen, 64 * 1024);
+	p = build_pkt(test, IB_OPCODE_RC_SEND_LAST, 64 * 1024 + 4, &len);
+	KUNIT_EXPECT_EQ_MSG(test, sv_hdr_parse_local(p, len, 65, &pkt), -E2BIG,
 			    "burst over SV_HDR_MAX_LOCAL_PAYLOAD");
 
 	/* npkts 1 (or 0) from the queue: a packet, parsed as from a wire */

@@ -571,9 +571,73 @@ static void odp_chunk_next(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, steps, 3ULL);
 }
 
+/*
+ * sv_mr_copy_in(): a payload by reference (a DMA MR's bytes: a kind
+ * sv_mr_can_ref() takes) placed across a fast-reg MR's page boundary in
+ * one call, as bytes too; a fast-reg MR is never referenced; a source
+ * range that wraps is refused.
+ */
+static void copy_in(struct kunit *test)
+{
+	struct mr_env *env = test->priv;
+	struct sv_dev *sv = env->sv;
+	struct scatterlist *sg = make_sg(test, env, 0, NPAGES);
+	u64 siova = (uintptr_t)env->page[NPAGES] + 50, diova;
+	struct ib_mr *dma, *fast;
+	struct sv_mr *src, *dst;
+	struct sv_pay pay;
+	int i;
+
+	for (i = 0; i < 64; i++)
+		((u8 *)env->page[NPAGES])[50 + i] = i + 1;
+	dma = sv_mr_get_dma(env->pd, IB_ACCESS_LOCAL_WRITE);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dma);
+	src = sv_mr_lookup(sv, dma->lkey, env->pd, 0, 0, &siova, 64);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, src);
+	KUNIT_EXPECT_TRUE(test, sv_mr_can_ref(src));
+
+	fast = alloc_fast(test, env, NPAGES);
+	KUNIT_ASSERT_EQ(test, map(fast, sg, NPAGES, 0), NPAGES);
+	KUNIT_ASSERT_EQ(test, sv_mr_fast_reg(fast, env->pd, fast->rkey,
+					     IB_ACCESS_LOCAL_WRITE |
+					     IB_ACCESS_REMOTE_WRITE), 0);
+	diova = fast->iova + PAGE_SIZE - 24;
+	dst = sv_mr_lookup(sv, fast->rkey, env->pd, 0, IB_ACCESS_REMOTE_WRITE,
+			   &diova, 64);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dst);
+	KUNIT_EXPECT_FALSE(test, sv_mr_can_ref(dst));
+
+	/* 60 bytes from 4 into the payload, straddling dst's pages */
+	pay = (struct sv_pay){ .mr = src, .iova = siova };
+	KUNIT_EXPECT_EQ(test, sv_mr_copy_in(dst, diova, &pay, 4, 60), 0);
+	EXPECT_MEM(test, (char *)env->page[0] + PAGE_SIZE - 24,
+		   (char *)env->page[NPAGES] + 54, 24);
+	EXPECT_MEM(test, (char *)env->page[1], (char *)env->page[NPAGES] + 78,
+		   36);
+	/* the same from bytes */
+	pay = (struct sv_pay){ .buf = "by bytes" };
+	KUNIT_EXPECT_EQ(test, sv_mr_copy_in(dst, diova, &pay, 3, 5), 0);
+	EXPECT_MEM(test, (char *)env->page[0] + PAGE_SIZE - 24, "bytes", 5);
+	/* a source range that wraps; a destination outside the MR */
+	pay = (struct sv_pay){ .mr = src, .iova = U64_MAX - 7 };
+	KUNIT_EXPECT_EQ(test, sv_mr_copy_in(dst, diova, &pay, 0, 16), -ERANGE);
+	pay = (struct sv_pay){ .mr = src, .iova = siova };
+	KUNIT_EXPECT_EQ(test, sv_mr_copy_in(dst, fast->iova + NPAGES *
+					    PAGE_SIZE - 8, &pay, 0, 16),
+			-ERANGE);
+
+	sv_mr_put(dst);
+	sv_mr_put(src);
+	KUNIT_EXPECT_EQ(test, sv_mr_invalidate(sv, fast->rkey, env->pd, 0,
+					       false), 0);
+	KUNIT_EXPECT_EQ(test, sv_mr_dereg(fast, NULL), 0);
+	KUNIT_EXPECT_EQ(test, sv_mr_dereg(dma, NULL), 0);
+}
+
 static struct kunit_case mr_cases[] = {
 	KUNIT_CASE(odp_chunk_next),
 	KUNIT_CASE(dma_mr),
+	KUNIT_CASE(copy_in),
 	KUNIT_CASE(fast_reg),
 	KUNIT_CASE(atomics),
 	KUNIT_CASE(key_reuse),

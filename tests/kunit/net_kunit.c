@@ -87,7 +87,7 @@ static struct sk_buff *expect_buffer(struct kunit *test, unsigned int ib_len)
  */
 #define PKTBUF_LEN	(1024 + 12 + 4)
 #define PKTBUF_JUMBO	(4096 + 12 + 4)
-#define PKTBUF_BURST	(SV_HDR_MAX_LOCAL_PAYLOAD + 12 + 16 + 4)
+#define PKTBUF_BURST	(SV_HDR_MAX_LOCAL_COPY + 12 + 16 + 4)
 
 /*
  * IB parts of an ACK, a 64-byte WRITE, sizes up to where the fragment

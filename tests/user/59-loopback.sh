@@ -39,9 +39,10 @@ else
 	xp_case "IPv6 B<-A rc_pingpong" xp_pair 6 B A ibv_rc_pingpong -n 20 -s 4096 -c
 fi
 # xp_loop_bursts: data-checked RC and UC pingpongs of 64 KiB SENDs, 20
-# each way, go as local bursts (design.md, "Local bursts"): at least one
-# per message, and tx_packets still counts every packet of the path MTU
-# (64 per message at MTU 1024) they stand for.
+# each way, go as local bursts (design.md, "Local bursts") whose payload
+# stays in the sender's MR: at least one per message, each by reference,
+# and tx_packets still counts every packet of the path MTU (64 per
+# message at MTU 1024) they stand for.
 xp_loop_bursts() {
 	local tmp rc=0 prog
 	tmp=$(mktemp -d)
@@ -58,9 +59,11 @@ d = {k: c[1][k] - c[0][k] for k in c[0]}
 msgs = 40
 print(prog, " ".join(f"{k} {v}" for k, v in d.items() if v))
 assert d['tx_local_bursts'] >= msgs, ("too few local bursts", d)
+assert d['tx_local_by_ref'] >= d['tx_local_bursts'], ("bursts not by reference", d)
 assert d['tx_packets'] >= 64 * msgs, ("bursts not counted as their packets", d)
 assert d['rx_packets'] >= 64 * msgs, ("bursts not counted as their packets", d)
-print(f"ok: {prog}: {d['tx_local_bursts']} bursts for {d['tx_packets']} packets")
+print(f"ok: {prog}: {d['tx_local_bursts']} bursts for {d['tx_packets']} packets, "
+      f"{d['tx_local_by_ref']} by reference")
 EOF
 		[ $rc = 0 ] || break
 	done
