@@ -281,8 +281,38 @@ bool sv_mr_can_ref(const struct sv_mr *mr)
 }
 
 /*
- * Copy @len bytes from @src at @siova into @mr at @iova: @src's pages (or
- * kernel addresses) mapped in turn and handed to sv_mr_copy().
+ * Copy @len bytes between two user MRs, page by page of both: from @src's
+ * page position @spos (page_offset included) into @mr's at @dpos, both
+ * checked against the MRs' ranges by the caller.
+ */
+static int sv_mr_copy_user_user(struct sv_mr *mr, u64 dpos, struct sv_mr *src,
+				u64 spos, u32 len)
+{
+	while (len) {
+		unsigned long sidx = spos >> PAGE_SHIFT, didx = dpos >> PAGE_SHIFT;
+		unsigned int soff = spos & ~PAGE_MASK, doff = dpos & ~PAGE_MASK;
+		u32 n = min_t(u32, len, PAGE_SIZE - max(soff, doff));
+		void *s, *d;
+
+		if (WARN_ON_ONCE(sidx >= src->npages || didx >= mr->npages))
+			return -ERANGE;
+		s = kmap_local_page(src->pages[sidx]);
+		d = kmap_local_page(mr->pages[didx]);
+		memcpy(d + doff, s + soff, n);
+		kunmap_local(d);
+		kunmap_local(s);
+		flush_dcache_page(mr->pages[didx]);
+		spos += n;
+		dpos += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/*
+ * Copy @len bytes from @src at @siova into @mr at @iova: between two user
+ * MRs page by page of both, else @src's pages (or kernel addresses)
+ * mapped in turn and handed to sv_mr_copy().
  */
 static int sv_mr_copy_mr(struct sv_mr *mr, u64 iova, struct sv_mr *src,
 			 u64 siova, u32 len)
@@ -300,6 +330,13 @@ static int sv_mr_copy_mr(struct sv_mr *mr, u64 iova, struct sv_mr *src,
 	if (!sv_mr_range_ok(src->iova, src->length, siova, len))
 		return -ERANGE;
 	pos = siova - src->iova + src->page_offset;
+	if (mr->kind == SV_MR_USER) {
+		/* the translation of a user MR never changes: no lock needed */
+		if (!sv_mr_range_ok(mr->iova, mr->length, iova, len))
+			return -ERANGE;
+		return sv_mr_copy_user_user(mr, iova - mr->iova +
+					    mr->page_offset, src, pos, len);
+	}
 	while (len) {
 		unsigned long idx = pos >> PAGE_SHIFT;
 		unsigned int off = pos & ~PAGE_MASK;
