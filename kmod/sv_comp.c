@@ -107,7 +107,7 @@ static struct sv_swqe *sv_comp_ack_locked(struct sv_qp *qp, u32 psn,
 
 /*
  * A response could not be placed: an ODP page of the WQE's SGEs is being
- * faulted (sv_req_sge_copy()).  Keep a copy (the received skb may be
+ * faulted (sv_req_sge_place()).  Keep a copy (the received skb may be
  * charged to a socket) for sv_req_odp_fault(), which places it under the
  * fault's lock, where it cannot miss again: each fault moves the WQE on
  * by a packet at least, however often the process invalidates its pages.
@@ -140,9 +140,15 @@ static bool sv_comp_read_resp_locked(struct sv_qp *qp, struct sv_swqe *sw,
 	if (last ? p->paylen != rest : (p->paylen != sw->mtu || rest <= sw->mtu))
 		return false;
 
-	err = p->paylen ? sv_req_sge_copy(qp, wqe, sw->resp_len,
-					  (void *)sv_pkt_payload(p), p->paylen,
-					  SV_COPY_TO_MR) : 0;
+	if (p->paylen) {
+		const struct sv_rx_pkt *pkt = container_of(p, struct sv_rx_pkt,
+							   p);
+		struct sv_pay pay = sv_rx_pay(pkt);
+
+		err = sv_req_sge_place(qp, wqe, sw->resp_len, &pay, p->paylen);
+	} else {
+		err = 0;
+	}
 	if (err == -EAGAIN) {
 		sv_comp_odp_park(qp, p);
 		return true;

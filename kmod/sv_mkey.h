@@ -225,6 +225,12 @@ static inline void sv_mr_put(struct sv_mr *mr)
 	sv_mkey_put(&mr->mkey);
 }
 
+/* one more reference to an MR the caller holds one of */
+static inline void sv_mr_hold(struct sv_mr *mr)
+{
+	refcount_inc(&mr->mkey.ref);
+}
+
 /* binding windows (for sv_mw.c): take/give back one of mr->num_mw */
 int sv_mr_mw_attach(struct sv_mr *mr, u32 lkey, struct ib_pd *pd, u64 addr,
 		    u64 length, int mw_access);

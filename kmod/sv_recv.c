@@ -264,15 +264,23 @@ drop:
 	kfree_skb(skb);
 }
 
+/* the packets whose payload may stay in the sender's MR */
+static bool sv_recv_by_ref_ok(u32 flags)
+{
+	if (flags & SV_OP_REQ)
+		return flags & (SV_OP_SEND | SV_OP_WRITE);
+	return flags & SV_OP_READ_RESP;
+}
+
 /*
  * A local frame: made by a requester or responder of this host for a
  * connected QP's path, so nothing in it came from a wire; its headers are
  * checked all the same, a burst against the packets it stands for
  * (sv_hdr_parse_local()).  Never a UD packet: a UD receiver puts the IP
  * header into the GRH area, which a frame does not have.  A payload by
- * reference (f->ref_mr) only on a SEND or RDMA WRITE request: the
- * handlers that place those read it through sv_rx_pay().  Under RCU (the
- * loopback's drain).
+ * reference (f->ref_mr) only on a SEND or RDMA WRITE request or an RDMA
+ * READ response: the handlers that place those read it through
+ * sv_rx_pay().  Under RCU (the loopback's drain).
  */
 void sv_recv_frame(struct sv_dev *sv, struct sv_net_frame *f)
 {
@@ -281,9 +289,7 @@ void sv_recv_frame(struct sv_dev *sv, struct sv_net_frame *f)
 	if (unlikely(sv_hdr_parse_local(f->data, f->len, f->npkts, &pkt.p) ||
 		     pkt.p.info->qp_type == IB_QPT_UD))
 		goto drop_invalid;
-	if (f->ref_mr &&
-	    unlikely(!(pkt.p.info->flags & (SV_OP_SEND | SV_OP_WRITE)) ||
-		     !(pkt.p.info->flags & SV_OP_REQ)))
+	if (f->ref_mr && unlikely(!sv_recv_by_ref_ok(pkt.p.info->flags)))
 		goto drop_invalid;
 	pkt.skb = NULL;
 	pkt.sv = sv;

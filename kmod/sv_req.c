@@ -73,20 +73,17 @@ static u32 sv_req_posted(struct sv_qp *qp)
 }
 
 /*
- * Copy @len bytes between @buf and the SGEs of @wqe, starting @off bytes
- * into them (gather for requests, scatter for READ and atomic responses).
- * Any context, under req.lock.  Returns 0, or a negative errno: a key
- * refused by sv_mr_lookup() (Local Protection Error), or the SGEs end
- * first; -EAGAIN: a page of an ODP MR is absent, its fault is under way
- * (sv_odp.c) and the requester is stopped until it is resolved.
+ * sv_req_sge_copy(), and sv_req_sge_place() with @src (then @buf is NULL
+ * and @dir SV_COPY_TO_MR)
  */
-int sv_req_sge_copy(struct sv_qp *qp, const struct sv_send_wqe *wqe, u32 off,
-		    void *buf, u32 len, enum sv_copy_dir dir)
+static int sv_req_sge_xfer(struct sv_qp *qp, const struct sv_send_wqe *wqe,
+			   u32 off, void *buf, const struct sv_pay *src,
+			   u32 len, enum sv_copy_dir dir)
 {
 	int access = dir == SV_COPY_TO_MR ? IB_ACCESS_LOCAL_WRITE : 0;
 	struct sv_dev *sv = sv_req_dev(qp);
+	u32 i, done = 0;
 	u8 *p = buf;
-	u32 i;
 
 	lockdep_assert_held(&qp->req.lock);
 	if (wqe->wr.send_flags & IB_SEND_INLINE) {
@@ -115,7 +112,8 @@ int sv_req_sge_copy(struct sv_qp *qp, const struct sv_send_wqe *wqe, u32 off,
 				  access, &iova, n);
 		if (IS_ERR(mr))
 			return PTR_ERR(mr);
-		err = sv_mr_copy(mr, iova, p, n, dir);
+		err = src ? sv_mr_copy_in(mr, iova, src, done, n) :
+			    sv_mr_copy(mr, iova, p + done, n, dir);
 		if (err == -EAGAIN)
 			err = sv_odp_fault_async(qp, SV_ODP_REQ, mr, iova,
 						 sge->length - off,
@@ -129,7 +127,7 @@ int sv_req_sge_copy(struct sv_qp *qp, const struct sv_send_wqe *wqe, u32 off,
 		sv_mr_put(mr);
 		if (err)
 			return err;
-		p += n;
+		done += n;
 		len -= n;
 		off = 0;
 	}
@@ -137,13 +135,35 @@ int sv_req_sge_copy(struct sv_qp *qp, const struct sv_send_wqe *wqe, u32 off,
 }
 
 /*
- * An ODP fault asked for by sv_req_sge_copy() is resolved (or failed: the
- * access then fails when retried): under the fault's lock the parked
- * response is placed (the completer checks it is still the one due), then
- * the requester goes on, from comp.psn if responses were dropped.  It
- * runs inline where sv_req_sched() may (not if it must stay on the CPU it
- * sends from): then a gather finds its pages too.  A response that missed
- * again (another page or MR) is parked again and the requester waits on.
+ * Copy @len bytes between @buf and the SGEs of @wqe, starting @off bytes
+ * into them (gather for requests, scatter for atomic responses).  Any
+ * context, under req.lock.  Returns 0, or a negative errno: a key refused
+ * by sv_mr_lookup() (Local Protection Error), or the SGEs end first;
+ * -EAGAIN: a page of an ODP MR is absent, its fault is under way
+ * (sv_odp.c) and the requester is stopped until it is resolved.
+ */
+int sv_req_sge_copy(struct sv_qp *qp, const struct sv_send_wqe *wqe, u32 off,
+		    void *buf, u32 len, enum sv_copy_dir dir)
+{
+	return sv_req_sge_xfer(qp, wqe, off, buf, NULL, len, dir);
+}
+
+/* sv_req_sge_copy() into the SGEs from @src (a READ response's payload) */
+int sv_req_sge_place(struct sv_qp *qp, const struct sv_send_wqe *wqe, u32 off,
+		     const struct sv_pay *src, u32 len)
+{
+	return sv_req_sge_xfer(qp, wqe, off, NULL, src, len, SV_COPY_TO_MR);
+}
+
+/*
+ * An ODP fault asked for by sv_req_sge_copy() or sv_req_sge_place() is
+ * resolved (or failed: the access then fails when retried): under the
+ * fault's lock the parked response is placed (the completer checks it is
+ * still the one due), then the requester goes on, from comp.psn if
+ * responses were dropped.  It runs inline where sv_req_sched() may (not
+ * if it must stay on the CPU it sends from): then a gather finds its
+ * pages too.  A response that missed again (another page or MR) is
+ * parked again and the requester waits on.
  */
 static void sv_req_odp_retry(void *arg)
 {

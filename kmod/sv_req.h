@@ -231,6 +231,8 @@ void sv_req_arm_retrans_locked(struct sv_qp *qp, bool restart);
 void sv_req_stop_retrans_locked(struct sv_qp *qp);
 int sv_req_sge_copy(struct sv_qp *qp, const struct sv_send_wqe *wqe, u32 off,
 		    void *buf, u32 len, enum sv_copy_dir dir);
+int sv_req_sge_place(struct sv_qp *qp, const struct sv_send_wqe *wqe, u32 off,
+		     const struct sv_pay *src, u32 len);
 
 static inline u32 sv_req_mask(const struct sv_qp *qp)
 {

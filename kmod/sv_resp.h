@@ -295,7 +295,8 @@ enum sv_resp_err sv_resp_rdma_check(struct sv_qp *qp, int access, u64 va,
 /* --- sv_resp_pkt.c ------------------------------------------------------- */
 
 u8 *sv_resp_pkt_new(struct sv_qp *qp, struct sv_resp_out *out, u8 opcode,
-		    u32 psn, u32 paylen, struct sv_net_pkt **pktp);
+		    u32 psn, u32 paylen, struct sv_mr *ref_mr, u64 ref_iova,
+		    struct sv_net_pkt **pktp);
 void sv_resp_pkt_aeth(struct sv_qp *qp, struct sv_resp_out *out,
 		      u8 syndrome, u32 psn);
 void sv_resp_pkt_ack(struct sv_qp *qp, struct sv_resp_out *out, u32 psn);

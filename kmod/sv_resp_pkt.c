@@ -19,18 +19,25 @@
  *	with the XRC prefix, IBTA A14)
  * @psn: the response's PSN
  * @paylen: payload bytes to follow the headers
+ * @ref_mr: NULL; or an MR (sv_mr_can_ref()) whose bytes from @ref_iova are
+ *	the payload: the packet is then a local frame by reference, which
+ *	takes the caller's reference to @ref_mr, or nothing
+ * @ref_iova: where that payload starts in @ref_mr
  * @pktp: the new packet, on success (a local frame where the path allows)
  *
  * The pad after the payload is zeroed; the caller fills the extension
- * headers and payload and queues the packet on @out->txq.
+ * headers and payload (not one by reference) and queues the packet on
+ * @out->txq.
  *
  * Context: softirq or process context, under qp->resp.lock.
  * Return: the start of the packet's headers (the BTH), or NULL if there
  * is no path or no memory (the packet is lost, which the requester's
- * retry covers).
+ * retry covers) or, with @ref_mr, no frame (the caller keeps its
+ * reference).
  */
 u8 *sv_resp_pkt_new(struct sv_qp *qp, struct sv_resp_out *out, u8 opcode,
-		    u32 psn, u32 paylen, struct sv_net_pkt **pktp)
+		    u32 psn, u32 paylen, struct sv_mr *ref_mr, u64 ref_iova,
+		    struct sv_net_pkt **pktp)
 {
 	const struct sv_opcode_info *info;
 	struct sv_net_pkt *pkt;
@@ -43,15 +50,22 @@ u8 *sv_resp_pkt_new(struct sv_qp *qp, struct sv_resp_out *out, u8 opcode,
 	if (!out->path)
 		return NULL;
 	/* a responder's QP is connected: never UD */
-	pkt = sv_net_pkt_alloc(sv_resp_dev(qp), out->path,
-			       sv_hdr_pkt_len(info, paylen), SV_NET_PKT_FRAME,
-			       &qp->resp.dest);
+	if (ref_mr)
+		pkt = sv_net_pkt_alloc_ref(sv_resp_dev(qp), out->path,
+					   info->hdr_len,
+					   sv_hdr_pkt_len(info, paylen),
+					   ref_mr, ref_iova, &qp->resp.dest);
+	else
+		pkt = sv_net_pkt_alloc(sv_resp_dev(qp), out->path,
+				       sv_hdr_pkt_len(info, paylen),
+				       SV_NET_PKT_FRAME, &qp->resp.dest);
 	if (!pkt)
 		return NULL;
 	hdr = sv_net_pkt_data(pkt);
 	sv_hdr_build_bth(hdr, opcode, 0, SV_DEFAULT_PKEY,
 			 READ_ONCE(qp->attr.dest_qp_num), psn, paylen);
-	memset(hdr + info->hdr_len + paylen, 0, sv_hdr_pad(paylen));
+	if (!ref_mr)
+		memset(hdr + info->hdr_len + paylen, 0, sv_hdr_pad(paylen));
 	*pktp = pkt;
 	return hdr;
 }
@@ -75,7 +89,8 @@ void sv_resp_pkt_aeth(struct sv_qp *qp, struct sv_resp_out *out,
 	u8 *hdr;
 
 	lockdep_assert_held(&qp->resp.lock);
-	hdr = sv_resp_pkt_new(qp, out, IB_OPCODE_RC_ACKNOWLEDGE, psn, 0, &pkt);
+	hdr = sv_resp_pkt_new(qp, out, IB_OPCODE_RC_ACKNOWLEDGE, psn, 0, NULL, 0,
+			      &pkt);
 	if (!hdr)
 		return;
 	sv_hdr_build_aeth(hdr, syndrome, qp->resp.msn);

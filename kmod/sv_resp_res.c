@@ -120,7 +120,9 @@ static struct sv_resp_res *sv_resp_res_new(struct sv_qp *qp,
 /*
  * One read response packet of @res: 0, -EACCES when its memory went away,
  * -EAGAIN when an ODP page of it is being faulted (sv_odp.c): nothing
- * was sent, the same packet is made again after the fault.
+ * was sent, the same packet is made again after the fault.  A local
+ * frame's payload stays in the MR where it can (design.md, "Payload by
+ * reference"): the completer copies it from there.
  */
 static int sv_resp_read_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 			     struct sv_resp_res *res)
@@ -130,8 +132,10 @@ static int sv_resp_read_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 	bool first = res->cur_psn == res->start_psn;
 	bool last = n == left;
 	struct sv_net_pkt *pkt;
+	struct sv_mr *mr = NULL;
+	u8 *hdr = NULL;
+	u64 iova = 0;
 	u8 opcode;
-	u8 *hdr;
 
 	if (first)
 		opcode = last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY :
@@ -140,49 +144,49 @@ static int sv_resp_read_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 		opcode = last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST :
 				IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE;
 
-	hdr = sv_resp_pkt_new(qp, out, opcode, res->cur_psn, n, &pkt);
+	if (n) {
+		/* the first packet of the READ just checked: its MR, held */
+		if (out->read_res == res && !res->cur_off) {
+			mr = out->read_mr;
+			iova = out->read_iova;
+			sv_mr_hold(mr);
+		} else {
+			iova = res->va + res->cur_off;
+			mr = sv_mr_lookup(sv_resp_dev(qp), res->rkey,
+					  sv_resp_pd(qp), qp->ibqp.qp_num,
+					  IB_ACCESS_REMOTE_READ, &iova, n);
+			/* invalidated or deregistered meanwhile */
+			if (IS_ERR(mr))
+				return -EACCES;
+		}
+		if (sv_mr_can_ref(mr)) {
+			hdr = sv_resp_pkt_new(qp, out, opcode, res->cur_psn, n,
+					      mr, iova, &pkt);
+			if (hdr)
+				mr = NULL;	/* the frame's now */
+		}
+	}
+	if (!hdr)
+		hdr = sv_resp_pkt_new(qp, out, opcode, res->cur_psn, n, NULL,
+				      0, &pkt);
 	if (hdr) {
 		const struct sv_opcode_info *info = &sv_opcode_table[opcode];
 		u8 syn = sv_aeth_syn_ack(SV_AETH_CREDITS_INVALID);
 
 		if (sv_opcode_has(info, SV_EXT_AETH))
 			sv_hdr_build_aeth(hdr, syn, res->msn);
-		if (n) {
-			/* the first packet of the READ just checked */
-			bool handed = out->read_res == res && !res->cur_off;
-			u64 iova = res->va + res->cur_off;
-			struct sv_mr *mr;
-			int err = -EINVAL;
+		if (mr) {
+			int err = sv_mr_copy(mr, iova, hdr + info->hdr_len, n,
+					     SV_COPY_FROM_MR);
 
-			if (handed) {
-				mr = out->read_mr;
-				iova = out->read_iova;
-			} else {
-				mr = sv_mr_lookup(sv_resp_dev(qp), res->rkey,
-						  sv_resp_pd(qp),
-						  qp->ibqp.qp_num,
-						  IB_ACCESS_REMOTE_READ, &iova,
-						  n);
-			}
-			if (!IS_ERR(mr)) {
-				err = sv_mr_copy(mr, iova,
-						 hdr + info->hdr_len, n,
-						 SV_COPY_FROM_MR);
-				if (err == -EAGAIN)
-					err = sv_odp_fault_async(qp,
-						SV_ODP_RESP, mr, iova, left,
-						false);
-				if (!handed)
-					sv_mr_put(mr);
-			}
-			if (err == -EAGAIN) {
-				sv_net_pkt_drop(pkt);
-				return err;
-			}
+			if (err == -EAGAIN)
+				err = sv_odp_fault_async(qp, SV_ODP_RESP, mr,
+							 iova, left, false);
 			if (err) {
-				/* invalidated or deregistered meanwhile */
 				sv_net_pkt_drop(pkt);
-				return -EACCES;
+				sv_mr_put(mr);
+				/* else invalidated or deregistered meanwhile */
+				return err == -EAGAIN ? err : -EACCES;
 			}
 		}
 		*sv_resp_cb(pkt) = (struct sv_resp_cb) {
@@ -193,6 +197,8 @@ static int sv_resp_read_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 		};
 		sv_net_pktq_add(&out->txq, pkt);
 	}
+	if (mr)
+		sv_mr_put(mr);
 	/* a packet we could not allocate is lost: the requester retries */
 	res->cur_off += n;
 	res->cur_psn = sv_psn_add(res->cur_psn, 1);
@@ -244,7 +250,8 @@ static void sv_resp_res_reply(struct sv_qp *qp, struct sv_resp_out *out,
 	struct sv_net_pkt *pkt;
 	u8 *hdr;
 
-	hdr = sv_resp_pkt_new(qp, out, opcode, res->first_psn, 0, &pkt);
+	hdr = sv_resp_pkt_new(qp, out, opcode, res->first_psn, 0, NULL, 0,
+			      &pkt);
 	if (hdr) {
 		sv_hdr_build_aeth(hdr, sv_aeth_syn_ack(SV_AETH_CREDITS_INVALID),
 				  res->msn);

@@ -65,8 +65,9 @@ struct sv_net_addr {
  * @sv:		the device it arrived on
  * @addr:	what its IP header or GRH says (struct sv_net_addr)
  * @smac:	source MAC, for init_ah_from_wc (zero if unknown)
- * @pay_mr:	NULL, or (a local frame's SEND or RDMA WRITE whose payload
- *		stayed in its sender's MR, struct sv_net_frame) that MR,
+ * @pay_mr:	NULL, or (a local frame's SEND, RDMA WRITE or READ response
+ *		whose payload stayed in its sender's MR, struct
+ *		sv_net_frame) that MR,
  *		held by the frame: the payload is there from @pay_iova, not
  *		after the headers.  Read it through sv_rx_pay() only.
  * @pay_iova:	where the payload starts in @pay_mr
@@ -194,8 +195,9 @@ struct sv_net_pkt {
  *		at @data), as though the payload were at @data
  * @npkts:	the packets it stands for: > 1 for a local burst
  * @addr:	what its IP header would have said
- * @ref_mr:	NULL: the payload is at @data.  Else a SEND or RDMA WRITE
- *		by reference: its payload stayed in this MR of the sender
+ * @ref_mr:	NULL: the payload is at @data.  Else a SEND, RDMA WRITE or
+ *		READ response by reference: its payload stayed in this MR of
+ *		the sender
  *		(a reference the frame owns) from @ref_iova, and @data holds
  *		only the headers
  * @ref_iova:	where that payload starts in @ref_mr
@@ -242,9 +244,9 @@ struct sv_net_pkt *sv_net_pkt_alloc(struct sv_dev *sv,
 				    struct sv_net_dest *kept);
 /*
  * A local frame of @ib_len bytes (BTH through ICRC) whose payload stays in
- * @mr from @iova (a SEND or RDMA WRITE by reference; @mr of a kind
- * sv_mr_can_ref() accepts): only @hdr_len bytes of headers are at
- * sv_net_pkt_data().  On success the frame owns the caller's reference
+ * @mr from @iova (a SEND, RDMA WRITE or READ response by reference; @mr
+ * of a kind sv_mr_can_ref() accepts): only @hdr_len bytes of headers are
+ * at sv_net_pkt_data().  On success the frame owns the caller's reference
  * to @mr.  NULL where no frame can be (as SV_NET_PKT_FRAME_ONLY): the
  * caller keeps its reference.  Context as sv_net_pkt_alloc().
  */

@@ -420,6 +420,84 @@ static void net_frame_copy(struct kunit *test)
 	sv_net_frame_free(f);
 }
 
+/* a DMA MR's stand-in: a kind sv_mr_can_ref() takes, its key unpublished */
+static struct sv_mr *ref_mr_new(struct kunit *test)
+{
+	struct sv_mr *mr = kunit_kzalloc(test, sizeof(*mr), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, mr);
+	sv_mkey_init(&mr->mkey, SV_MKEY_MR);
+	mr->kind = SV_MR_DMA;
+	KUNIT_EXPECT_TRUE(test, sv_mr_can_ref(mr));
+	return mr;
+}
+
+/*
+ * A payload by reference only on a SEND or RDMA WRITE request or a READ
+ * response: an ACK or an ATOMIC WRITE frame that claims one is dropped as
+ * invalid, and the MR reference it held goes with it.
+ */
+static void net_frame_ref_refused(struct kunit *test)
+{
+	static const u8 ops[] = { IB_OPCODE_RC_ACKNOWLEDGE,
+				  SV_OPCODE_RC_ATOMIC_WRITE };
+	struct net_env *env = test->priv;
+	struct sv_mr *mr = ref_mr_new(test);
+	static u8 buf[8];
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(ops); i++) {
+		struct sv_net_frame *f;
+
+		f = frame_new(test, ops[i],
+			      ops[i] == IB_OPCODE_RC_ACKNOWLEDGE ? 0 : 8, 1);
+		sv_mr_hold(mr);
+		f->ref_mr = mr;
+		f->ref_iova = (uintptr_t)buf;
+		net_recv_frame(env, f);
+	}
+	KUNIT_EXPECT_EQ(test, net_stat(test, SV_STAT_RX_DROP_INVALID), 2ULL);
+	KUNIT_EXPECT_EQ(test, net_stat(test, SV_STAT_RX_DROP_NO_QP), 0ULL);
+	KUNIT_EXPECT_EQ(test, refcount_read(&mr->mkey.ref), 1U);
+}
+
+/*
+ * An ODP park's copy of a frame by reference: the headers from the frame,
+ * the payload from the MR, zeros for the pad and the ICRC.
+ */
+static void net_frame_ref_copy(struct kunit *test)
+{
+	const struct sv_opcode_info *info =
+		&sv_opcode_table[IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY];
+	struct sv_net_frame *f = frame_new(test,
+					   IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY,
+					   61, 1);
+	struct sv_rx_pkt pkt = { .skb = NULL };
+	struct sv_mr *mr = ref_mr_new(test);
+	u8 *pay = kunit_kmalloc(test, 61, GFP_KERNEL);
+	struct sk_buff *skb;
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, pay);
+	for (i = 0; i < 61; i++)
+		pay[i] = i + 1;
+	/* only the headers are in the frame: its payload place is junk */
+	memset(f->data + info->hdr_len, 0xee, f->len - info->hdr_len);
+	KUNIT_ASSERT_EQ(test, sv_hdr_parse(f->data, f->len, &pkt.p), 0);
+	pkt.pay_mr = mr;
+	pkt.pay_iova = (uintptr_t)pay;
+	skb = sv_recv_pkt_copy(&pkt);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_EXPECT_EQ(test, skb->len, f->len);
+	KUNIT_EXPECT_EQ(test, memcmp(skb->data, f->data, info->hdr_len), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(skb->data + info->hdr_len, pay, 61), 0);
+	for (i = info->hdr_len + 61; i < skb->len; i++)
+		KUNIT_EXPECT_EQ_MSG(test, skb->data[i], 0, "byte %u", i);
+	kfree_skb(skb);
+	sv_net_frame_free(f);
+	KUNIT_EXPECT_EQ(test, refcount_read(&mr->mkey.ref), 1U);
+}
+
 /* a packet list keeps its order; purging drops what it holds */
 static void net_pktq_order(struct kunit *test)
 {
@@ -464,6 +542,8 @@ static struct kunit_case net_cases[] = {
 	KUNIT_CASE(net_frame_ud_refused),
 	KUNIT_CASE(net_frame_burst_checked),
 	KUNIT_CASE(net_frame_copy),
+	KUNIT_CASE(net_frame_ref_refused),
+	KUNIT_CASE(net_frame_ref_copy),
 	KUNIT_CASE(net_pktq_order),
 	{}
 };

@@ -218,7 +218,8 @@ static void resp_pkt_new_pad(struct kunit *test)
 	rcu_read_lock();
 	spin_lock_bh(&env->qp->resp.lock);
 	hdr = sv_resp_pkt_new(env->qp, &env->out,
-			      IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY, 42, 5, &pkt);
+			      IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY, 42, 5, NULL,
+			      0, &pkt);
 	spin_unlock_bh(&env->qp->resp.lock);
 	rcu_read_unlock();
 	KUNIT_ASSERT_NOT_NULL(test, hdr);
