@@ -398,7 +398,11 @@ out_timer:
 			sv_req_stop_retrans_locked(qp);
 		else if (!qp->req.rnr_wait)
 			sv_req_arm_retrans_locked(qp, true);
-		kick = true;
+		/* the window may be open now, a READ done: run it if it waits */
+		if (qp->req.held) {
+			WRITE_ONCE(qp->req.held, false);
+			kick = true;
+		}
 	}
 out_unlock:
 	sv_comp_unlock(qp, retire, kick);
@@ -489,7 +493,7 @@ static void sv_comp_retire_sq(struct sv_qp *qp, bool flush_err)
 {
 	struct sv_queue *q = qp->sq.queue;
 	struct sv_cq *cq = to_sv_cq(qp->ibqp.send_cq);
-	bool retired = false, rd_atomic = false;
+	bool retired = false, kick = false;
 	/*
 	 * At most what the ring holds now: a user ring's producer index is
 	 * the user's, and a thread advancing it must not keep this loop
@@ -531,7 +535,11 @@ static void sv_comp_retire_sq(struct sv_qp *qp, bool flush_err)
 			       wc.status != IB_WC_SUCCESS;
 			if (sw->flags & SV_SWQE_RD_ATOMIC) {
 				qp->req.rd_atomic--;
-				rd_atomic = true;
+				/* the requester waits for the completer */
+				if (qp->req.held) {
+					WRITE_ONCE(qp->req.held, false);
+					kick = true;
+				}
 			}
 			sw->state = SV_SWQE_DONE;
 			qp->req.in_flight--;
@@ -579,8 +587,8 @@ static void sv_comp_retire_sq(struct sv_qp *qp, bool flush_err)
 	}
 	if (retired)
 		sv_qp_sq_drain_check(qp);
-	/* a fence or max_rd_atomic may have held the requester back */
-	if (rd_atomic && !flush_err)
+	/* a fence or max_rd_atomic held the requester back */
+	if (kick && !flush_err)
 		sv_req_sched(qp);
 }
 

@@ -264,13 +264,22 @@ void sv_qp_kick(struct sv_qp *qp)
 {
 	enum ib_qp_state state;
 
-	/* order the WQEs just produced before the state read: sv_comp_retire() */
+	/*
+	 * Order the WQEs just produced before the reads of the state
+	 * (sv_comp_retire()) and of req.held: the completer clears that
+	 * before it asks for a run (sv_task_claim(), a full barrier), so
+	 * either it sees these WQEs or this sees the flag clear.
+	 */
 	smp_mb();
 	state = READ_ONCE(qp->state);
 	if (state == IB_QPS_SQE || state == IB_QPS_ERR)
 		sv_comp_retire(qp);
-	/* RTS: the requester takes them.  SQD: they wait for RTS. */
-	else if (state == IB_QPS_RTS)
+	/*
+	 * RTS: the requester takes them, unless it waits for the completer
+	 * (the window, or a WQE before them for READs and atomics to
+	 * retire), which runs it then.  SQD: they wait for RTS.
+	 */
+	else if (state == IB_QPS_RTS && !READ_ONCE(qp->req.held))
 		sv_req_sched(qp);
 }
 

@@ -405,11 +405,16 @@ static bool sv_req_start_locked(struct sv_qp *qp, u32 idx, bool *retire)
 		u32 max_rd = max_t(u32, READ_ONCE(qp->attr.max_rd_atomic), 1);
 
 		/* IBTA 10.8.3.3: a fenced WR waits for READs and atomics */
-		if ((wqe->wr.send_flags & IB_SEND_FENCE) && qp->req.rd_atomic)
+		if ((wqe->wr.send_flags & IB_SEND_FENCE) && qp->req.rd_atomic) {
+			WRITE_ONCE(qp->req.held, true);
 			return false;
+		}
 		/* IBTA 9.5: at most max_rd_atomic outstanding at the responder */
-		if ((wr_flags & SV_WR_RD_ATOMIC) && qp->req.rd_atomic >= max_rd)
+		if ((wr_flags & SV_WR_RD_ATOMIC) &&
+		    qp->req.rd_atomic >= max_rd) {
+			WRITE_ONCE(qp->req.held, true);
 			return false;
+		}
 	}
 
 	if (!qp->req.in_flight) {
@@ -915,8 +920,10 @@ static int sv_req_next_locked(struct sv_qp *qp, struct sv_req_pkt *pk,
 	/* the window: only new PSNs wait, resends are inside it anyway */
 	if (sv_qp_reliable(qp) && qp->comp.psn != qp->req.psn &&
 	    sv_psn_dist(qp->comp.psn, qp->req.psn) >= SV_REQ_WINDOW &&
-	    sv_req_pkt_psn(sw) == qp->req.psn)
+	    sv_req_pkt_psn(sw) == qp->req.psn) {
+		WRITE_ONCE(qp->req.held, true);
 		return 0;
+	}
 
 	status = sv_req_build_locked(qp, sw, pk, retire);
 	if (status == -EAGAIN)
@@ -1291,6 +1298,7 @@ void sv_req_reset(struct sv_qp *qp)
 	spin_lock_bh(&qp->req.lock);
 	qp->req.cur = qp->sq.queue->cons;
 	qp->req.rd_atomic = 0;
+	WRITE_ONCE(qp->req.held, false);
 	qp->req.noack_pkts = 0;
 	qp->req.ack_owed = false;
 	qp->req.tail_ask = false;

@@ -80,6 +80,15 @@ struct sv_req_state {
 	 */
 	u32		cur;
 	u32		rd_atomic;	/* READ/atomic WQEs outstanding */
+	/*
+	 * The requester waits for the completer: for the window to open
+	 * (SV_REQ_WINDOW), or a WQE for READs and atomics to retire (a
+	 * fence, max_rd_atomic).  The completer clears it and runs the
+	 * requester when it makes progress or one retires; until then a
+	 * doorbell does not (sv_qp_kick()), and progress alone does not.
+	 * Written under req.lock, read without by sv_qp_kick().
+	 */
+	bool		held;
 	u32		noack_pkts;	/* sent since the last AckReq */
 	/*
 	 * A SEND or WRITE packet went out without AckReq since the
