@@ -284,7 +284,8 @@ static bool sv_recv_by_ref_ok(u32 flags)
  */
 void sv_recv_frame(struct sv_dev *sv, struct sv_net_frame *f)
 {
-	struct sv_rx_pkt pkt;
+	/* every field is set before the handlers run: no zeroing per frame */
+	struct sv_rx_pkt pkt __uninitialized;
 
 	if (unlikely(sv_hdr_parse_local(f->data, f->len, f->npkts, &pkt.p) ||
 		     pkt.p.info->qp_type == IB_QPT_UD))

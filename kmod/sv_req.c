@@ -956,7 +956,8 @@ static bool sv_req_send_some(struct sv_qp *qp, int *budget)
 	bool retire = false, idle = false;
 	/* bottom halves were on: this run may deliver its local packets */
 	bool own = !in_interrupt() && !irqs_disabled();
-	struct sv_req_pkt pk;
+	/* every field is set before it is read: no zeroing per call */
+	struct sv_req_pkt pk __uninitialized;
 
 	local_bh_disable();
 	if (own)
