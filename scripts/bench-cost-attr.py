@@ -73,11 +73,10 @@ def parse_syms(b64):
     return rows
 
 
-def main():
-    blocks_file, log = sys.argv[1], sys.argv[2]
-    top = int(sys.argv[3]) if len(sys.argv) > 3 else 12
-    labels = {}
-    symsets = []        # (valid from mark SEQ, rows)
+def parse_log(log):
+    """the log's labels {SEQ: fields} and symbol sets [(valid from mark SEQ,
+    rows)], in the log's order"""
+    labels, symsets = {}, []
     for line in open(log, errors="replace"):
         f = line.split()
         if not f:
@@ -86,6 +85,13 @@ def main():
             labels[int(f[1])] = f[2:]
         elif f[0] == "kcount-syms" and len(f) == 3:
             symsets.append((int(f[1]), parse_syms(f[2])))
+    return labels, symsets
+
+
+def main():
+    blocks_file, log = sys.argv[1], sys.argv[2]
+    top = int(sys.argv[3]) if len(sys.argv) > 3 else 12
+    labels, symsets = parse_log(log)
     core = [rows for seq, rows in symsets if seq == 0]
     # by mark; of two sets valid from the same mark the later one counts
     # (a provider that ran no case leaves a set with no mark after it)

@@ -72,17 +72,10 @@ def short(path):
 
 
 def parse_log(attr, log):
-    """labels {SEQ: fields}, symbol sets [(valid from SEQ, rows)] sorted"""
-    labels, symsets = {}, []
-    for line in open(log, errors="replace"):
-        f = line.split()
-        if not f:
-            continue
-        if f[0] == "kcount-label":
-            labels[int(f[1])] = f[2:]
-        elif f[0] == "kcount-syms" and len(f) == 3 and int(f[1]) > 0:
-            symsets.append((int(f[1]), attr.parse_syms(f[2])))
-    symsets.sort(key=lambda t: t[0])
+    """labels {SEQ: fields}, the module-bearing symbol sets [(valid from
+    SEQ, rows)] sorted"""
+    labels, symsets = attr.parse_log(log)
+    symsets = sorted((t for t in symsets if t[0] > 0), key=lambda t: t[0])
     return labels, symsets
 
 
