@@ -525,10 +525,12 @@ put_mr:
 
 /*
  * Request packets kept while an ODP fault is resolved (resp.odp_q): the
- * one that missed, and up to SV_RESP_ODP_PARK - 1 that follow it in PSN
- * order (else dropped: the requester's resend brings them), so that the
- * fault's retry places what is in flight, not one packet per RNR round
- * trip.  Bounded: that many MTU-sized copies per QP.
+ * one that missed, and those that follow it in PSN order while the kept
+ * ones stand for at most SV_RESP_ODP_PARK packets of the MTU (else
+ * dropped: the requester's resend brings them), so that the fault's
+ * retry places what is in flight, not one packet per RNR round trip.
+ * Bounded per QP: the one that missed (a local burst: up to
+ * SV_HDR_MAX_LOCAL_PAYLOAD) and that many MTUs.
  */
 #define SV_RESP_ODP_PARK	16
 
@@ -562,8 +564,10 @@ static bool sv_resp_odp_park(struct sv_qp *qp, const struct sv_rx_pkt *pkt,
 	if (first) {
 		__skb_queue_purge(q);
 	} else if (!skb_queue_len(q) ||
-		   skb_queue_len(q) >= SV_RESP_ODP_PARK ||
-		   pkt->p.psn != sv_resp_odp_cb(skb_peek_tail(q))->next_psn) {
+		   pkt->p.psn != sv_resp_odp_cb(skb_peek_tail(q))->next_psn ||
+		   sv_psn_dist(sv_resp_odp_cb(skb_peek(q))->psn,
+			       sv_psn_add(pkt->p.psn, pkt->p.npkts)) >
+			   SV_RESP_ODP_PARK) {
 		return false;
 	}
 	skb = sv_recv_pkt_copy(pkt);
