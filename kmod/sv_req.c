@@ -569,7 +569,7 @@ static u32 sv_req_burst(const struct sv_swqe *sw, bool frames, bool no_burst,
 
 /*
  * The MR holding the payload of @wqe's next *@n packets of @mtu from @off,
- * to send it by reference (design.md, "Local frames"): the payload must
+ * to send it by reference (design.md, "Payload by reference"): it must
  * lie in one SGE, so *@n shrinks to the whole packets of that SGE; the
  * MR must be one sv_mr_can_ref() accepts.  Returns the MR, held, with
  * *@iova where the payload starts; or NULL where the payload goes as
