@@ -225,7 +225,7 @@ static inline void sv_mr_put(struct sv_mr *mr)
 	sv_mkey_put(&mr->mkey);
 }
 
-/* one more reference to an MR the caller holds one of */
+/* one more reference to an MR already held (by the caller, or a binding) */
 static inline void sv_mr_hold(struct sv_mr *mr)
 {
 	refcount_inc(&mr->mkey.ref);

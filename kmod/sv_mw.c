@@ -267,7 +267,7 @@ struct sv_mr *sv_mw_resolve(struct sv_mw *mw, u32 rkey, struct ib_pd *pd,
 	if (!err) {
 		/* the binding holds the MR: the count cannot be zero */
 		mr = mw->mr;
-		refcount_inc(&mr->mkey.ref);
+		sv_mr_hold(mr);
 		*iova = mw->addr + (*iova - base);
 	}
 	spin_unlock_bh(&mw->lock);

@@ -397,7 +397,7 @@ int sv_odp_fault_async(struct sv_qp *qp, enum sv_odp_role role,
 		return -EAGAIN;
 	}
 	/* the caller holds a lookup reference: this one is ours */
-	refcount_inc(&mr->mkey.ref);
+	sv_mr_hold(mr);
 	f->mr = mr;
 	f->iova = iova;
 	f->len = min_t(u64, len, SV_ODP_FAULT_MAX);
