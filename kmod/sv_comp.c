@@ -477,6 +477,9 @@ void sv_comp_rnr_timeout(struct timer_list *t)
 
 /* --- retiring -------------------------------------------------------------- */
 
+/* unsignaled WQEs retired under one hold of req.lock */
+#define SV_COMP_QUIET_BATCH	32U
+
 /*
  * Post the completions of finished WQEs at the head of the SQ, in ring
  * order, and give their slots back; with @flush_err (SQE, ERR) every WQE,
@@ -486,6 +489,9 @@ void sv_comp_rnr_timeout(struct timer_list *t)
  * ERR (RC) or SQE (UC, UD) and ends this pass; that transition asks for
  * another run (sv_comp_retire()), which passes again in the new state.
  *
+ * Unsignaled successes, which post nothing, retire up to
+ * SV_COMP_QUIET_BATCH under one hold of req.lock.
+ *
  * Only from the task's run, one runner at a time, with interrupts enabled
  * (req.lock is a bottom-half lock).
  */
@@ -493,7 +499,7 @@ static void sv_comp_retire_sq(struct sv_qp *qp, bool flush_err)
 {
 	struct sv_queue *q = qp->sq.queue;
 	struct sv_cq *cq = to_sv_cq(qp->ibqp.send_cq);
-	bool retired = false, kick = false;
+	bool retired = false, kick = false, more = true;
 	/*
 	 * At most what the ring holds now: a user ring's producer index is
 	 * the user's, and a thread advancing it must not keep this loop
@@ -501,74 +507,90 @@ static void sv_comp_retire_sq(struct sv_qp *qp, bool flush_err)
 	 */
 	u32 budget = sv_queue_count(q);
 
-	for (; budget; budget--) {
+	while (more && budget) {
 		struct ib_wc wc = { .qp = &qp->ibqp };
-		bool post;
-		u32 idx;
+		bool post = false;
+		u32 quiet;
 
 		/* req.lock owns the SQ's consumer side (struct sv_wq) */
 		spin_lock_bh(&qp->req.lock);
-		idx = q->cons;
-		/* acquire: the WQE slots published before the index */
-		if (!((smp_load_acquire(&q->buf->producer_index) - idx) &
-		      q->index_mask)) {
-			spin_unlock_bh(&qp->req.lock);
-			break;
-		}
-		if (qp->req.in_flight) {
-			struct sv_swqe *sw = sv_req_swqe(qp, idx);
-			const struct sv_send_wqe *wqe = sv_req_wqe(qp, sw);
+		for (quiet = 0; budget && quiet < SV_COMP_QUIET_BATCH;
+		     quiet++) {
+			u32 idx = q->cons;
 
-			if (sw->state == SV_SWQE_DONE) {
-				wc.status = sw->status;
-			} else if (flush_err) {
-				wc.status = IB_WC_WR_FLUSH_ERR;
-			} else {
-				spin_unlock_bh(&qp->req.lock);
+			/* acquire: the WQE slots published before the index */
+			if (!((smp_load_acquire(&q->buf->producer_index) -
+			       idx) & q->index_mask)) {
+				more = false;
 				break;
 			}
-			wc.wr_id = wqe->wr.wr_id;
-			wc.opcode = sw->wc_opcode;
-			wc.byte_len = sv_opcode_wr_wc_len(wqe->wr.opcode,
-							  wqe->dma.length);
-			post = (sw->flags & SV_SWQE_SIGNALED) ||
-			       wc.status != IB_WC_SUCCESS;
-			if (sw->flags & SV_SWQE_RD_ATOMIC) {
-				qp->req.rd_atomic--;
-				/* the requester waits for the completer */
-				if (qp->req.held) {
-					WRITE_ONCE(qp->req.held, false);
-					kick = true;
+			if (qp->req.in_flight) {
+				struct sv_swqe *sw = sv_req_swqe(qp, idx);
+				const struct sv_send_wqe *wqe;
+
+				if (sw->state == SV_SWQE_DONE) {
+					wc.status = sw->status;
+				} else if (flush_err) {
+					wc.status = IB_WC_WR_FLUSH_ERR;
+				} else {
+					more = false;
+					break;
 				}
-			}
-			sw->state = SV_SWQE_DONE;
-			qp->req.in_flight--;
-			if (qp->req.cur == idx)
-				qp->req.cur = (idx + 1) & q->index_mask;
-		} else {
-			/* never started: the ring slot is all there is */
-			const struct sv_send_wqe *slot = sv_queue_slot(q, idx);
+				wc.opcode = sw->wc_opcode;
+				post = (sw->flags & SV_SWQE_SIGNALED) ||
+				       wc.status != IB_WC_SUCCESS;
+				if (post) {
+					wqe = sv_req_wqe(qp, sw);
+					wc.wr_id = wqe->wr.wr_id;
+					wc.byte_len = sv_opcode_wr_wc_len(
+						wqe->wr.opcode,
+						wqe->dma.length);
+				}
+				if (sw->flags & SV_SWQE_RD_ATOMIC) {
+					qp->req.rd_atomic--;
+					/* the requester waits for the completer */
+					if (qp->req.held) {
+						WRITE_ONCE(qp->req.held, false);
+						kick = true;
+					}
+				}
+				sw->state = SV_SWQE_DONE;
+				qp->req.in_flight--;
+				if (qp->req.cur == idx)
+					qp->req.cur = (idx + 1) & q->index_mask;
+			} else {
+				/* never started: the ring slot is all there is */
+				const struct sv_send_wqe *slot =
+					sv_queue_slot(q, idx);
 
-			if (!flush_err) {
-				spin_unlock_bh(&qp->req.lock);
-				break;
+				if (!flush_err) {
+					more = false;
+					break;
+				}
+				wc.status = IB_WC_WR_FLUSH_ERR;
+				wc.wr_id = READ_ONCE(slot->wr.wr_id);
+				wc.opcode = sv_opcode_wr_wc(
+					READ_ONCE(slot->wr.opcode));
+				post = true;
 			}
-			wc.status = IB_WC_WR_FLUSH_ERR;
-			wc.wr_id = READ_ONCE(slot->wr.wr_id);
-			wc.opcode = sv_opcode_wr_wc(READ_ONCE(slot->wr.opcode));
-			post = true;
+			sv_queue_consume(q);
+			budget--;
+			retired = true;
+			if (post)
+				break;
+			/* unsignaled and done: no CQE to count after */
+			sv_cntr_count(qp, sv_cntr_wc_op(wc.opcode), true);
 		}
-		sv_queue_consume(q);
 		spin_unlock_bh(&qp->req.lock);
+		if (!post)
+			continue;
 
 		/* errors complete signaled or not (IBTA 10.8.3) */
 		lockdep_assert_not_held(&qp->req.lock);
-		if (post)
-			sv_cq_post(cq, &wc, false);
-		/* counted after its CQE, signaled or not */
+		sv_cq_post(cq, &wc, false);
+		/* counted after its CQE */
 		sv_cntr_count(qp, sv_cntr_wc_op(wc.opcode),
 			      wc.status == IB_WC_SUCCESS);
-		retired = true;
 		if (wc.status != IB_WC_SUCCESS &&
 		    wc.status != IB_WC_WR_FLUSH_ERR) {
 			sv_stat_inc(sv_comp_dev(qp), SV_STAT_SEND_CQE_ERR);

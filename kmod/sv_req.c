@@ -1142,6 +1142,16 @@ static void sv_req_swqe_free(struct sv_qp *qp, struct sv_swqe *swqe,
 	kvfree(swqe);
 }
 
+/* req.swqe was just set or replaced: where its copies start */
+static void sv_req_set_copies(struct sv_qp *qp)
+{
+	lockdep_assert_held(&qp->req.lock);
+	qp->req.wqe_size = sv_req_wqe_size(qp);
+	qp->req.wqe_copies = (u8 *)sv_swqe_copy(qp->req.swqe,
+						qp->req.swqe_mask + 1, 0,
+						qp->req.wqe_size);
+}
+
 /*
  * The WQE copies, allocated when the QP first moves to RTS (modify_qp,
  * process context): only there does a WQE start (sv_req_next_locked()
@@ -1185,6 +1195,7 @@ int sv_req_alloc(struct sv_qp *qp)
 	qp->req.swqe_bytes = bytes;
 	qp->req.swqe_mask = n - 1;
 	qp->req.swqe = swqe;
+	sv_req_set_copies(qp);
 	spin_unlock_bh(&qp->req.lock);
 	return 0;
 }
@@ -1228,6 +1239,7 @@ static void sv_req_grow_work(struct work_struct *work)
 		qp->req.swqe = swqe;
 		qp->req.swqe_bytes = bytes;
 		qp->req.swqe_mask = slots - 1;
+		sv_req_set_copies(qp);
 		swqe = NULL;
 	}
 	qp->req.growing = false;
@@ -1416,6 +1428,7 @@ void sv_req_cleanup(struct sv_qp *qp)
 	/* no reference is left, so no grow work is queued */
 	sv_req_swqe_free(qp, qp->req.swqe, qp->req.swqe_bytes);
 	qp->req.swqe = NULL;
+	qp->req.wqe_copies = NULL;
 	mem_cgroup_put(qp->req.memcg);
 	qp->req.memcg = NULL;
 }

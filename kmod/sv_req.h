@@ -69,6 +69,13 @@ struct sv_req_state {
 	struct sv_swqe	*swqe;
 	size_t		swqe_bytes;	/* of swqe, charged to uc */
 	u32		swqe_mask;
+	/*
+	 * sv_swqe_copy(swqe, swqe_mask + 1, 0, wqe_size), and
+	 * sv_req_wqe_size(): set with swqe, so that finding a WQE's
+	 * copy is one multiply-add (sv_req_wqe())
+	 */
+	u32		wqe_size;
+	u8		*wqe_copies;
 	bool		growing;
 	struct work_struct grow_work;
 	/* user QPs: the memory cgroup the growth is charged to */
@@ -282,8 +289,8 @@ static inline struct sv_send_wqe *sv_swqe_copy(struct sv_swqe *swqe, u32 n,
 static inline struct sv_send_wqe *sv_req_wqe(const struct sv_qp *qp,
 					     const struct sv_swqe *sw)
 {
-	return sv_swqe_copy(qp->req.swqe, qp->req.swqe_mask + 1,
-			    sw - qp->req.swqe, sv_req_wqe_size(qp));
+	return (struct sv_send_wqe *)(qp->req.wqe_copies +
+				      (sw - qp->req.swqe) * qp->req.wqe_size);
 }
 
 /* Bytes of @n states and WQE copies (sv_swqe_copy()) */
