@@ -304,7 +304,6 @@ void sv_comp_rcv(struct sv_qp *qp, struct sv_rx_pkt *pkt)
 	struct sv_dev *sv = pkt->sv;
 	bool retire = false, progress = false, kick = false;
 	u32 flags = p->info->flags;
-	const struct sv_send_wqe *wqe;
 	enum ib_qp_state state;
 	struct sv_swqe *sw;
 	u8 syn = 0;
@@ -375,9 +374,8 @@ void sv_comp_rcv(struct sv_qp *qp, struct sv_rx_pkt *pkt)
 				sv_comp_go_back_locked(qp, &kick);
 			goto out_timer;
 		}
-		wqe = sv_req_wqe(qp, sw);
 		if (flags & SV_OP_READ_RESP) {
-			if (sv_opcode_wr_flags(wqe->wr.opcode) & SV_WR_READ)
+			if (sw->wr_flags & SV_WR_READ)
 				sv_comp_read_resp_locked(qp, sw, p, &retire,
 							 &progress);
 			else if (sw->flags & SV_SWQE_ACK_ENDS)
@@ -385,7 +383,7 @@ void sv_comp_rcv(struct sv_qp *qp, struct sv_rx_pkt *pkt)
 							&progress);
 		} else if (sw->flags & SV_SWQE_ACK_ENDS) {
 			/* an Atomic ACK is no answer to FLUSH/ATOMIC WRITE */
-		} else if (!(sv_opcode_wr_flags(wqe->wr.opcode) & SV_WR_READ)) {
+		} else if (!(sw->wr_flags & SV_WR_READ)) {
 			sv_comp_atomic_ack_locked(qp, sw, p, &retire,
 						  &progress);
 		}

@@ -353,7 +353,43 @@ static inline u32 sv_opcode_wr_wc_len(u32 wr_opcode, u32 length)
 							      length;
 }
 
-int sv_opcode_wr_pkt(u32 wr_opcode, enum ib_qp_type qp_type,
-		     enum sv_pkt_pos pos);
+/**
+ * sv_opcode_wr_pkt - BTH opcode of one packet of a work request
+ * @wr_opcode:	enum ib_wr_opcode (SV_WR_FLUSH, SV_WR_ATOMIC_WRITE included)
+ * @qp_type:	the sending QP's type (GSI sends as UD)
+ * @pos:	the packet's position in the message (sv_pkt_pos())
+ *
+ * Return: the opcode (0..255), or -EINVAL if no such packet exists: the
+ * operation is local, not available on @qp_type, or fits in one packet
+ * and @pos is not SV_PKT_ONLY.
+ */
+static inline int sv_opcode_wr_pkt(u32 wr_opcode, enum ib_qp_type qp_type,
+				   enum sv_pkt_pos pos)
+{
+	enum sv_wr_xport xport;
+	u16 pkt;
+
+	switch (qp_type) {
+	case IB_QPT_RC:
+		xport = SV_XPORT_RC;
+		break;
+	case IB_QPT_UC:
+		xport = SV_XPORT_UC;
+		break;
+	case IB_QPT_UD:
+	case IB_QPT_GSI:
+		xport = SV_XPORT_UD;
+		break;
+	case IB_QPT_XRC_INI:
+		xport = SV_XPORT_XRC;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (wr_opcode >= SV_WR_NUM || pos >= SV_PKT_POS_NUM)
+		return -EINVAL;
+	pkt = sv_opcode_wr_table[wr_opcode].pkt[xport][pos];
+	return pkt ? (pkt & 0xff) : -EINVAL;
+}
 
 #endif /* SV_OPCODE_H */

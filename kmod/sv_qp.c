@@ -33,11 +33,6 @@ static bool sv_qp_is_ud(const struct sv_qp *qp)
 	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
 }
 
-static struct sv_dev *sv_qp_dev(struct sv_qp *qp)
-{
-	return to_sv_dev(qp->ibqp.device);
-}
-
 /* --- references ---------------------------------------------------------- */
 
 struct sv_qp *sv_qp_get_by_qpn(struct sv_dev *sv, u32 qpn)
@@ -281,17 +276,6 @@ void sv_qp_kick(struct sv_qp *qp)
 	 */
 	else if (state == IB_QPS_RTS && !READ_ONCE(qp->req.held))
 		sv_req_sched(qp);
-}
-
-int sv_qp_mtu(struct sv_qp *qp)
-{
-	enum ib_mtu active = READ_ONCE(sv_qp_dev(qp)->active_mtu);
-	enum ib_mtu mtu = READ_ONCE(qp->attr.path_mtu);
-
-	/* UD and GSI QPs have no path MTU: the port's is their limit */
-	if (!mtu || mtu > active)
-		mtu = active;
-	return ib_mtu_enum_to_int(mtu);
 }
 
 /* --- create ---------------------------------------------------------------- */

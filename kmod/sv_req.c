@@ -425,6 +425,7 @@ static bool sv_req_start_locked(struct sv_qp *qp, u32 idx, bool *retire)
 	}
 
 	sw->wc_opcode = sv_opcode_wr_wc(opcode);
+	sw->wr_flags = wr_flags;
 	sw->flags = 0;
 	if (qp->sq_sig_all || (wqe->wr.send_flags & IB_SEND_SIGNALED))
 		sw->flags |= SV_SWQE_SIGNALED;
@@ -660,7 +661,7 @@ static void sv_req_build_ext(struct sv_qp *qp, struct sv_swqe *sw, u8 *hdr,
 		u32 len = wqe->dma.length;
 		u64 va = wqe->wr.wr.rdma.remote_addr;
 
-		if (sv_opcode_wr_flags(wqe->wr.opcode) & SV_WR_READ) {
+		if (sw->wr_flags & SV_WR_READ) {
 			/* a resumed READ asks for what is still missing */
 			va += sw->resp_len;
 			len -= sw->resp_len;
@@ -694,7 +695,7 @@ static int sv_req_build_locked(struct sv_qp *qp, struct sv_swqe *sw,
 	struct sv_dev *sv = sv_req_dev(qp);
 	const struct sv_send_wqe *wqe = sv_req_wqe(qp, sw);
 	bool rc = sv_qp_reliable(qp);
-	u32 wr_flags = sv_opcode_wr_flags(wqe->wr.opcode);
+	u32 wr_flags = sw->wr_flags;
 	bool read = wr_flags & SV_WR_READ;
 	const struct sv_opcode_info *info;
 	bool one_req = read || (sw->flags & SV_SWQE_RESP);

@@ -213,6 +213,8 @@ enum sv_swqe_flags {
  * @status:	enum ib_wc_status once DONE
  * @wc_opcode:	enum ib_wc_opcode of its completion
  * @flags:	enum sv_swqe_flags
+ * @wr_flags:	SV_WR_* flags of its opcode (sv_opcode_wr_flags()), from
+ *		its start on
  */
 struct sv_swqe {
 	u32			first_psn;
@@ -225,6 +227,7 @@ struct sv_swqe {
 	u8			status;
 	u8			wc_opcode;
 	u8			flags;
+	u16			wr_flags;
 };
 
 /* RC packets that may go without AckReq before one asks (sv_req_ask_ack()) */

@@ -397,6 +397,22 @@ static inline size_t sv_qp_send_wqe_size(const struct sv_qp *qp)
 }
 
 /*
+ * The path MTU in bytes the transport must use now: the one modify_qp set,
+ * capped by the port's active MTU, which follows the netdev and may shrink
+ * under a live QP.
+ */
+static inline u32 sv_qp_mtu(const struct sv_qp *qp)
+{
+	enum ib_mtu active = READ_ONCE(to_sv_dev(qp->ibqp.device)->active_mtu);
+	enum ib_mtu mtu = READ_ONCE(qp->attr.path_mtu);
+
+	/* UD and GSI QPs have no path MTU: the port's is their limit */
+	if (!mtu || mtu > active)
+		mtu = active;
+	return ib_mtu_enum_to_int(mtu);
+}
+
+/*
  * The reliable connected transports: RC, and XRC, whose initiator QPs are
  * RC's send half and target QPs its receive half (IBTA Annex A14).  Their
  * requests are acknowledged and retried, their responders keep responder
@@ -404,9 +420,11 @@ static inline size_t sv_qp_send_wqe_size(const struct sv_qp *qp)
  */
 static inline bool sv_qp_reliable(const struct sv_qp *qp)
 {
-	enum ib_qp_type t = qp->ibqp.qp_type;
+	u32 t = qp->ibqp.qp_type;
 
-	return t == IB_QPT_RC || t == IB_QPT_XRC_INI || t == IB_QPT_XRC_TGT;
+	/* one bit test, not three compares: it is asked per packet */
+	return t < 32 && (BIT(t) & (BIT(IB_QPT_RC) | BIT(IB_QPT_XRC_INI) |
+				    BIT(IB_QPT_XRC_TGT)));
 }
 
 /* ... and UC: the QPs with one peer, a path, PSNs (IBTA 9.7) */

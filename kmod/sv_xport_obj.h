@@ -71,13 +71,6 @@ void sv_srq_put(struct sv_srq *srq);
 
 /* sv_qp.c */
 /*
- * The path MTU in bytes the transport must use now: the one modify_qp set,
- * capped by the port's active MTU, which follows the netdev and may shrink
- * under a live QP.
- */
-int sv_qp_mtu(struct sv_qp *qp);
-
-/*
  * For the transport: @qp's affiliated asynchronous events (any context,
  * no QP lock held).  sv_qp_event() only reports, e.g. IB_EVENT_COMM_EST when
  * the responder receives the first packet in RTR.  sv_qp_error() moves the
