@@ -123,7 +123,7 @@ struct sv_dev {
 	/*
 	 * The same for qp_xa: slot QPN % SV_QP_HOT holds the handle of the
 	 * last QP published at such a QPN, NULL once it is hidden (destroy).
-	 * Written under qp_xa's lock, read under RCU (sv_qp_get_by_qpn).
+	 * Written under qp_xa's lock, read under RCU (sv_qp_get_by_qpn_rcu).
 	 */
 	struct sv_qp_handle __rcu *qp_hot[SV_QP_HOT];
 	/* xa_alloc_cyclic() cursors, under the lock of qp_xa, ah_xa, srq_xa */

@@ -35,20 +35,16 @@ static bool sv_qp_is_ud(const struct sv_qp *qp)
 
 /* --- references ---------------------------------------------------------- */
 
-struct sv_qp *sv_qp_get_by_qpn(struct sv_dev *sv, u32 qpn)
+struct sv_qp *sv_qp_get_by_qpn_rcu(struct sv_dev *sv, u32 qpn)
 {
 	struct sv_qp_handle *h;
-	struct sv_qp *qp = NULL;
 
-	rcu_read_lock();
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "QP look-up without RCU");
 	/* handles are freed after a grace period (kfree_rcu) */
 	h = rcu_dereference(sv->qp_hot[qpn % SV_QP_HOT]);
 	if (!h || READ_ONCE(h->qpn) != qpn)
 		h = xa_load(&sv->qp_xa, qpn);
-	if (h)
-		qp = sv_qp_handle_get_rcu(h);
-	rcu_read_unlock();
-	return qp;
+	return h ? sv_qp_handle_get_rcu(h) : NULL;
 }
 
 /* --- events ---------------------------------------------------------------- */

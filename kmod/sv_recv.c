@@ -177,7 +177,7 @@ static enum sv_recv_fate sv_recv_pkt(struct sv_dev *sv, struct sv_rx_pkt *pkt)
 	    rdma_is_multicast_addr((struct in6_addr *)pkt->addr.dgid.raw)) {
 		ok = sv_recv_mcast(sv, pkt);
 	} else {
-		qp = sv_qp_get_by_qpn(sv, pkt->p.qpn);
+		qp = sv_qp_get_by_qpn_rcu(sv, pkt->p.qpn);
 		if (qp && unlikely(!sv_recv_from_peer(qp, pkt))) {
 			sv_qp_put(qp);
 			sv_stat_inc(sv, SV_STAT_RX_DROP_NOT_PEER);

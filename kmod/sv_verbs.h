@@ -257,7 +257,7 @@ struct sv_wq {
  * multicast groups), drops the QP's own reference and sleeps until every
  * other reference is back; only then may the QP be freed.
  *
- * So: take references with sv_qp_get_by_qpn() (or sv_mcast_get_qps()),
+ * So: take references with sv_qp_get_by_qpn_rcu() (or sv_mcast_get_qps()),
  * hold them while touching the QP outside the verbs that own it, and drop
  * them with sv_qp_put().  A reference keeps the QP's memory, rings, CQ
  * pointers and path alive; it does not keep the QP out of the ERR state.
@@ -455,11 +455,11 @@ static inline bool sv_qp_connected(const struct sv_qp *qp)
 			      (qp)->ibqp.qp_num, __func__, ##__VA_ARGS__)
 
 /*
- * References (see struct sv_qp_handle).  sv_qp_get_by_qpn() works in any
- * context and returns NULL for an unknown or dying QPN; sv_qp_get() takes
- * one more reference on a QP the caller already holds.
+ * References (see struct sv_qp_handle).  sv_qp_get_by_qpn_rcu() works in any
+ * context under RCU and returns NULL for an unknown or dying QPN;
+ * sv_qp_get() takes one more reference on a QP the caller already holds.
  */
-struct sv_qp *sv_qp_get_by_qpn(struct sv_dev *sv, u32 qpn);
+struct sv_qp *sv_qp_get_by_qpn_rcu(struct sv_dev *sv, u32 qpn);
 
 static inline struct sv_qp *sv_qp_handle_get_rcu(struct sv_qp_handle *h)
 {
