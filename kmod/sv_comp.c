@@ -261,14 +261,89 @@ static void sv_comp_stop_timers(struct sv_qp *qp)
 	timer_delete(&qp->req.rnr_timer);
 }
 
+/* unsignaled WQEs retired under one hold of req.lock */
+#define SV_COMP_QUIET_BATCH	32U
+
 /*
- * Drop the requester lock, then retire what completed (@retire) and run
- * the requester again (@kick): both take locks of their own.
+ * Retire the in-flight WQE @sw at the SQ's head, ring index @idx, whose
+ * completion is decided (the caller posts it, if any, and hands the slot
+ * back).  Under req.lock.  *@kick: the requester waited for a READ or
+ * atomic to retire.
+ */
+static void sv_comp_retire_locked(struct sv_qp *qp, struct sv_swqe *sw,
+				  u32 idx, bool *kick)
+{
+	lockdep_assert_held(&qp->req.lock);
+	if (sw->flags & SV_SWQE_RD_ATOMIC) {
+		qp->req.rd_atomic--;
+		if (qp->req.held) {
+			WRITE_ONCE(qp->req.held, false);
+			*kick = true;
+		}
+	}
+	sw->state = SV_SWQE_DONE;
+	qp->req.in_flight--;
+	if (qp->req.cur == idx)
+		qp->req.cur = (idx + 1) & qp->sq.queue->index_mask;
+}
+
+/*
+ * Retire here, under req.lock, up to SV_COMP_QUIET_BATCH WQEs at the SQ's
+ * head that are done, succeeded, unsignaled and counted by no completion
+ * counter (a counter counts after earlier CQEs): they post nothing, so
+ * they need no run of the retiring task.  RTS and SQD only: SQE and ERR
+ * flush, which is the task's.  *@retired: some were.  Returns whether the
+ * task must still run: the head is done but has more to do than that.
+ */
+static bool sv_comp_retire_quiet_locked(struct sv_qp *qp, bool *kick,
+					bool *retired)
+{
+	enum ib_qp_state state = READ_ONCE(qp->state);
+	struct sv_queue *q = qp->sq.queue;
+	u32 idx = q->cons, n = 0;
+	bool more = false;
+
+	lockdep_assert_held(&qp->req.lock);
+	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
+		return true;
+	while (qp->req.in_flight) {
+		struct sv_swqe *sw = sv_req_swqe(qp, idx);
+
+		if (sw->state != SV_SWQE_DONE)
+			break;
+		if (n == SV_COMP_QUIET_BATCH ||
+		    (sw->flags & SV_SWQE_SIGNALED) ||
+		    sw->status != IB_WC_SUCCESS ||
+		    sv_cntr_attached(qp, sv_cntr_wc_op(sw->wc_opcode))) {
+			more = true;
+			break;
+		}
+		sv_comp_retire_locked(qp, sw, idx, kick);
+		idx = (idx + 1) & q->index_mask;
+		n++;
+	}
+	if (n) {
+		sv_queue_consume_n(q, n);
+		*retired = true;
+	}
+	return more;
+}
+
+/*
+ * Retire what completed (@retire) as far as that can be done here, drop
+ * the requester lock, then have the rest retired and run the requester
+ * again (@kick): both take locks of their own.
  */
 static void sv_comp_unlock(struct sv_qp *qp, bool retire, bool kick)
 	__releases(&qp->req.lock)
 {
+	bool retired = false;
+
+	if (retire)
+		retire = sv_comp_retire_quiet_locked(qp, &kick, &retired);
 	spin_unlock_bh(&qp->req.lock);
+	if (retired)
+		sv_qp_sq_drain_check(qp);
 	if (retire)
 		sv_comp_retire(qp);
 	if (kick)
@@ -475,9 +550,6 @@ void sv_comp_rnr_timeout(struct timer_list *t)
 
 /* --- retiring -------------------------------------------------------------- */
 
-/* unsignaled WQEs retired under one hold of req.lock */
-#define SV_COMP_QUIET_BATCH	32U
-
 /*
  * Post the completions of finished WQEs at the head of the SQ, in ring
  * order, and give their slots back; with @flush_err (SQE, ERR) every WQE,
@@ -508,20 +580,16 @@ static void sv_comp_retire_sq(struct sv_qp *qp, bool flush_err)
 	while (more && budget) {
 		struct ib_wc wc = { .qp = &qp->ibqp };
 		bool post = false;
-		u32 quiet;
+		u32 avail, n, idx, quiet = 0;
 
 		/* req.lock owns the SQ's consumer side (struct sv_wq) */
 		spin_lock_bh(&qp->req.lock);
-		for (quiet = 0; budget && quiet < SV_COMP_QUIET_BATCH;
-		     quiet++) {
-			u32 idx = q->cons;
-
-			/* acquire: the WQE slots published before the index */
-			if (!((smp_load_acquire(&q->buf->producer_index) -
-			       idx) & q->index_mask)) {
-				more = false;
-				break;
-			}
+		idx = q->cons;
+		/* acquire: the WQE slots published before the index */
+		avail = (smp_load_acquire(&q->buf->producer_index) - idx) &
+			q->index_mask;
+		n = min3(avail, budget, SV_COMP_QUIET_BATCH);
+		for (; quiet < n; quiet++, idx = (idx + 1) & q->index_mask) {
 			if (qp->req.in_flight) {
 				struct sv_swqe *sw = sv_req_swqe(qp, idx);
 				const struct sv_send_wqe *wqe;
@@ -544,18 +612,7 @@ static void sv_comp_retire_sq(struct sv_qp *qp, bool flush_err)
 						wqe->wr.opcode,
 						wqe->dma.length);
 				}
-				if (sw->flags & SV_SWQE_RD_ATOMIC) {
-					qp->req.rd_atomic--;
-					/* the requester waits for the completer */
-					if (qp->req.held) {
-						WRITE_ONCE(qp->req.held, false);
-						kick = true;
-					}
-				}
-				sw->state = SV_SWQE_DONE;
-				qp->req.in_flight--;
-				if (qp->req.cur == idx)
-					qp->req.cur = (idx + 1) & q->index_mask;
+				sv_comp_retire_locked(qp, sw, idx, &kick);
 			} else {
 				/* never started: the ring slot is all there is */
 				const struct sv_send_wqe *slot =
@@ -571,14 +628,21 @@ static void sv_comp_retire_sq(struct sv_qp *qp, bool flush_err)
 					READ_ONCE(slot->wr.opcode));
 				post = true;
 			}
-			sv_queue_consume(q);
-			budget--;
-			retired = true;
-			if (post)
+			if (post) {
+				quiet++;	/* this one is retired too */
 				break;
+			}
 			/* unsignaled and done: no CQE to count after */
 			sv_cntr_count(qp, sv_cntr_wc_op(wc.opcode), true);
 		}
+		if (quiet) {
+			sv_queue_consume_n(q, quiet);
+			budget -= quiet;
+			retired = true;
+		}
+		/* every WQE posted is retired: no need to look again */
+		if (quiet == avail)
+			more = false;
 		spin_unlock_bh(&qp->req.lock);
 		if (!post)
 			continue;

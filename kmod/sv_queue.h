@@ -131,11 +131,17 @@ static inline void *sv_queue_consumer_slot(struct sv_queue *q)
 	return sv_queue_slot(q, q->cons);
 }
 
+/* hand back @n slots from the consumer index, n <= sv_queue_count() */
+static inline void sv_queue_consume_n(struct sv_queue *q, u32 n)
+{
+	WRITE_ONCE(q->cons, (q->cons + n) & q->index_mask);
+	/* the slot reads are done before the slots are handed back */
+	smp_store_release(&q->buf->consumer_index, q->cons);
+}
+
 static inline void sv_queue_consume(struct sv_queue *q)
 {
-	WRITE_ONCE(q->cons, (q->cons + 1) & q->index_mask);
-	/* the slot reads are done before the slot is handed back */
-	smp_store_release(&q->buf->consumer_index, q->cons);
+	sv_queue_consume_n(q, 1);
 }
 
 #endif /* SV_QUEUE_H */

@@ -382,6 +382,12 @@ int sv_mw_bind(struct sv_dev *sv, struct ib_pd *pd, struct sv_mw_binds *binds,
 void sv_cntr_add(struct sv_cntr *c, enum sv_cntr_entry e, u64 n);
 enum sv_cntr_op sv_cntr_wc_op(enum ib_wc_opcode opcode);
 
+/* Does a completion counter count @op's completions of @qp? */
+static inline bool sv_cntr_attached(struct sv_qp *qp, enum sv_cntr_op op)
+{
+	return op < SV_CNTR_OPS && READ_ONCE(qp->cntr[op]);
+}
+
 static inline void sv_cntr_count(struct sv_qp *qp, enum sv_cntr_op op,
 				 bool ok)
 {
