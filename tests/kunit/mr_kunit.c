@@ -10,7 +10,8 @@
  * ib_core registration.  Fast-reg page lists are built from kernel pages
  * "DMA mapped" the way ib_core's virtual DMA ops do it (DMA address =
  * kernel virtual address).  User MRs need a process (ib_umem) and are
- * covered by tests/user/22-mr.sh instead.
+ * covered by tests/user/22-mr.sh instead; only the copy between two of
+ * them, which reads their pages alone, is tested on MRs made by hand.
  */
 #include <kunit/test.h>
 #include <linux/scatterlist.h>
@@ -634,10 +635,85 @@ static void copy_in(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sv_mr_dereg(dma, NULL), 0);
 }
 
+/*
+ * Two user MRs made by hand (what the copy reads of one: kind, range,
+ * pages): the source on one block of four adjacent pages, the destination
+ * on two adjacent pages, then two single ones.  A copy between them at
+ * different page offsets (sv_mr_copy_user_user()'s walk of both) puts
+ * every byte where the MRs' page lists say; a range past either MR's end
+ * is refused before anything is copied.
+ */
+static void copy_user_pages(struct kunit *test)
+{
+	struct page *block = alloc_pages(GFP_KERNEL | __GFP_ZERO, 2);
+	struct page *pair = alloc_pages(GFP_KERNEL | __GFP_ZERO, 1);
+	struct page *one = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	struct page *two = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	struct page *spages[4], *dpages[4];
+	struct sv_mr *src, *dst;
+	u32 soff = 100, doff = 3000, len = 3 * PAGE_SIZE + 500, i;
+	struct sv_pay pay;
+	u8 *want;
+
+	KUNIT_ASSERT_NOT_NULL(test, block);
+	KUNIT_ASSERT_NOT_NULL(test, pair);
+	KUNIT_ASSERT_NOT_NULL(test, one);
+	KUNIT_ASSERT_NOT_NULL(test, two);
+	want = kunit_kzalloc(test, 4 * PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, want);
+	for (i = 0; i < 4; i++)
+		spages[i] = block + i;
+	dpages[0] = pair;
+	dpages[1] = pair + 1;
+	dpages[2] = one;
+	dpages[3] = two;
+	for (i = 0; i < 4 * PAGE_SIZE; i++)
+		((u8 *)page_address(block))[i] = i * 7 + 3;
+	/* struct sv_mr is too large for a KASAN kernel's stack: two of them */
+	src = kunit_kzalloc(test, sizeof(*src), GFP_KERNEL);
+	dst = kunit_kzalloc(test, sizeof(*dst), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	src->kind = SV_MR_USER;
+	src->iova = 0x10000 + soff;
+	src->length = 4 * PAGE_SIZE - soff;
+	src->pages = spages;
+	src->npages = 4;
+	src->page_offset = soff;
+	dst->kind = SV_MR_USER;
+	dst->iova = 0x70000 + doff;
+	dst->length = 4 * PAGE_SIZE - doff;
+	dst->pages = dpages;
+	dst->npages = 4;
+	dst->page_offset = doff;
+
+	pay = (struct sv_pay){ .mr = src, .iova = src->iova };
+	KUNIT_EXPECT_EQ(test, sv_mr_copy_in(dst, dst->iova, &pay, 0, len), 0);
+	/* what the destination's pages must hold, in MR order */
+	memcpy(want + doff, (u8 *)page_address(block) + soff, len);
+	for (i = 0; i < 4; i++)
+		EXPECT_MEM(test, page_address(dpages[i]), want + i * PAGE_SIZE,
+			   PAGE_SIZE);
+	/* past either MR's end: refused, nothing copied */
+	KUNIT_EXPECT_EQ(test, sv_mr_copy_in(dst, dst->iova + PAGE_SIZE, &pay,
+					    0, len), -ERANGE);
+	KUNIT_EXPECT_EQ(test, sv_mr_copy_in(dst, dst->iova, &pay, PAGE_SIZE,
+					    len), -ERANGE);
+	for (i = 0; i < 4; i++)
+		EXPECT_MEM(test, page_address(dpages[i]), want + i * PAGE_SIZE,
+			   PAGE_SIZE);
+
+	__free_page(two);
+	__free_page(one);
+	__free_pages(pair, 1);
+	__free_pages(block, 2);
+}
+
 static struct kunit_case mr_cases[] = {
 	KUNIT_CASE(odp_chunk_next),
 	KUNIT_CASE(dma_mr),
 	KUNIT_CASE(copy_in),
+	KUNIT_CASE(copy_user_pages),
 	KUNIT_CASE(fast_reg),
 	KUNIT_CASE(atomics),
 	KUNIT_CASE(key_reuse),
