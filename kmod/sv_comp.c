@@ -640,8 +640,16 @@ static void sv_comp_retire_sq(struct sv_qp *qp, bool flush_err)
 			budget -= quiet;
 			retired = true;
 		}
-		/* every WQE posted is retired: no need to look again */
-		if (quiet == avail)
+		/*
+		 * Every WQE posted is retired, or (no flush) the next is
+		 * not done: no need to look again.  One that gets done
+		 * meanwhile asks for a run, which makes this one pass
+		 * again (sv_comp_retire()).
+		 */
+		if (quiet == avail ||
+		    (!flush_err && (!qp->req.in_flight ||
+				    sv_req_swqe(qp, q->cons)->state !=
+				    SV_SWQE_DONE)))
 			more = false;
 		spin_unlock_bh(&qp->req.lock);
 		if (!post)

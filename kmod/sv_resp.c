@@ -1040,7 +1040,9 @@ void sv_resp_rcv(struct sv_qp *qp, struct sv_rx_pkt *pkt)
 	sv_resp_out_init(&out);
 	out.path = rcu_dereference(qp->path);
 
-	spin_lock_bh(&qp->resp.lock);
+	/* bottom halves are off (sv_xport.h): resp.lock needs no _bh here */
+	lockdep_assert_in_softirq();
+	spin_lock(&qp->resp.lock);
 	/* re-checked under the lock: reset clears the state after RESET */
 	if (!sv_resp_state_ok(READ_ONCE(qp->state)) || qp->resp.dead)
 		goto unlock;
@@ -1066,7 +1068,7 @@ void sv_resp_rcv(struct sv_qp *qp, struct sv_rx_pkt *pkt)
 	}
 	sv_resp_pkt_xmit(qp, &out, false);
 unlock:
-	spin_unlock_bh(&qp->resp.lock);
+	spin_unlock(&qp->resp.lock);
 	sv_resp_finish(qp, &out);
 }
 
