@@ -165,23 +165,32 @@ void sv_mkey_count_put(struct sv_dev *sv, atomic_t *count)
 
 /*
  * A reference on the object at @key's index, whatever its variant, or
- * NULL.  Any context.  The caller checks the full key under the object's
- * lock.  The object found in mkey_hot is the one mr_xa holds at that
- * index, or one being unpublished, which a lookup in mr_xa could have
- * found as well a moment earlier; objects are freed after a grace
- * period (kfree_rcu).
+ * NULL.  Any context, under RCU (sv_mkey_get(): its own).  The caller
+ * checks the full key under the object's lock.  The object found in
+ * mkey_hot is the one mr_xa holds at that index, or one being
+ * unpublished, which a lookup in mr_xa could have found as well a moment
+ * earlier; objects are freed after a grace period (kfree_rcu).
  */
-struct sv_mkey *sv_mkey_get(struct sv_dev *sv, u32 key)
+struct sv_mkey *sv_mkey_get_rcu(struct sv_dev *sv, u32 key)
 {
 	u32 idx = key >> 8;
 	struct sv_mkey *mk;
 
-	rcu_read_lock();
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "key look-up without RCU");
 	mk = rcu_dereference(sv->mkey_hot[idx % SV_MKEY_HOT]);
 	if (!mk || READ_ONCE(mk->key) >> 8 != idx)
 		mk = xa_load(&sv->mr_xa, idx);
 	if (!mk || xa_is_value(mk) || !refcount_inc_not_zero(&mk->ref))
 		mk = NULL;
+	return mk;
+}
+
+struct sv_mkey *sv_mkey_get(struct sv_dev *sv, u32 key)
+{
+	struct sv_mkey *mk;
+
+	rcu_read_lock();
+	mk = sv_mkey_get_rcu(sv, key);
 	rcu_read_unlock();
 	return mk;
 }

@@ -59,6 +59,7 @@ struct sv_mkey {
 void sv_mkey_init(struct sv_mkey *mk, enum sv_mkey_type type);
 int sv_mkey_publish(struct sv_dev *sv, struct sv_mkey *mk);
 void sv_mkey_unpublish(struct sv_dev *sv, struct sv_mkey *mk);
+struct sv_mkey *sv_mkey_get_rcu(struct sv_dev *sv, u32 key);
 struct sv_mkey *sv_mkey_get(struct sv_dev *sv, u32 key);
 void sv_mkey_put(struct sv_mkey *mk);
 void sv_mkey_wait(struct sv_dev *sv, struct sv_mkey *mk);

@@ -131,8 +131,8 @@ static int sv_mr_check(struct sv_mr *mr, u32 key, struct ib_pd *pd,
 
 /* ---- transport API ----------------------------------------------------- */
 
-struct sv_mr *sv_mr_lookup(struct sv_dev *sv, u32 key, struct ib_pd *pd,
-			   u32 qpn, int access, u64 *iova, u64 length)
+struct sv_mr *sv_mr_lookup_rcu(struct sv_dev *sv, u32 key, struct ib_pd *pd,
+			       u32 qpn, int access, u64 *iova, u64 length)
 {
 	struct sv_mkey *mk;
 	struct sv_mr *mr;
@@ -141,7 +141,7 @@ struct sv_mr *sv_mr_lookup(struct sv_dev *sv, u32 key, struct ib_pd *pd,
 	if (WARN_ON_ONCE(access & ~SV_MR_ACCESS_NEEDED))
 		return ERR_PTR(-EINVAL);
 
-	mk = sv_mkey_get(sv, key);
+	mk = sv_mkey_get_rcu(sv, key);
 	if (!mk)
 		return ERR_PTR(-EINVAL);
 
@@ -163,6 +163,17 @@ struct sv_mr *sv_mr_lookup(struct sv_dev *sv, u32 key, struct ib_pd *pd,
 		sv_mkey_put(mk);
 		return ERR_PTR(err);
 	}
+	return mr;
+}
+
+struct sv_mr *sv_mr_lookup(struct sv_dev *sv, u32 key, struct ib_pd *pd,
+			   u32 qpn, int access, u64 *iova, u64 length)
+{
+	struct sv_mr *mr;
+
+	rcu_read_lock();
+	mr = sv_mr_lookup_rcu(sv, key, pd, qpn, access, iova, length);
+	rcu_read_unlock();
 	return mr;
 }
 

@@ -108,8 +108,8 @@ static int sv_req_sge_xfer(struct sv_qp *qp, const struct sv_send_wqe *wqe,
 		}
 		n = min(len, sge->length - off);
 		iova = sge->addr + off;
-		mr = sv_mr_lookup(sv, sge->lkey, qp->ibqp.pd, qp->ibqp.qp_num,
-				  access, &iova, n);
+		mr = sv_mr_lookup_rcu(sv, sge->lkey, qp->ibqp.pd,
+				      qp->ibqp.qp_num, access, &iova, n);
 		if (IS_ERR(mr))
 			return PTR_ERR(mr);
 		err = src ? sv_mr_copy_in(mr, iova, src, done, n) :
@@ -603,8 +603,8 @@ static struct sv_mr *sv_req_ref_mr(struct sv_qp *qp,
 		paylen = *n * mtu;
 	}
 	*iova = sge->addr + off;
-	mr = sv_mr_lookup(sv_req_dev(qp), sge->lkey, qp->ibqp.pd,
-			  qp->ibqp.qp_num, 0, iova, paylen);
+	mr = sv_mr_lookup_rcu(sv_req_dev(qp), sge->lkey, qp->ibqp.pd,
+			      qp->ibqp.qp_num, 0, iova, paylen);
 	if (IS_ERR(mr))
 		return NULL;
 	if (!sv_mr_can_ref(mr)) {

@@ -131,8 +131,9 @@ static enum sv_resp_err sv_resp_scatter(struct sv_qp *qp,
 		}
 		n = min(len, sge->length - dma->sge_offset);
 		iova = sge->addr + dma->sge_offset;
-		mr = sv_mr_lookup(sv, sge->lkey, sv_resp_pd(qp),
-				  qp->ibqp.qp_num, IB_ACCESS_LOCAL_WRITE, &iova, n);
+		mr = sv_mr_lookup_rcu(sv, sge->lkey, sv_resp_pd(qp),
+				      qp->ibqp.qp_num, IB_ACCESS_LOCAL_WRITE,
+				      &iova, n);
 		if (IS_ERR(mr))
 			return SV_RESP_LOC_PROT;
 		err = sv_mr_copy_in(mr, iova, src, off, n);
@@ -297,8 +298,8 @@ enum sv_resp_err sv_resp_rdma_get(struct sv_qp *qp, int access, u64 va,
 		return SV_RESP_INV_REQ;
 	if (!len)
 		return SV_RESP_OK;
-	mr = sv_mr_lookup(sv_resp_dev(qp), rkey, sv_resp_pd(qp),
-			  qp->ibqp.qp_num, access, iova, len);
+	mr = sv_mr_lookup_rcu(sv_resp_dev(qp), rkey, sv_resp_pd(qp),
+			      qp->ibqp.qp_num, access, iova, len);
 	if (IS_ERR(mr))
 		return SV_RESP_REM_ACCESS;
 	*mrp = mr;
@@ -439,9 +440,9 @@ static enum sv_resp_err sv_resp_write_data(struct sv_qp *qp,
 	}
 	if (!mr) {
 		iova = qp->resp.wr_va;
-		mr = sv_mr_lookup(sv_resp_dev(qp), qp->resp.wr_rkey,
-				  sv_resp_pd(qp), qp->ibqp.qp_num,
-				  IB_ACCESS_REMOTE_WRITE, &iova, len);
+		mr = sv_mr_lookup_rcu(sv_resp_dev(qp), qp->resp.wr_rkey,
+				      sv_resp_pd(qp), qp->ibqp.qp_num,
+				      IB_ACCESS_REMOTE_WRITE, &iova, len);
 		if (IS_ERR(mr))
 			return SV_RESP_REM_ACCESS;
 	}

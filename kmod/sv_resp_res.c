@@ -152,9 +152,9 @@ static int sv_resp_read_pkt(struct sv_qp *qp, struct sv_resp_out *out,
 			sv_mr_hold(mr);
 		} else {
 			iova = res->va + res->cur_off;
-			mr = sv_mr_lookup(sv_resp_dev(qp), res->rkey,
-					  sv_resp_pd(qp), qp->ibqp.qp_num,
-					  IB_ACCESS_REMOTE_READ, &iova, n);
+			mr = sv_mr_lookup_rcu(sv_resp_dev(qp), res->rkey,
+					      sv_resp_pd(qp), qp->ibqp.qp_num,
+					      IB_ACCESS_REMOTE_READ, &iova, n);
 			/* invalidated or deregistered meanwhile */
 			if (IS_ERR(mr))
 				return -EACCES;

@@ -199,7 +199,8 @@ enum sv_copy_dir {
  * IBTA maps all of them to a Local Protection Error (local) or a Remote
  * Access Error NAK (remote).  IBTA does not validate the R_Key of a
  * zero-length RDMA, so the transport skips the lookup then; a zero-length
- * lookup of a valid key passes.
+ * lookup of a valid key passes.  sv_mr_lookup_rcu() is the same under
+ * the caller's RCU (the packet paths: one read-side section, not two).
  *
  * sv_mr_copy: copy @len bytes between @buf and the MR at @iova (an address
  * sv_mr_lookup() accepted).  Re-checks the range; for a fast-reg MR also
@@ -226,6 +227,8 @@ enum sv_copy_dir {
  */
 struct sv_mr *sv_mr_lookup(struct sv_dev *sv, u32 key, struct ib_pd *pd,
 			   u32 qpn, int access, u64 *iova, u64 length);
+struct sv_mr *sv_mr_lookup_rcu(struct sv_dev *sv, u32 key, struct ib_pd *pd,
+			       u32 qpn, int access, u64 *iova, u64 length);
 int sv_mr_copy(struct sv_mr *mr, u64 iova, void *buf, u32 len,
 	       enum sv_copy_dir dir);
 
