@@ -636,6 +636,26 @@ static void copy_in(struct kunit *test)
 }
 
 /*
+ * A user MR made by hand on four @pages, @off bytes into the first, at
+ * iova @base + @off: what a copy between user MRs reads of one.  On the
+ * heap: struct sv_mr is too large for a KASAN kernel's stack twice.
+ */
+static struct sv_mr *user_mr(struct kunit *test, struct page **pages,
+			     u64 base, u32 off)
+{
+	struct sv_mr *mr = kunit_kzalloc(test, sizeof(*mr), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, mr);
+	mr->kind = SV_MR_USER;
+	mr->iova = base + off;
+	mr->length = 4 * PAGE_SIZE - off;
+	mr->pages = pages;
+	mr->npages = 4;
+	mr->page_offset = off;
+	return mr;
+}
+
+/*
  * Two user MRs made by hand (what the copy reads of one: kind, range,
  * pages): the source on one block of four adjacent pages, the destination
  * on two adjacent pages, then two single ones.  A copy between them at
@@ -669,23 +689,8 @@ static void copy_user_pages(struct kunit *test)
 	dpages[3] = two;
 	for (i = 0; i < 4 * PAGE_SIZE; i++)
 		((u8 *)page_address(block))[i] = i * 7 + 3;
-	/* struct sv_mr is too large for a KASAN kernel's stack: two of them */
-	src = kunit_kzalloc(test, sizeof(*src), GFP_KERNEL);
-	dst = kunit_kzalloc(test, sizeof(*dst), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, src);
-	KUNIT_ASSERT_NOT_NULL(test, dst);
-	src->kind = SV_MR_USER;
-	src->iova = 0x10000 + soff;
-	src->length = 4 * PAGE_SIZE - soff;
-	src->pages = spages;
-	src->npages = 4;
-	src->page_offset = soff;
-	dst->kind = SV_MR_USER;
-	dst->iova = 0x70000 + doff;
-	dst->length = 4 * PAGE_SIZE - doff;
-	dst->pages = dpages;
-	dst->npages = 4;
-	dst->page_offset = doff;
+	src = user_mr(test, spages, 0x10000, soff);
+	dst = user_mr(test, dpages, 0x70000, doff);
 
 	pay = (struct sv_pay){ .mr = src, .iova = src->iova };
 	KUNIT_EXPECT_EQ(test, sv_mr_copy_in(dst, dst->iova, &pay, 0, len), 0);
