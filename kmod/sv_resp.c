@@ -1078,7 +1078,8 @@ unlock:
  * the responder holds is older than those and completes first, with a
  * flush error, unless its own completion was already decided.  Called by
  * the completer's retire task only, which never runs with interrupts off
- * (sv_task_sched() defers then): resp.lock is _bh here as everywhere.
+ * (sv_task_sched() defers then): resp.lock is _bh here, as everywhere
+ * bottom halves may be on.
  */
 void sv_resp_flush_err(struct sv_qp *qp)
 {
