@@ -131,6 +131,13 @@ enum ib_mtu {
 	IB_MTU_4096 = 5
 };
 
+/* bytes of an MTU code: 256 << (code - 1), -1 for no code */
+static inline int ib_mtu_enum_to_int(enum ib_mtu mtu)
+{
+	return mtu >= IB_MTU_256 && mtu <= IB_MTU_4096 ?
+	       256 << (mtu - IB_MTU_256) : -1;
+}
+
 enum ib_port_state {
 	IB_PORT_NOP		= 0,
 	IB_PORT_DOWN		= 1,
@@ -198,7 +205,7 @@ struct rdma_ah_attr { union ib_gid dgid; u8 port_num; };
 struct ib_qp_cap { u32 max_send_wr, max_recv_wr, max_send_sge,
 		   max_recv_sge, max_inline_data; };
 struct ib_qp_attr { enum ib_qp_state qp_state; struct ib_qp_cap cap;
-		    u8 max_rd_atomic; };
+		    u8 max_rd_atomic; enum ib_mtu path_mtu; };
 struct ib_qp {
 	struct ib_device	*device;
 	struct ib_pd		*pd;
